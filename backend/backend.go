@@ -1,0 +1,91 @@
+// Package backend chooses the GoMLX compute backend without ever downloading anything.
+//
+// The rule, applied once per process:
+//
+//   - GOMLX_BACKEND set: exactly that configuration ("go", "go:ops_sequential", "xla:cpu",
+//     "xla:cuda", ...). An unknown name is an error that lists the compiled-in backends.
+//   - otherwise: XLA, but only when a PJRT plugin is already installed on this machine
+//     (the auto-installer is never linked in, so nothing is fetched and nothing hangs
+//     offline); else the pure-Go backend, which always works.
+//
+// Build with -tags noxla to leave XLA (and cgo) out entirely.
+package backend
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gomlx/compute"
+	_ "github.com/gomlx/compute/gobackend" // the pure-Go backend, always available
+)
+
+// EnvVar is the environment variable that forces a backend configuration.
+const EnvVar = compute.ConfigEnvVar
+
+// Info says which backend was chosen and why.
+type Info struct {
+	Config string // configuration passed to GoMLX, e.g. "go" or "xla:cpu"
+	Name   string // the backend's own description
+	Reason string // why this one was chosen
+}
+
+func (i Info) String() string { return fmt.Sprintf("%s (%s)", i.Name, i.Reason) }
+
+var (
+	once    sync.Once
+	chosen  compute.Backend
+	info    Info
+	initErr error
+)
+
+// Default returns the process-wide backend, choosing it on first use (see the package doc).
+func Default() (compute.Backend, Info, error) {
+	once.Do(func() { chosen, info, initErr = choose() })
+	return chosen, info, initErr
+}
+
+func choose() (compute.Backend, Info, error) {
+	if cfg, ok := os.LookupEnv(EnvVar); ok && strings.TrimSpace(cfg) != "" {
+		b, err := New(cfg)
+		if err != nil {
+			return nil, Info{}, err
+		}
+		return b, Info{Config: cfg, Name: b.Name(), Reason: EnvVar + " is set"}, nil
+	}
+	if plugin := installedXLAPlugin(); plugin != "" {
+		cfg := "xla:" + plugin
+		if b, err := New(cfg); err == nil {
+			return b, Info{Config: cfg, Name: b.Name(), Reason: "PJRT plugin " + plugin + " is installed"}, nil
+		}
+	}
+	b, err := New("go")
+	if err != nil {
+		return nil, Info{}, err
+	}
+	return b, Info{Config: "go", Name: b.Name(), Reason: "no PJRT plugin installed; pure-Go backend"}, nil
+}
+
+// New creates a backend from a configuration string "name[:options]". Unlike
+// compute.NewWithConfig it never panics: an unknown name is returned as an error.
+func New(config string) (b compute.Backend, err error) {
+	name, _, _ := strings.Cut(config, ":")
+	available := compute.List()
+	slices.Sort(available)
+	if !slices.Contains(available, name) {
+		return nil, fmt.Errorf("unknown GoMLX backend %q in %s=%q; fix: use one of %s",
+			name, EnvVar, config, strings.Join(available, ", "))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("creating GoMLX backend %q: %v", config, r)
+		}
+	}()
+	b, err = compute.NewWithConfig(config)
+	if err != nil {
+		return nil, fmt.Errorf("creating GoMLX backend %q: %w", config, err)
+	}
+	return b, nil
+}

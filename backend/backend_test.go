@@ -1,0 +1,56 @@
+package backend
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNew(t *testing.T) {
+	tests := []struct {
+		config  string
+		wantErr string
+	}{
+		{"go", ""},
+		{"nosuchbackend", `unknown GoMLX backend "nosuchbackend"`},
+		{"nosuchbackend:opt", "fix: use one of"},
+	}
+	for _, tc := range tests {
+		b, err := New(tc.config)
+		if tc.wantErr == "" {
+			if err != nil || b == nil {
+				t.Errorf("New(%q) = %v, %v; want a backend", tc.config, b, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("New(%q) error = %v; want it to contain %q", tc.config, err, tc.wantErr)
+		}
+	}
+}
+
+func TestDefaultHonoursEnv(t *testing.T) {
+	t.Setenv(EnvVar, "go")
+	b, info, err := choose()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Config != "go" || b == nil || !strings.Contains(info.Reason, EnvVar) {
+		t.Errorf("choose() with %s=go: %+v", EnvVar, info)
+	}
+	t.Setenv(EnvVar, "bogus")
+	if _, _, err := choose(); err == nil {
+		t.Error("choose() with an unknown backend name: want an error, got nil")
+	}
+}
+
+func TestFallbackWithoutPlugin(t *testing.T) {
+	t.Setenv(EnvVar, "")
+	_, info, err := choose()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Config == "" || info.Reason == "" {
+		t.Errorf("choose() gave an empty choice: %+v", info)
+	}
+	t.Logf("chosen without %s: %s", EnvVar, info)
+}

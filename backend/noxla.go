@@ -1,0 +1,5 @@
+//go:build noxla
+
+package backend
+
+func installedXLAPlugin() string { return "" }

@@ -1,0 +1,86 @@
+package data
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks that Parse never panics, that every failure is an
+// *Error, and that every success is a well-formed data set.
+func FuzzParse(f *testing.F) {
+	seeds := []string{
+		"a,b,target\n1.5,2,0\n-3,4e2,1\n",
+		"\ufeffa,b,t\r\n1,2,0\r\n3,4,1\r\n\r\n",
+		"\"a\",\"b\",t\n\"1.5\", \" 2 \",yes\n3,4,no\n",
+		"a,t\n1,0\n2,0\n",
+		"a,t\n1,x\n2,y\n3,z\n",
+		"a,a,t\n1,2,0\n",
+		"a,b,t\n1,nan,0\n",
+		"a,b,t\n1,2\n",
+		"a,,t\n",
+		"t\n0\n1\n",
+		"a,b,t\n\"1\n\",2,0\n3,4,1\n",
+		"a,b,t\n1,2\"3,0\n",
+		"a,b,t\n1,\"2,0\n",
+		"a,t\n1,1\n2,1.0\n3,-0\n",
+		"\xff\xfea\x00",
+		"",
+		"\n\n",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s), "")
+	}
+	f.Add([]byte("a,label,b\n1,p,2\n3,q,4\n"), "label")
+	f.Add(wbcCSV[:2000], "")
+	f.Fuzz(func(t *testing.T, in []byte, target string) {
+		d, err := Parse(bytes.NewReader(in), "fuzz.csv", LoadOptions{Target: target})
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T) is not an *Error", err, err)
+			}
+			if d != nil {
+				t.Fatalf("data set returned with error %v", err)
+			}
+			if e.Problem == "" || e.Fix == "" || e.Line < 0 {
+				t.Fatalf("incomplete error %+v", e)
+			}
+			_ = err.Error()
+			return
+		}
+		if d.Rows() == 0 || d.NumFeatures() == 0 || len(d.Y) != d.Rows() {
+			t.Fatalf("bad shape: %d rows, %d features, %d labels", d.Rows(), d.NumFeatures(), len(d.Y))
+		}
+		if d.Labels[0] == "" || d.Labels[1] == "" || d.Labels[0] == d.Labels[1] {
+			t.Fatalf("bad labels %q", d.Labels)
+		}
+		if tt := strings.TrimSpace(target); tt != "" && d.Target != tt {
+			t.Fatalf("Target = %q, want %q", d.Target, target)
+		}
+		seen := [2]bool{}
+		for i, row := range d.X {
+			if len(row) != d.NumFeatures() {
+				t.Fatalf("row %d has %d values, want %d", i, len(row), d.NumFeatures())
+			}
+			for _, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("row %d has %v", i, v)
+				}
+			}
+			if y := d.Y[i]; y != 0 && y != 1 {
+				t.Fatalf("row %d label %d", i, y)
+			} else {
+				seen[y] = true
+			}
+		}
+		if !seen[0] || !seen[1] {
+			t.Fatalf("only one class in Y")
+		}
+		if len(d.Checksum) != 64 {
+			t.Fatalf("checksum %q", d.Checksum)
+		}
+	})
+}

@@ -1,0 +1,421 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// LoadOptions configures Load and Parse.
+type LoadOptions struct {
+	// Target is the name of the target (label) column. "" selects the
+	// last column.
+	Target string
+}
+
+// Load reads a CSV file with a header row (see Parse). Dataset.Name is the
+// path. A file that cannot be opened is reported as an *Error wrapping the
+// operating-system error.
+func Load(path string, opts LoadOptions) (*Dataset, error) {
+	if path == "" {
+		return nil, &Error{
+			Problem: "no file path given",
+			Fix:     "pass the path of a CSV file",
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, openError(path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, &Error{
+			File:    path,
+			Problem: "is a directory, not a CSV file",
+			Fix:     "pass the path of a CSV file",
+		}
+	}
+	return Parse(f, path, opts)
+}
+
+func openError(path string, err error) *Error {
+	e := &Error{File: path, err: err}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		e.Problem = "file not found"
+		e.Fix = "check the path and spelling"
+		if !strings.HasPrefix(path, "/") {
+			if wd, werr := os.Getwd(); werr == nil {
+				e.Fix += fmt.Sprintf(" (relative paths are resolved from the working directory %s)", wd)
+			}
+		}
+	case errors.Is(err, fs.ErrPermission):
+		e.Problem = "permission denied when opening the file"
+		e.Fix = "make the file readable by this user"
+	default:
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		}
+		e.Problem = "cannot open the file: " + msg
+		e.Fix = "check that the path names a readable CSV file"
+	}
+	return e
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// slabFloats is the number of float64 values allocated at once for rows.
+const slabFloats = 1 << 15
+
+// Parse reads a CSV data set with a header row from r. name is used as
+// Dataset.Name and as Error.File in error messages. The target column is
+// opts.Target, or the last column if that is empty; every other column
+// must be numeric. Checksum is the hex SHA-256 of all bytes read from r.
+//
+// Accepted variations: a UTF-8 byte-order mark, CRLF line endings, quoted
+// cells ("1.5"), spaces around cells, blank lines. Rejected, each with an
+// *Error naming file, line, column and value: an empty file or one with no
+// data rows, ragged rows, empty cells, non-numeric, NaN or infinite
+// feature values, a target with other than two distinct values, duplicate
+// or empty column names, an unknown target column and a file with no
+// feature columns. A constant feature column is kept.
+//
+// Parse streams the input, so memory use is proportional to the data.
+func Parse(r io.Reader, name string, opts LoadOptions) (*Dataset, error) {
+	p := &parser{name: name, hash: sha256.New()}
+	br := bufio.NewReaderSize(io.TeeReader(r, p.hash), 64<<10)
+	if b, _ := br.Peek(3); bytes.HasPrefix(b, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	} else if len(b) >= 2 && (b[0] == 0xFF && b[1] == 0xFE || b[0] == 0xFE && b[1] == 0xFF) {
+		return nil, &Error{
+			File:    name,
+			Line:    1,
+			Problem: "file is encoded as UTF-16",
+			Fix:     "save the file as UTF-8 (\"CSV UTF-8\")",
+		}
+	}
+	p.cr = csv.NewReader(br)
+	p.cr.FieldsPerRecord = -1
+	p.cr.ReuseRecord = true
+	p.cr.TrimLeadingSpace = true
+	d, err := p.parse(opts)
+	if err != nil {
+		return nil, err
+	}
+	// Hash any bytes the CSV reader did not consume (normally none).
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		return nil, p.readError(err)
+	}
+	d.Checksum = hex.EncodeToString(p.hash.Sum(nil))
+	return d, nil
+}
+
+type parser struct {
+	name string
+	cr   *csv.Reader
+	hash hash.Hash
+}
+
+// next returns the next non-blank record and the physical line it starts
+// on, or io.EOF.
+func (p *parser) next() ([]string, int, error) {
+	for {
+		rec, err := p.cr.Read()
+		if err != nil {
+			if err == io.EOF {
+				return nil, 0, io.EOF
+			}
+			return nil, 0, p.readError(err)
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue // a line holding only spaces
+		}
+		line, _ := p.cr.FieldPos(0)
+		return rec, line, nil
+	}
+}
+
+func (p *parser) readError(err error) *Error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return &Error{
+			File:    p.name,
+			Problem: "cannot read the data: " + err.Error(),
+			Fix:     "check that the file is readable and complete",
+			err:     err,
+		}
+	}
+	e := &Error{File: p.name, Line: pe.Line, err: err}
+	switch {
+	case errors.Is(pe.Err, csv.ErrBareQuote):
+		e.Problem = fmt.Sprintf("has a quote (\") inside an unquoted cell (character %d)", pe.Column)
+		e.Fix = "remove the quote, or put the whole cell in quotes and write an inner quote as two quotes (\"\")"
+	case errors.Is(pe.Err, csv.ErrQuote):
+		e.Problem = fmt.Sprintf("has a badly quoted cell (character %d)", pe.Column)
+		if pe.StartLine != pe.Line {
+			e.Problem = fmt.Sprintf("has a quoted cell that starts on line %d and is not closed properly", pe.StartLine)
+			e.Line = pe.StartLine
+		}
+		e.Fix = "close every quoted cell with a quote directly followed by a comma or the end of the line (no spaces after the closing quote), and write a quote inside a quoted cell as two quotes (\"\")"
+	default:
+		e.Problem = "is not valid CSV: " + pe.Err.Error()
+		e.Fix = "save the file as plain comma-separated values"
+	}
+	return e
+}
+
+func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
+	// Header.
+	rec, hline, err := p.next()
+	if err == io.EOF {
+		return nil, &Error{
+			File:    p.name,
+			Problem: "file is empty",
+			Fix:     "provide a CSV file with a header row naming the columns, then one row per sample",
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	header := make([]string, len(rec))
+	seen := make(map[string]int, len(rec))
+	for j, c := range rec {
+		h := strings.Clone(strings.TrimSpace(c))
+		if h == "" {
+			return nil, &Error{
+				File:    p.name,
+				Line:    hline,
+				Problem: fmt.Sprintf("header column %d has no name", j+1),
+				Fix:     "give every column a name in the header row",
+			}
+		}
+		if k, dup := seen[h]; dup {
+			return nil, &Error{
+				File:    p.name,
+				Line:    hline,
+				Column:  h,
+				Problem: fmt.Sprintf("column name appears more than once (columns %d and %d)", k+1, j+1),
+				Fix:     "give every column a unique name in the header row",
+			}
+		}
+		seen[h] = j
+		header[j] = h
+	}
+	tcol := len(header) - 1
+	if want := strings.TrimSpace(opts.Target); want != "" {
+		k, ok := seen[want]
+		if !ok {
+			return nil, &Error{
+				File:    p.name,
+				Line:    hline,
+				Column:  want,
+				Problem: "target column not found in the header; available columns: " + listColumns(header),
+				Fix:     "set LoadOptions.Target to one of the available columns (or leave it empty to use the last column)",
+			}
+		}
+		tcol = k
+	}
+	if len(header) < 2 {
+		return nil, &Error{
+			File:    p.name,
+			Line:    hline,
+			Column:  header[tcol],
+			Problem: "the header has only the target column and no feature columns",
+			Fix:     "add at least one numeric feature column (is the file separated by commas?)",
+		}
+	}
+	nf := len(header) - 1
+	features := make([]string, 0, nf)
+	for j, h := range header {
+		if j != tcol {
+			features = append(features, h)
+		}
+	}
+	d := &Dataset{Name: p.name, Features: features, Target: header[tcol]}
+
+	// Data rows.
+	var (
+		labelKey  [2]string
+		labelText [2]string
+		labelNum  [2]float64
+		labelIsNm [2]bool
+		nlab      int
+		slab      []float64
+	)
+	for {
+		rec, line, err := p.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rec) != len(header) {
+			return nil, &Error{
+				File:    p.name,
+				Line:    line,
+				Problem: fmt.Sprintf("row has %d cells but the header has %d", len(rec), len(header)),
+				Fix:     "give every row one cell per header column (look for missing or extra commas; quote cells that contain commas)",
+			}
+		}
+		if len(slab) < nf {
+			slab = make([]float64, max(nf, slabFloats/nf*nf))
+		}
+		row := slab[:nf:nf]
+		slab = slab[nf:]
+		y, k := 0, 0
+		for j, cell := range rec {
+			s := strings.TrimSpace(cell)
+			if s == "" {
+				cl, _ := p.cr.FieldPos(j)
+				return nil, &Error{
+					File:    p.name,
+					Line:    cl,
+					Column:  header[j],
+					Problem: "cell is empty",
+					Fix:     "fill in every cell (or remove the row)",
+				}
+			}
+			if j == tcol {
+				// Fast path: the exact text of a label already seen.
+				if nlab > 0 && s == labelText[0] {
+					y = 0
+					continue
+				}
+				if nlab > 1 && s == labelText[1] {
+					y = 1
+					continue
+				}
+				key, v, isNum := labelKeyOf(s)
+				switch {
+				case nlab > 0 && key == labelKey[0]:
+					y = 0
+				case nlab > 1 && key == labelKey[1]:
+					y = 1
+				case nlab < 2:
+					labelKey[nlab], labelText[nlab] = key, strings.Clone(s)
+					labelNum[nlab], labelIsNm[nlab] = v, isNum
+					y = nlab
+					nlab++
+				default:
+					cl, _ := p.cr.FieldPos(j)
+					return nil, &Error{
+						File:   p.name,
+						Line:   cl,
+						Column: header[j],
+						Value:  clip(s),
+						Problem: fmt.Sprintf("is a third class in the target column (first three values seen: %q, %q, %q); a binary target needs exactly two",
+							clip(labelText[0]), clip(labelText[1]), clip(s)),
+						Fix: "keep only two label values (merge or remove classes), or choose another target column with LoadOptions.Target",
+					}
+				}
+				continue
+			}
+			v, perr := strconv.ParseFloat(s, 64)
+			if perr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				cl, _ := p.cr.FieldPos(j)
+				e := &Error{File: p.name, Line: cl, Column: header[j], Value: clip(s)}
+				switch {
+				case perr == nil:
+					e.Problem = "is not a finite number (NaN and infinity are not allowed)"
+					e.Fix = "replace missing or undefined values with a number (or remove the row)"
+				case errors.Is(perr, strconv.ErrRange):
+					e.Problem = "is out of range for a 64-bit float"
+					e.Fix = "rescale the column so that every value fits in a float64 (magnitude below 1.8e308)"
+				case strings.Count(s, ",") == 1 && isNumber(strings.Replace(s, ",", ".", 1)):
+					e.Problem = "is not a number (it uses a decimal comma)"
+					e.Fix = "write decimals with a point, e.g. 1.5 instead of 1,5"
+				default:
+					e.Problem = "is not a number"
+					e.Fix = "make every feature cell a number (or remove the row)"
+				}
+				return nil, e
+			}
+			row[k] = v
+			k++
+		}
+		d.X = append(d.X, row)
+		d.Y = append(d.Y, y)
+	}
+	if len(d.X) == 0 {
+		return nil, &Error{
+			File:    p.name,
+			Problem: "file has a header row but no data rows",
+			Fix:     "add one row per sample below the header",
+		}
+	}
+	if nlab < 2 {
+		return nil, &Error{
+			File:    p.name,
+			Column:  d.Target,
+			Problem: fmt.Sprintf("target column has only one class (%q); a binary target needs exactly two", clip(labelText[0])),
+			Fix:     "include samples of both classes, or choose another target column with LoadOptions.Target",
+		}
+	}
+	// Decide which label maps to 0. Labels were numbered in order of first
+	// appearance; swap if the second one should be 0.
+	var swap bool
+	switch {
+	case labelIsNm[0] && labelIsNm[1]:
+		// {0,1} keeps its mapping; any other pair of numbers is sorted.
+		swap = labelNum[1] < labelNum[0]
+	default:
+		swap = labelText[1] < labelText[0]
+	}
+	if swap {
+		for i, y := range d.Y {
+			d.Y[i] = 1 - y
+		}
+		labelText[0], labelText[1] = labelText[1], labelText[0]
+	}
+	d.Labels = labelText
+	return d, nil
+}
+
+// labelKeyOf returns the identity of a target value: numbers are compared
+// by value (so "1" and "1.0" are the same class), other text exactly.
+func labelKeyOf(s string) (key string, v float64, isNum bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if v == 0 {
+			v = 0 // fold -0 into 0
+		}
+		return "n:" + strconv.FormatFloat(v, 'g', -1, 64), v, true
+	}
+	return "s:" + s, 0, false
+}
+
+func isNumber(s string) bool {
+	v, err := strconv.ParseFloat(s, 64)
+	return err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// listColumns formats column names for an error message, at most 20.
+func listColumns(cols []string) string {
+	const maxList = 20
+	var b strings.Builder
+	for i, c := range cols {
+		if i == maxList {
+			fmt.Fprintf(&b, ", ... (%d more)", len(cols)-maxList)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(clip(c)))
+	}
+	return b.String()
+}

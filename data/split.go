@@ -1,0 +1,131 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"sort"
+)
+
+// Split divides the rows of d into a training and a test set, stratified by
+// class. The test set normally has ceil(testFrac*rows) rows, as in
+// scikit-learn's train_test_split (569 rows at 0.2 give 455/114), shared
+// out among the classes by largest remainder of testFrac*n_class, so every
+// class gets within one row of testFrac*n_class. A class with two or more
+// rows always gets at least one test row and keeps at least one training
+// row; a class with a single row stays in training (these limits can move
+// the total by a row or two). Rows are chosen by a seeded
+// Fisher-Yates shuffle within each class, using this package's own
+// SplitMix64 generator, so the same d.Y, testFrac and seed always give the
+// same split, on every platform and Go version. trainIdx and testIdx are
+// disjoint, together cover every row, and are each sorted ascending.
+// testFrac must be in (0, 1); callers normally use 0.2.
+func Split(d *Dataset, testFrac float64, seed int64) (trainIdx, testIdx []int, err error) {
+	if d == nil || d.Rows() == 0 {
+		return nil, nil, &Error{
+			Problem: "cannot split an empty data set",
+			Fix:     "load a data set with at least two rows",
+		}
+	}
+	name := d.Name
+	if len(d.Y) != d.Rows() {
+		return nil, nil, &Error{
+			File:    name,
+			Problem: fmt.Sprintf("data set has %d rows but %d labels", d.Rows(), len(d.Y)),
+			Fix:     "give every row exactly one label",
+		}
+	}
+	if !(testFrac > 0 && testFrac < 1) {
+		return nil, nil, &Error{
+			File:    name,
+			Problem: fmt.Sprintf("test fraction %v is not between 0 and 1 (exclusive)", testFrac),
+			Fix:     "use a test fraction such as 0.2",
+		}
+	}
+	byClass := map[int][]int{}
+	for i, y := range d.Y {
+		byClass[y] = append(byClass[y], i)
+	}
+	classes := make([]int, 0, len(byClass))
+	for c := range byClass {
+		classes = append(classes, c)
+	}
+	sort.Ints(classes)
+
+	// Test rows: ceil(testFrac*n) in all. Class c first gets
+	// floor(testFrac*n_c); the rows still missing go one each to the classes
+	// with the largest remainders, so every class gets within one row of
+	// testFrac*n_c.
+	n := d.Rows()
+	nTest := int(math.Ceil(testFrac*float64(n) - 1e-9))
+	nTest = min(max(nTest, 1), n-1)
+	quota := make([]int, len(classes))
+	rem := make([]float64, len(classes))
+	left := nTest
+	for k, c := range classes {
+		e := testFrac * float64(len(byClass[c]))
+		fl := math.Floor(e + 1e-9)
+		quota[k], rem[k] = int(fl), e-fl
+		left -= quota[k]
+	}
+	order := make([]int, len(classes))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rem[order[a]] > rem[order[b]] })
+	for _, k := range order[:min(max(left, 0), len(order))] {
+		quota[k]++
+	}
+
+	r := splitMix64{s: uint64(seed)}
+	trainIdx = make([]int, 0, n)
+	for k, c := range classes {
+		idx := byClass[c]
+		nc := len(idx)
+		for i := nc - 1; i > 0; i-- { // Fisher-Yates
+			j := r.intn(i + 1)
+			idx[i], idx[j] = idx[j], idx[i]
+		}
+		nt := 0
+		if nc >= 2 {
+			nt = min(max(quota[k], 1), nc-1)
+		}
+		testIdx = append(testIdx, idx[:nt]...)
+		trainIdx = append(trainIdx, idx[nt:]...)
+	}
+	if len(testIdx) == 0 {
+		return nil, nil, &Error{
+			File:    name,
+			Problem: fmt.Sprintf("the test set would be empty (%d rows, test fraction %v)", d.Rows(), testFrac),
+			Fix:     "use more rows (at least two in some class) or a larger test fraction",
+		}
+	}
+	sort.Ints(trainIdx)
+	sort.Ints(testIdx)
+	return trainIdx, testIdx, nil
+}
+
+// splitMix64 is a small, fixed pseudo-random generator, so that splits are
+// reproducible independent of the standard library's generators.
+type splitMix64 struct{ s uint64 }
+
+func (r *splitMix64) next() uint64 {
+	r.s += 0x9e3779b97f4a7c15
+	z := r.s
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// intn returns a uniform integer in [0, n), n > 0 (Lemire's method).
+func (r *splitMix64) intn(n int) int {
+	un := uint64(n)
+	hi, lo := bits.Mul64(r.next(), un)
+	if lo < un {
+		thresh := -un % un
+		for lo < thresh {
+			hi, lo = bits.Mul64(r.next(), un)
+		}
+	}
+	return int(hi)
+}

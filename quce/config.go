@@ -1,0 +1,129 @@
+package quce
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Optimizer is the update rule applied to the counterfactual.
+type Optimizer string
+
+// The optimisers of SPEC.md.
+const (
+	Adam Optimizer = "adam" // β1 0.9, β2 0.999, ε 1e-8
+	SGD  Optimizer = "sgd"  // SGD with momentum 0.9 (PyTorch form)
+	GD   Optimizer = "gd"   // plain gradient descent, the paper's update rule
+)
+
+// Rule is the quadrature used for the path integral of the gradient.
+type Rule string
+
+// The path-attribution rules.
+const (
+	// Riemann is SPEC.md's form: K right-endpoint points inside every path segment.
+	Riemann Rule = "riemann"
+	// Trapezoid averages the gradients at the two ends of every segment. The gradients at
+	// the path points come with the optimisation steps, so it costs nothing extra and is
+	// second-order accurate.
+	Trapezoid Rule = "trapezoid"
+)
+
+// Config holds every setting of the explainer. DefaultConfig documents the defaults.
+type Config struct {
+	Lambda1      float64   `json:"lambda1"`       // weight of −log F(τ|x_c)
+	Lambda2      float64   `json:"lambda2"`       // weight of ½‖x_c − x‖²
+	Lambda3      float64   `json:"lambda3"`       // weight of the VAE uncertainty L_ε(x_c)
+	LearningRate float64   `json:"learning_rate"` // φ
+	Steps        int       `json:"steps"`         // n
+	Optimizer    Optimizer `json:"optimizer"`
+	K            int       `json:"k"`         // Riemann points per segment, and points of the ± integrals
+	Rule         Rule      `json:"rule"`      // path-attribution quadrature
+	Threshold    float64   `json:"threshold"` // ϑ: valid when F(τ|x_c) ≥ ϑ
+	// EarlyStop, when > 0, stops a row once F(τ|x_c) ≥ ϑ has held for that many steps.
+	// Off (0) by default: the paper runs all n steps.
+	EarlyStop int `json:"early_stop"`
+	// Paths is m, the number of paths per instance (exQUCE when > 1).
+	Paths int `json:"paths"`
+	// StartNoise is the standard deviation (standardised units) of the Gaussian offset from
+	// x at which paths 2..m start; path 1 always starts at x.
+	StartNoise float64 `json:"start_noise"`
+	// Samples is S: 0 uses the mean code z = μ(x) in L_ε; S ≥ 1 averages S reparameterised
+	// samples drawn from a seeded generator (per row, per step).
+	Samples int    `json:"samples"`
+	Seed    uint64 `json:"seed"`
+}
+
+// DefaultConfig returns the documented defaults:
+//
+//	λ1 = 1, λ2 = 0.01, λ3 = 0.01, Adam, φ = 0.01, n = 1000, K = 10, trapezoid rule, ϑ = 0.5,
+//	m = 1, start noise 0.05, S = 0, seed 1.
+//
+// They were chosen on W-BC so that at least 98% of test-split counterfactuals are valid
+// while the proximity and uncertainty terms still shape the path.
+func DefaultConfig() Config {
+	return Config{
+		Lambda1: 1, Lambda2: 0.01, Lambda3: 0.01,
+		LearningRate: 0.01, Steps: 1000, Optimizer: Adam,
+		K: 10, Rule: Trapezoid, Threshold: 0.5,
+		Paths: 1, StartNoise: 0.05, Seed: 1,
+	}
+}
+
+// Validate reports the first bad setting with its fix.
+func (c Config) Validate() error {
+	bad := func(name string, v any, fix string) error {
+		return fmt.Errorf("quce: %s = %v is not allowed; fix: %s", name, v, fix)
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	for i, l := range []float64{c.Lambda1, c.Lambda2, c.Lambda3} {
+		if !finite(l) || l < 0 {
+			return bad(fmt.Sprintf("lambda%d", i+1), l, "use a finite value ≥ 0")
+		}
+	}
+	switch {
+	case c.Lambda1 == 0:
+		return bad("lambda1", 0, "use a positive weight: without it nothing moves x towards the target class")
+	case !finite(c.LearningRate) || c.LearningRate <= 0:
+		return bad("learning rate", c.LearningRate, "use a positive value such as 0.01")
+	case c.Steps <= 0:
+		return bad("steps", c.Steps, "use at least 1")
+	case c.K <= 0:
+		return bad("k", c.K, "use at least 1 (10 is typical)")
+	case !(c.Threshold > 0 && c.Threshold < 1):
+		return bad("threshold", c.Threshold, "use a probability strictly between 0 and 1 such as 0.5")
+	case c.EarlyStop < 0:
+		return bad("early stop", c.EarlyStop, "use 0 (off) or a positive number of steps")
+	case c.Paths <= 0:
+		return bad("paths", c.Paths, "use at least 1")
+	case !finite(c.StartNoise) || c.StartNoise < 0:
+		return bad("start noise", c.StartNoise, "use a finite value ≥ 0")
+	case c.Samples < 0:
+		return bad("samples", c.Samples, "use 0 (mean code) or a positive count")
+	}
+	if _, err := ParseOptimizer(string(c.Optimizer)); err != nil {
+		return err
+	}
+	if _, err := ParseRule(string(c.Rule)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ParseOptimizer accepts "adam", "sgd" or "gd" (any case).
+func ParseOptimizer(s string) (Optimizer, error) {
+	switch o := Optimizer(strings.ToLower(strings.TrimSpace(s))); o {
+	case Adam, SGD, GD:
+		return o, nil
+	}
+	return "", fmt.Errorf("quce: unknown optimizer %q; fix: use adam, sgd or gd", s)
+}
+
+// ParseRule accepts "riemann" or "trapezoid" (any case).
+func ParseRule(s string) (Rule, error) {
+	switch r := Rule(strings.ToLower(strings.TrimSpace(s))); r {
+	case Riemann, Trapezoid:
+		return r, nil
+	}
+	return "", fmt.Errorf("quce: unknown attribution rule %q; fix: use riemann or trapezoid", s)
+}

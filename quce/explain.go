@@ -1,0 +1,549 @@
+package quce
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/quce-go/quce/classifier"
+	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/vae"
+)
+
+// AutoTarget asks for the class opposite to the model's prediction.
+const AutoTarget = -1
+
+// Query is one instance to explain, with its constraints.
+type Query struct {
+	X      []float64 // the instance, standardised
+	Target int       // τ: 0, 1 or AutoTarget
+	// Frozen marks features that may not change (nil: all may change).
+	Frozen []bool
+	// Lower and Upper bound each feature in original units (nil, or NaN/±Inf entries:
+	// unbounded). Iterates are projected into the box.
+	Lower, Upper []float64
+}
+
+// NewQuery is a query for x (standardised) with the default target and no constraints.
+func NewQuery(x []float64) Query { return Query{X: x, Target: AutoTarget} }
+
+// Explainer explains a trained classifier's decisions with QUCE. It is safe for concurrent
+// use; the compiled graphs are shared.
+type Explainer struct {
+	backend  compute.Backend
+	clf      *classifier.Classifier
+	vae      *vae.VAE
+	scaler   *data.Scaler
+	features []string
+
+	mu    sync.Mutex
+	steps map[stepKey]*graph.Exec
+	probe *graph.Exec
+	point *graph.Exec
+	obj   *graph.Exec
+
+	// Progress, if set, is called after every optimisation step.
+	Progress func(step, steps int)
+}
+
+type stepKey struct {
+	opt     Optimizer
+	samples int
+}
+
+// New makes an explainer for a classifier and a VAE trained on the same standardised
+// features; scaler converts to and from original units, features names the columns.
+func New(b compute.Backend, clf *classifier.Classifier, v *vae.VAE, scaler *data.Scaler, features []string) (*Explainer, error) {
+	j := clf.NumFeatures()
+	switch {
+	case v.NumFeatures() != j:
+		return nil, fmt.Errorf("quce: the classifier has %d features and the VAE %d; fix: train both on the same columns", j, v.NumFeatures())
+	case len(scaler.Mean) != j:
+		return nil, fmt.Errorf("quce: the scaler has %d features and the models %d; fix: use the scaler fitted with the models", len(scaler.Mean), j)
+	case len(features) != j:
+		return nil, fmt.Errorf("quce: %d feature names for %d features", len(features), j)
+	}
+	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, steps: map[stepKey]*graph.Exec{}}, nil
+}
+
+// Features returns the feature names.
+func (e *Explainer) Features() []string { return e.features }
+
+// Scaler returns the scaler between standardised and original units.
+func (e *Explainer) Scaler() *data.Scaler { return e.scaler }
+
+// NumFeatures is J.
+func (e *Explainer) NumFeatures() int { return len(e.features) }
+
+func (e *Explainer) stepExec(opt Optimizer, samples int) (*graph.Exec, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := stepKey{opt, samples}
+	if ex, ok := e.steps[key]; ok {
+		return ex, nil
+	}
+	ex, err := graph.NewExec(e.backend, e.stepGraph(opt, samples))
+	if err != nil {
+		return nil, err
+	}
+	e.steps[key] = ex
+	return ex, nil
+}
+
+func (e *Explainer) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error)) (*graph.Exec, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if *slot == nil {
+		ex, err := build()
+		if err != nil {
+			return nil, err
+		}
+		*slot = ex
+	}
+	return *slot, nil
+}
+
+// row is the working state of one path of one instance.
+type row struct {
+	query  int // index into the queries
+	path   int // index among the instance's paths
+	x0     []float32
+	sign   float32
+	lo, hi []float32
+	move   []float32 // 1 where the feature may move, 0 where it is frozen
+	rng    *rand.Rand
+
+	points    [][]float32
+	prob      []float32   // F(τ|·) at points; NaN until known
+	grad      [][]float32 // ∇F(τ|·) at points; nil until known
+	unc       []float32
+	uncPaper  []float32
+	active    bool
+	validRun  int
+	failure   string
+}
+
+func (r *row) appendPoint(p []float32) {
+	r.points = append(r.points, p)
+	r.prob = append(r.prob, float32(math.NaN()))
+	r.grad = append(r.grad, nil)
+	r.unc = append(r.unc, 0)
+	r.uncPaper = append(r.uncPaper, 0)
+}
+
+// Explain runs QUCE for every query with the given configuration. Rows (instances × paths)
+// are optimised together, but no row's result depends on another's. It stops early with
+// ctx's error when ctx is cancelled.
+func (e *Explainer) Explain(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(queries) == 0 {
+		return nil, fmt.Errorf("quce: no instances to explain")
+	}
+	pred, err := e.predict(queries)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := e.makeRows(cfg, queries, pred)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.optimise(ctx, cfg, rows); err != nil {
+		return nil, err
+	}
+	if err := e.fillProbes(ctx, rows); err != nil {
+		return nil, err
+	}
+	return e.assemble(ctx, cfg, queries, pred, rows)
+}
+
+// predict returns F(1|x) for each query, checking the queries' shapes and values.
+func (e *Explainer) predict(queries []Query) ([]float64, error) {
+	j := e.NumFeatures()
+	xs := make([][]float32, len(queries))
+	for i, q := range queries {
+		if len(q.X) != j {
+			return nil, fmt.Errorf("quce: instance %d has %d features, the models have %d; fix: pass rows with the models' columns", i, len(q.X), j)
+		}
+		for f, v := range q.X {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("quce: instance %d, feature %q is %v; fix: pass finite values", i, e.features[f], v)
+			}
+		}
+		xs[i] = toF32(q.X)
+	}
+	p, err := e.clf.Probabilities(e.backend, xs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(p))
+	for i, v := range p {
+		out[i] = float64(v)
+	}
+	return out, nil
+}
+
+func (e *Explainer) makeRows(cfg Config, queries []Query, pred []float64) ([]*row, error) {
+	j := e.NumFeatures()
+	var rows []*row
+	for qi, q := range queries {
+		target := q.Target
+		switch target {
+		case AutoTarget:
+			target = 1
+			if pred[qi] >= cfg.Threshold {
+				target = 0
+			}
+		case 0, 1:
+		default:
+			return nil, fmt.Errorf("quce: instance %d: target class %d; fix: use 0, 1 or AutoTarget (-1)", qi, q.Target)
+		}
+		move := make([]float32, j)
+		free := 0
+		for f := range move {
+			if q.Frozen == nil || !q.Frozen[f] {
+				move[f] = 1
+				free++
+			}
+		}
+		if q.Frozen != nil && len(q.Frozen) != j {
+			return nil, fmt.Errorf("quce: instance %d: %d frozen flags for %d features", qi, len(q.Frozen), j)
+		}
+		if free == 0 {
+			return nil, fmt.Errorf("quce: instance %d: every feature is frozen, so nothing can change; fix: leave at least one feature free", qi)
+		}
+		lo, hi, err := e.bounds(qi, q)
+		if err != nil {
+			return nil, err
+		}
+		x0 := toF32(q.X)
+		h := fnv.New64a()
+		for _, v := range q.X {
+			b := math.Float64bits(v)
+			h.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(b >> 32), byte(b >> 40), byte(b >> 48), byte(b >> 56)})
+		}
+		for p := 0; p < cfg.Paths; p++ {
+			r := &row{
+				query: qi, path: p, x0: x0, sign: float32(2*target - 1), lo: lo, hi: hi, move: move, active: true,
+				// Keyed by the instance's values, not its position, so a row gets the same
+				// random numbers alone or inside any batch.
+				rng: rand.New(rand.NewPCG(cfg.Seed^h.Sum64(), uint64(p))),
+			}
+			r.appendPoint(x0)
+			if p > 0 && cfg.StartNoise > 0 {
+				start := make([]float32, j)
+				for f := range start {
+					start[f] = x0[f] + move[f]*float32(cfg.StartNoise*r.rng.NormFloat64())
+					start[f] = min(max(start[f], lo[f]), hi[f])
+				}
+				r.appendPoint(start)
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+// bounds converts a query's bounds to standardised units and checks them.
+func (e *Explainer) bounds(qi int, q Query) (lo, hi []float32, err error) {
+	j := e.NumFeatures()
+	lo, hi = make([]float32, j), make([]float32, j)
+	for _, b := range [][]float64{q.Lower, q.Upper} {
+		if b != nil && len(b) != j {
+			return nil, nil, fmt.Errorf("quce: instance %d: %d bounds for %d features", qi, len(b), j)
+		}
+	}
+	orig := e.scaler.InverseRow(q.X)
+	for f := 0; f < j; f++ {
+		l, u := math.Inf(-1), math.Inf(1)
+		if q.Lower != nil && !math.IsNaN(q.Lower[f]) {
+			l = q.Lower[f]
+		}
+		if q.Upper != nil && !math.IsNaN(q.Upper[f]) {
+			u = q.Upper[f]
+		}
+		if l > u {
+			return nil, nil, fmt.Errorf("quce: instance %d, feature %q: lower bound %v > upper bound %v; fix: swap or correct them", qi, e.features[f], l, u)
+		}
+		// A small tolerance: the instance went through the scaler and back.
+		tol := 1e-6 * max(1, math.Abs(orig[f]))
+		if orig[f] < l-tol || orig[f] > u+tol {
+			return nil, nil, fmt.Errorf("quce: instance %d, feature %q: value %v lies outside its bounds [%v, %v]; fix: widen the bounds to include the instance", qi, e.features[f], orig[f], l, u)
+		}
+		lo[f] = float32((l - e.scaler.Mean[f]) / e.scaler.Std[f])
+		hi[f] = float32((u - e.scaler.Mean[f]) / e.scaler.Std[f])
+	}
+	return lo, hi, nil
+}
+
+func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row) error {
+	ex, err := e.stepExec(cfg.Optimizer, cfg.Samples)
+	if err != nil {
+		return err
+	}
+	n, j, L := len(rows), e.NumFeatures(), e.vae.Config.Latent
+	xc := make([]float32, n*j)
+	x0 := make([]float32, n*j)
+	sign := make([]float32, n)
+	lo := make([]float32, n*j)
+	hi := make([]float32, n*j)
+	for i, r := range rows {
+		copy(xc[i*j:], r.points[len(r.points)-1])
+		copy(x0[i*j:], r.x0)
+		copy(lo[i*j:], r.lo)
+		copy(hi[i*j:], r.hi)
+		sign[i] = r.sign
+	}
+	mT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
+	vT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
+	x0T := tensors.FromFlatDataAndDimensions(x0, n, j)
+	signT := tensors.FromFlatDataAndDimensions(sign, n)
+	loT := tensors.FromFlatDataAndDimensions(lo, n, j)
+	hiT := tensors.FromFlatDataAndDimensions(hi, n, j)
+	lam := tensors.FromValue([]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)})
+	move := make([]float32, n*j)
+	var noise []float32
+	if cfg.Samples > 0 {
+		noise = make([]float32, cfg.Samples*n*L)
+	}
+	for t := 1; t <= cfg.Steps; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		anyActive := false
+		for i, r := range rows {
+			for f := 0; f < j; f++ {
+				move[i*j+f] = 0
+				if r.active {
+					move[i*j+f] = r.move[f]
+				}
+			}
+			anyActive = anyActive || r.active
+			if noise != nil {
+				for s := 0; s < cfg.Samples; s++ {
+					for l := 0; l < L; l++ {
+						noise[(s*n+i)*L+l] = float32(r.rng.NormFloat64())
+					}
+				}
+			}
+		}
+		if !anyActive {
+			break
+		}
+		args := []any{
+			tensors.FromFlatDataAndDimensions(xc, n, j), x0T, signT,
+			tensors.FromFlatDataAndDimensions(append([]float32(nil), move...), n, j),
+			loT, hiT, mT, vT, float32(t), lam, float32(cfg.LearningRate),
+		}
+		if noise != nil {
+			args = append(args, tensors.FromFlatDataAndDimensions(append([]float32(nil), noise...), cfg.Samples, n, L))
+		}
+		out, err := ex.Exec(args...)
+		if err != nil {
+			return fmt.Errorf("quce: optimisation step %d: %w", t, err)
+		}
+		newXc := tensors.MustCopyFlatData[float32](out[0])
+		obj := tensors.MustCopyFlatData[float32](out[3])
+		p := tensors.MustCopyFlatData[float32](out[4])
+		gradP := tensors.MustCopyFlatData[float32](out[5])
+		unc := tensors.MustCopyFlatData[float32](out[6])
+		uncPaper := tensors.MustCopyFlatData[float32](out[7])
+		mT, vT = out[1], out[2]
+		for i, r := range rows {
+			if !r.active {
+				continue
+			}
+			next := newXc[i*j : (i+1)*j]
+			if !finite(obj[i]) || !finite(p[i]) || !allFinite(next) || !allFinite(gradP[i*j:(i+1)*j]) {
+				r.active = false
+				r.failure = fmt.Sprintf("the objective or its gradient became non-finite at step %d (objective %v); fix: lower the learning rate or the λ weights", t, obj[i])
+				continue
+			}
+			last := len(r.points) - 1
+			r.prob[last] = p[i]
+			r.grad[last] = append([]float32(nil), gradP[i*j:(i+1)*j]...)
+			r.unc[last], r.uncPaper[last] = unc[i], uncPaper[i]
+			r.appendPoint(append([]float32(nil), next...))
+			copy(xc[i*j:], next)
+			if cfg.EarlyStop > 0 {
+				// p is F(τ|·) at the point before this step's update; the run counts
+				// consecutive valid points.
+				if float64(p[i]) >= cfg.Threshold {
+					r.validRun++
+				} else {
+					r.validRun = 0
+				}
+				if r.validRun >= cfg.EarlyStop {
+					r.active = false
+				}
+			}
+		}
+		if e.Progress != nil {
+			e.Progress(t, cfg.Steps)
+		}
+	}
+	return nil
+}
+
+// fillProbes computes F(τ|·), its gradient and L_ε at the path points the steps did not
+// (the last point of every path, and the start of offset paths).
+func (e *Explainer) fillProbes(ctx context.Context, rows []*row) error {
+	var pts [][]float32
+	var signs []float32
+	type ref struct{ r *row; i int }
+	var refs []ref
+	for _, r := range rows {
+		for i := range r.points {
+			if r.grad[i] == nil {
+				pts = append(pts, r.points[i])
+				signs = append(signs, r.sign)
+				refs = append(refs, ref{r, i})
+			}
+		}
+	}
+	p, g, err := e.probeMany(ctx, pts, signs)
+	if err != nil {
+		return err
+	}
+	u, up, _, err := e.pointsMany(pts)
+	if err != nil {
+		return err
+	}
+	for k, rf := range refs {
+		rf.r.prob[rf.i], rf.r.grad[rf.i] = p[k], g[k]
+		rf.r.unc[rf.i], rf.r.uncPaper[rf.i] = u[k], up[k]
+	}
+	return nil
+}
+
+// probeChunk is the fixed row count of probe executions: one compiled shape serves all.
+const probeChunk = 1024
+
+// probeMany returns F(τ|·) and its gradient at many points, in fixed-size chunks.
+func (e *Explainer) probeMany(ctx context.Context, pts [][]float32, signs []float32) ([]float32, [][]float32, error) {
+	ex, err := e.lazyExec(&e.probe, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.probeGraph) })
+	if err != nil {
+		return nil, nil, err
+	}
+	j := e.NumFeatures()
+	probs := make([]float32, 0, len(pts))
+	grads := make([][]float32, 0, len(pts))
+	buf := make([]float32, probeChunk*j)
+	sg := make([]float32, probeChunk)
+	for start := 0; start < len(pts); start += probeChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		end := min(start+probeChunk, len(pts))
+		clear(buf)
+		for i := range sg {
+			sg[i] = 1
+		}
+		for i := start; i < end; i++ {
+			copy(buf[(i-start)*j:], pts[i])
+			sg[i-start] = signs[i]
+		}
+		out, err := ex.Exec(tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
+			tensors.FromFlatDataAndDimensions(append([]float32(nil), sg...), probeChunk))
+		if err != nil {
+			return nil, nil, fmt.Errorf("quce: probing the classifier: %w", err)
+		}
+		p := tensors.MustCopyFlatData[float32](out[0])
+		g := tensors.MustCopyFlatData[float32](out[1])
+		for i := 0; i < end-start; i++ {
+			probs = append(probs, p[i])
+			grads = append(grads, g[i*j:(i+1)*j:(i+1)*j])
+		}
+	}
+	return probs, grads, nil
+}
+
+// pointsMany returns L_ε (trained and paper form) and the reconstruction at points.
+func (e *Explainer) pointsMany(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
+	if len(pts) == 0 {
+		return nil, nil, nil, nil
+	}
+	ex, err := e.lazyExec(&e.point, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.pointGraph) })
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	j := e.NumFeatures()
+	flat := make([]float32, 0, len(pts)*j)
+	for _, p := range pts {
+		flat = append(flat, p...)
+	}
+	out, err := ex.Exec(tensors.FromFlatDataAndDimensions(flat, len(pts), j))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("quce: evaluating the VAE: %w", err)
+	}
+	unc = tensors.MustCopyFlatData[float32](out[0])
+	uncPaper = tensors.MustCopyFlatData[float32](out[1])
+	rf := tensors.MustCopyFlatData[float32](out[2])
+	recon = make([][]float32, len(pts))
+	for i := range recon {
+		recon[i] = rf[i*j : (i+1)*j : (i+1)*j]
+	}
+	return unc, uncPaper, recon, nil
+}
+
+// Objective returns G(x_c) and its gradient for one instance (the query's x and target;
+// AutoTarget is resolved as in Explain). It exists so the gradient can be checked.
+func (e *Explainer) Objective(cfg Config, q Query, xc []float64) (float64, []float64, error) {
+	pred, err := e.predict([]Query{q})
+	if err != nil {
+		return 0, nil, err
+	}
+	rows, err := e.makeRows(Config{Paths: 1, Threshold: cfg.Threshold, Seed: cfg.Seed}, []Query{q}, pred)
+	if err != nil {
+		return 0, nil, err
+	}
+	ex, err := e.lazyExec(&e.obj, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.objectiveGraph) })
+	if err != nil {
+		return 0, nil, err
+	}
+	j := e.NumFeatures()
+	out, err := ex.Exec(tensors.FromFlatDataAndDimensions(toF32(xc), 1, j),
+		tensors.FromFlatDataAndDimensions(rows[0].x0, 1, j),
+		tensors.FromValue([]float32{rows[0].sign}),
+		tensors.FromValue([]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)}))
+	if err != nil {
+		return 0, nil, err
+	}
+	g := tensors.MustCopyFlatData[float32](out[1])
+	return float64(tensors.MustCopyFlatData[float32](out[0])[0]), toF64(g), nil
+}
+
+func finite(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }
+
+func allFinite(v []float32) bool {
+	for _, x := range v {
+		if !finite(x) {
+			return false
+		}
+	}
+	return true
+}
+
+func toF32(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+func toF64(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}

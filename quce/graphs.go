@@ -1,0 +1,106 @@
+package quce
+
+import (
+	. "github.com/gomlx/gomlx/core/graph"
+
+	"github.com/quce-go/quce/classifier"
+	"github.com/quce-go/quce/internal/nn"
+	"github.com/quce-go/quce/vae"
+)
+
+// Graph builders. Every quantity is per row: sums over rows are only ever taken to get
+// gradients with respect to the rows themselves, which keeps rows independent.
+
+// targetScore is s·logit(x) with s = +1 for τ = 1 and −1 for τ = 0, so that
+// F(τ|x) = σ(s·logit) and −log F(τ|x) = softplus(−s·logit), stable when saturated.
+func targetScore(clf []*Node, x, sign *Node) *Node {
+	return Mul(classifier.Logit(clf, x), sign)
+}
+
+// probAndGrad returns F(τ|x) [R] and its gradient with respect to x [R, J].
+func probAndGrad(clf []*Node, x, sign *Node) (p, grad *Node) {
+	p = Sigmoid(targetScore(clf, x, sign))
+	return p, Gradient(ReduceAllSum(p), x)[0]
+}
+
+// objective is G(x_c) of SPEC.md per row, with lam = [λ1, λ2, λ3]. noise (nil or
+// [S, R, latent]) selects sampled codes in L_ε. It also returns the parts.
+func objective(clf []*Node, vp vae.Params, sigma float64, xc, x0, sign, lam, noise *Node) (g, unc *Node) {
+	nll := nn.StableSoftplus(Neg(targetScore(clf, xc, sign)))
+	prox := MulScalar(ReduceSum(Square(Sub(xc, x0)), 1), 0.5)
+	unc = vae.PointLoss(vp, xc, noise, sigma, vae.Trained)
+	l1 := Slice(lam, AxisElem(0))
+	l2 := Slice(lam, AxisElem(1))
+	l3 := Slice(lam, AxisElem(2))
+	g = Add(Add(Mul(l1, nll), Mul(l2, prox)), Mul(l3, unc))
+	return g, unc
+}
+
+// stepGraph is one optimisation step for all rows. Inputs, in order:
+//
+//	xc, x0 [R,J]; sign [R]; move [R,J] (1 where the feature may move and the row is
+//	active); lo, hi [R,J] (bounds, standardised); m, v [R,J] (optimiser state); t (step,
+//	from 1); lam [3]; lr; and, when samples > 0, noise [S,R,latent].
+//
+// Outputs: new xc, m, v; then, at the input xc: objective [R], F(τ|xc) [R], its gradient
+// [R,J], and L_ε(xc) with the mean code in the trained and the paper's form [R].
+func (e *Explainer) stepGraph(opt Optimizer, samples int) func([]*Node) []*Node {
+	return func(in []*Node) []*Node {
+		xc, x0, sign, move, lo, hi, m, v, t, lam, lr := in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10]
+		var noise *Node
+		if samples > 0 {
+			noise = in[11]
+		}
+		gr := xc.Graph()
+		clf := e.clf.Net.Consts(gr)
+		vp := e.vae.Consts(gr)
+		obj, unc := objective(clf, vp, e.vae.Config.Sigma, xc, x0, sign, lam, noise)
+		grad := Mul(Gradient(ReduceAllSum(obj), xc)[0], move)
+		p, gradP := probAndGrad(clf, xc, sign)
+		if noise != nil {
+			unc = vae.PointLoss(vp, xc, nil, e.vae.Config.Sigma, vae.Trained)
+		}
+		uncPaper := vae.PointLoss(vp, xc, nil, e.vae.Config.Sigma, vae.Paper)
+
+		var update, newM, newV *Node
+		switch opt {
+		case Adam:
+			newM = Add(MulScalar(m, nn.AdamBeta1), MulScalar(grad, 1-nn.AdamBeta1))
+			newV = Add(MulScalar(v, nn.AdamBeta2), MulScalar(Square(grad), 1-nn.AdamBeta2))
+			one := OnesLike(t)
+			mHat := Div(newM, Sub(one, Pow(ConstAs(t, nn.AdamBeta1), t)))
+			vHat := Div(newV, Sub(one, Pow(ConstAs(t, nn.AdamBeta2), t)))
+			update = Div(mHat, AddScalar(Sqrt(vHat), nn.AdamEpsilon))
+		case SGD:
+			newM = Add(MulScalar(m, 0.9), grad)
+			newV = v
+			update = newM
+		default: // GD
+			newM, newV, update = m, v, grad
+		}
+		newXc := Clip(Sub(xc, Mul(Mul(lr, update), move)), lo, hi)
+		return []*Node{newXc, newM, newV, obj, p, gradP, unc, uncPaper}
+	}
+}
+
+// probeGraph returns F(τ|x) [R] and its gradient [R,J] at points [R,J] with signs [R].
+func (e *Explainer) probeGraph(x, sign *Node) (*Node, *Node) {
+	return probAndGrad(e.clf.Net.Consts(x.Graph()), x, sign)
+}
+
+// pointGraph returns, at points [R,J]: L_ε with the mean code in the trained and the
+// paper's form [R], and the reconstruction dec(μ(x)) [R,J].
+func (e *Explainer) pointGraph(x *Node) (*Node, *Node, *Node) {
+	vp := e.vae.Consts(x.Graph())
+	return vae.PointLoss(vp, x, nil, e.vae.Config.Sigma, vae.Trained),
+		vae.PointLoss(vp, x, nil, e.vae.Config.Sigma, vae.Paper),
+		vae.Reconstruction(vp, x)
+}
+
+// objectiveGraph returns G and its gradient for rows xc (used to check gradients).
+func (e *Explainer) objectiveGraph(in []*Node) []*Node {
+	xc, x0, sign, lam := in[0], in[1], in[2], in[3]
+	gr := xc.Graph()
+	obj, _ := objective(e.clf.Net.Consts(gr), e.vae.Consts(gr), e.vae.Config.Sigma, xc, x0, sign, lam, nil)
+	return []*Node{obj, Gradient(ReduceAllSum(obj), xc)[0]}
+}
