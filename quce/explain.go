@@ -120,14 +120,14 @@ type row struct {
 	move   []float32 // 1 where the feature may move, 0 where it is frozen
 	rng    *rand.Rand
 
-	points    [][]float32
-	prob      []float32   // F(τ|·) at points; NaN until known
-	grad      [][]float32 // ∇F(τ|·) at points; nil until known
-	unc       []float32
-	uncPaper  []float32
-	active    bool
-	validRun  int
-	failure   string
+	points   [][]float32
+	prob     []float32   // F(τ|·) at points; NaN until known
+	grad     [][]float32 // ∇F(τ|·) at points; nil until known
+	unc      []float32
+	uncPaper []float32
+	active   bool
+	validRun int
+	failure  string
 }
 
 func (r *row) appendPoint(p []float32) {
@@ -136,6 +136,36 @@ func (r *row) appendPoint(p []float32) {
 	r.grad = append(r.grad, nil)
 	r.unc = append(r.unc, 0)
 	r.uncPaper = append(r.uncPaper, 0)
+}
+
+// Predict returns F(1|x) for standardised rows.
+func (e *Explainer) Predict(xs [][]float64) ([]float64, error) {
+	qs := make([]Query, len(xs))
+	for i, x := range xs {
+		qs[i] = NewQuery(x)
+	}
+	return e.predict(qs)
+}
+
+// Uncertainty returns L_ε at standardised points with the mean code, in the trained
+// (negative-ELBO) and the paper's form, and the reconstructions dec(μ(x)).
+func (e *Explainer) Uncertainty(pts [][]float64) (trained, paper []float64, recon [][]float64, err error) {
+	f := make([][]float32, len(pts))
+	for i, p := range pts {
+		if len(p) != e.NumFeatures() {
+			return nil, nil, nil, fmt.Errorf("quce: point %d has %d features, want %d", i, len(p), e.NumFeatures())
+		}
+		f[i] = toF32(p)
+	}
+	u, up, r, err := e.pointsMany(f)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	recon = make([][]float64, len(r))
+	for i := range r {
+		recon[i] = toF64(r[i])
+	}
+	return toF64(u), toF64(up), recon, nil
 }
 
 // Explain runs QUCE for every query with the given configuration. Rows (instances × paths)
@@ -158,6 +188,51 @@ func (e *Explainer) Explain(ctx context.Context, cfg Config, queries []Query) ([
 	}
 	if err := e.optimise(ctx, cfg, rows); err != nil {
 		return nil, err
+	}
+	if err := e.fillProbes(ctx, rows); err != nil {
+		return nil, err
+	}
+	return e.assemble(ctx, cfg, queries, pred, rows)
+}
+
+// ExplainPaths measures given paths instead of optimising: paths[i] is a path for
+// queries[i] that must start at its x (standardised points). The attribution, ± uncertainty,
+// completeness gap and uncertainties are computed exactly as for QUCE's own paths, so
+// baselines (straight-line IG, AGI) are measured with the same machinery. cfg.Paths is
+// ignored (one path per query).
+func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Query, paths [][][]float64) ([]*Explanation, error) {
+	cfg.Paths = 1
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(queries) == 0 || len(paths) != len(queries) {
+		return nil, fmt.Errorf("quce: %d paths for %d instances; fix: pass one path per instance", len(paths), len(queries))
+	}
+	pred, err := e.predict(queries)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := e.makeRows(cfg, queries, pred)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range rows {
+		pts := paths[i]
+		if len(pts) == 0 {
+			return nil, fmt.Errorf("quce: path %d is empty; fix: start it at the instance", i)
+		}
+		r.points, r.prob, r.grad, r.unc, r.uncPaper = nil, nil, nil, nil, nil
+		for k, pt := range pts {
+			if len(pt) != e.NumFeatures() || !allFinite(toF32(pt)) {
+				return nil, fmt.Errorf("quce: path %d, point %d: want %d finite values; fix: pass standardised rows", i, k, e.NumFeatures())
+			}
+			r.appendPoint(toF32(pt))
+		}
+		for f, v := range r.points[0] {
+			if v != r.x0[f] {
+				return nil, fmt.Errorf("quce: path %d does not start at its instance (feature %q: %v vs %v); fix: make the first point x", i, e.features[f], v, r.x0[f])
+			}
+		}
 	}
 	if err := e.fillProbes(ctx, rows); err != nil {
 		return nil, err
@@ -398,7 +473,10 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row) error
 func (e *Explainer) fillProbes(ctx context.Context, rows []*row) error {
 	var pts [][]float32
 	var signs []float32
-	type ref struct{ r *row; i int }
+	type ref struct {
+		r *row
+		i int
+	}
 	var refs []ref
 	for _, r := range rows {
 		for i := range r.points {

@@ -112,7 +112,9 @@ func (f Form) String() string {
 type Params struct{ Enc, Dec []*Node }
 
 // Consts puts the weights into graph g as constants.
-func (v *VAE) Consts(g *Graph) Params { return Params{Enc: v.Encoder.Consts(g), Dec: v.Decoder.Consts(g)} }
+func (v *VAE) Consts(g *Graph) Params {
+	return Params{Enc: v.Encoder.Consts(g), Dec: v.Decoder.Consts(g)}
+}
 
 // Encode returns μ(x) and logvar(x), each [rows, latent].
 func Encode(enc []*Node, x *Node) (mu, logvar *Node) {
@@ -247,10 +249,10 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 
 // Diagnosis summarises how well the VAE fits some rows.
 type Diagnosis struct {
-	ReconMSE  float64 `json:"recon_mse"`  // mean over rows and features of (x − dec(μ(x)))²
-	KL        float64 `json:"kl"`         // mean over rows of KL(q(z|x) ‖ N(0,I))
-	Variance  float64 `json:"variance"`   // mean per-feature variance of the rows
-	Collapsed bool    `json:"collapsed"`  // KL ≈ 0 and reconstruction ≈ the data's variance
+	ReconMSE  float64 `json:"recon_mse"` // mean over rows and features of (x − dec(μ(x)))²
+	KL        float64 `json:"kl"`        // mean over rows of KL(q(z|x) ‖ N(0,I))
+	Variance  float64 `json:"variance"`  // mean per-feature variance of the rows
+	Collapsed bool    `json:"collapsed"` // KL ≈ 0 and reconstruction ≈ the data's variance
 	Warning   string  `json:"warning,omitempty"`
 }
 

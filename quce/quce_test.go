@@ -1,0 +1,322 @@
+package quce_test
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/quce-go/quce/quce"
+)
+
+func abs(x float64) float64 { return math.Abs(x) }
+
+func meanAbsGap(ex []*quce.Explanation) float64 {
+	s := 0.0
+	for _, e := range ex {
+		s += abs(e.Path0().CompletenessGap)
+	}
+	return s / float64(len(ex))
+}
+
+// The objective's gradient (autodiff in the graph) against central finite differences.
+func TestObjectiveGradientMatchesFiniteDifferences(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.Lambda2, cfg.Lambda3 = 0.5, 0.5
+	for _, row := range []int{0, 7, 42} {
+		x := s.XTest[row]
+		q := quce.NewQuery(x)
+		xc := make([]float64, len(x))
+		for f := range xc {
+			xc[f] = x[f] + 0.3*math.Sin(float64(f+row)) // away from x so every term has a gradient
+		}
+		_, grad, err := s.Explainer.Objective(cfg, q, xc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Central differences in float32 trade rounding error (large h is safer) against
+		// ReLU kinks (small h is safer): take the best of a few step sizes.
+		best := math.Inf(1)
+		for _, h := range []float64{1e-3, 3e-3, 1e-2} {
+			var num, den float64
+			for f := range xc {
+				up := append([]float64(nil), xc...)
+				dn := append([]float64(nil), xc...)
+				up[f] += h
+				dn[f] -= h
+				gu, _, err := s.Explainer.Objective(cfg, q, up)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gd, _, _ := s.Explainer.Objective(cfg, q, dn)
+				fd := (gu - gd) / (2 * h)
+				num += (fd - grad[f]) * (fd - grad[f])
+				den += grad[f] * grad[f]
+			}
+			best = min(best, math.Sqrt(num/den))
+		}
+		if best > 0.01 {
+			t.Errorf("row %d: relative error between autodiff and finite-difference gradients %.3g > 0.01", row, best)
+		} else {
+			t.Logf("row %d: relative gradient error %.2e", row, best)
+		}
+	}
+}
+
+// The Riemann gap shrinks as K grows and is at most 1e-3 at K = 100.
+func TestCompletenessGapShrinksWithK(t *testing.T) {
+	s := wbc(t)
+	rows := s.XTest[:20]
+	prev := math.Inf(1)
+	for _, k := range []int{1, 10, 100} {
+		cfg := quce.DefaultConfig()
+		cfg.Rule, cfg.K = quce.Riemann, k
+		gap := meanAbsGap(explain(t, cfg, rows))
+		t.Logf("Riemann K=%d: mean |gap| %.2e", k, gap)
+		if gap >= prev {
+			t.Errorf("K=%d: mean gap %.2e did not shrink from %.2e", k, gap, prev)
+		}
+		prev = gap
+	}
+	if prev > 1e-3 {
+		t.Errorf("K=100: mean gap %.2e > 1e-3", prev)
+	}
+	cfg := quce.DefaultConfig()
+	t.Logf("trapezoid: mean |gap| %.2e", meanAbsGap(explain(t, cfg, rows)))
+}
+
+func TestBatchIndependence(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps = 300
+	batch := explain(t, cfg, s.XTrain[:100])
+	for _, i := range []int{0, 37, 99} {
+		alone := explain(t, cfg, s.XTrain[i:i+1])[0]
+		a, b := alone.Path0(), batch[i].Path0()
+		if d := maxDiff(a.Counterfactual, b.Counterfactual); d > 1e-5 {
+			t.Errorf("row %d: counterfactual alone vs in a batch of 100 differs by %.2e", i, d)
+		}
+		if d := maxDiff(alone.Attribution, batch[i].Attribution); d > 1e-5 {
+			t.Errorf("row %d: attribution alone vs in a batch of 100 differs by %.2e", i, d)
+		}
+	}
+}
+
+func TestDeterministicAndSeededPaths(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps, cfg.Paths, cfg.Samples = 200, 3, 2
+	a := explain(t, cfg, s.XTest[:3])
+	b := explain(t, cfg, s.XTest[:3])
+	for i := range a {
+		for p := range a[i].Paths {
+			if d := maxDiff(a[i].Paths[p].Counterfactual, b[i].Paths[p].Counterfactual); d != 0 {
+				t.Errorf("instance %d path %d: same seed, counterfactuals differ by %g", i, p, d)
+			}
+		}
+		if d := maxDiff(a[i].Attribution, b[i].Attribution); d != 0 {
+			t.Errorf("instance %d: same seed, attributions differ by %g", i, d)
+		}
+		if d := maxDiff(a[i].Paths[1].Counterfactual, a[i].Paths[2].Counterfactual); d == 0 {
+			t.Errorf("instance %d: paths 1 and 2 are identical; want different seeded paths", i)
+		}
+		std := 0.0
+		for _, v := range a[i].AttributionStd {
+			std += v
+		}
+		if std == 0 {
+			t.Errorf("instance %d: zero spread across 3 paths", i)
+		}
+	}
+	cfg.Seed = 2
+	c := explain(t, cfg, s.XTest[:1])
+	if d := maxDiff(a[0].Paths[1].Counterfactual, c[0].Paths[1].Counterfactual); d == 0 {
+		t.Error("a different seed gave the same path")
+	}
+}
+
+func TestValidityOnTestSplit(t *testing.T) {
+	s := wbc(t)
+	ex := explain(t, quce.DefaultConfig(), s.XTest)
+	valid := 0
+	for _, e := range ex {
+		if e.Path0().Valid {
+			valid++
+		}
+		if e.Target == e.PredictedClass {
+			t.Fatalf("default target %d equals the predicted class", e.Target)
+		}
+	}
+	rate := float64(valid) / float64(len(ex))
+	t.Logf("validity on %d test rows: %.4f; mean |gap| %.2e", len(ex), rate, meanAbsGap(ex))
+	if rate < 0.98 {
+		t.Errorf("validity %.4f < 0.98", rate)
+	}
+}
+
+func TestFrozenFeaturesAndBounds(t *testing.T) {
+	s := wbc(t)
+	x := s.XTest[3]
+	orig := s.Scaler.InverseRow(x)
+	j := len(x)
+	q := quce.NewQuery(x)
+	q.Frozen = make([]bool, j)
+	q.Frozen[0], q.Frozen[5], q.Frozen[20] = true, true, true
+	q.Lower, q.Upper = make([]float64, j), make([]float64, j)
+	for f := range q.Lower {
+		q.Lower[f], q.Upper[f] = math.NaN(), math.NaN()
+	}
+	// Tight boxes around the instance on a few features.
+	for _, f := range []int{1, 2, 22, 27} {
+		w := 0.05 * math.Abs(orig[f])
+		q.Lower[f], q.Upper[f] = orig[f]-w, orig[f]+w
+	}
+	cfg := quce.DefaultConfig()
+	cfg.Steps = 300
+	ex, err := s.Explainer.Explain(context.Background(), cfg, []quce.Query{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ex[0].Path0()
+	for _, pt := range p.Points {
+		for _, f := range []int{0, 5, 20} {
+			if pt[f] != float64(float32(x[f])) {
+				t.Fatalf("frozen feature %d moved: %v -> %v", f, x[f], pt[f])
+			}
+		}
+		o := s.Scaler.InverseRow(pt)
+		for _, f := range []int{1, 2, 22, 27} {
+			tol := 1e-5 * math.Abs(orig[f])
+			if o[f] < q.Lower[f]-tol || o[f] > q.Upper[f]+tol {
+				t.Fatalf("feature %d left its bounds [%v, %v]: %v", f, q.Lower[f], q.Upper[f], o[f])
+			}
+		}
+	}
+	if maxDiff(p.Counterfactual, x) < 1e-3 {
+		t.Error("nothing moved")
+	}
+}
+
+func TestEarlyStop(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.EarlyStop = 5
+	e := explain(t, cfg, s.XTest[:5])
+	for i, ex := range e {
+		p := ex.Path0()
+		if !p.Valid || p.Steps >= cfg.Steps {
+			t.Errorf("instance %d: early stop gave valid=%v after %d steps", i, p.Valid, p.Steps)
+		}
+	}
+}
+
+// A row whose objective overflows fails alone; the rest of its batch is unaffected.
+func TestNonFiniteRowDoesNotContaminateBatch(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps = 100
+	bad := make([]float64, len(s.XTest[0]))
+	for f := range bad {
+		bad[f] = 1e19 // finite in float32, but its squared reconstruction error overflows
+	}
+	rows := [][]float64{s.XTest[0], bad, s.XTest[1]}
+	batch := explain(t, cfg, rows)
+	if f := batch[1].Path0().Failure; f == "" || batch[1].Path0().Valid {
+		t.Errorf("overflowing row: failure %q valid %v; want a reported failure", f, batch[1].Path0().Valid)
+	} else if !strings.Contains(f, "non-finite") {
+		t.Errorf("failure reason %q does not say what happened", f)
+	}
+	for _, i := range []int{0, 2} {
+		alone := explain(t, cfg, rows[i:i+1])[0]
+		if d := maxDiff(alone.Path0().Counterfactual, batch[i].Path0().Counterfactual); d > 1e-5 {
+			t.Errorf("row %d changed by %.2e next to an overflowing row", i, d)
+		}
+		if batch[i].Path0().Failure != "" {
+			t.Errorf("row %d failed: %s", i, batch[i].Path0().Failure)
+		}
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	s := wbc(t)
+	x := s.XTest[0]
+	j := len(x)
+	good := quce.DefaultConfig()
+	with := func(f func(*quce.Config)) quce.Config { c := good; f(&c); return c }
+	frozenAll := make([]bool, j)
+	for i := range frozenAll {
+		frozenAll[i] = true
+	}
+	orig := s.Scaler.InverseRow(x)
+	excl := make([]float64, j)
+	for i := range excl {
+		excl[i] = math.NaN()
+	}
+	excl[0] = orig[0] + 1
+	swappedLo, swappedHi := make([]float64, j), make([]float64, j)
+	for i := range swappedLo {
+		swappedLo[i], swappedHi[i] = math.NaN(), math.NaN()
+	}
+	swappedLo[2], swappedHi[2] = 10, 5
+	nanRow := append([]float64(nil), x...)
+	nanRow[3] = math.NaN()
+	tests := []struct {
+		name string
+		cfg  quce.Config
+		q    quce.Query
+		want string
+	}{
+		{"negative lambda", with(func(c *quce.Config) { c.Lambda2 = -1 }), quce.NewQuery(x), "lambda2"},
+		{"NaN lambda", with(func(c *quce.Config) { c.Lambda3 = math.NaN() }), quce.NewQuery(x), "lambda3"},
+		{"zero lambda1", with(func(c *quce.Config) { c.Lambda1 = 0 }), quce.NewQuery(x), "lambda1"},
+		{"zero learning rate", with(func(c *quce.Config) { c.LearningRate = 0 }), quce.NewQuery(x), "learning rate"},
+		{"zero steps", with(func(c *quce.Config) { c.Steps = 0 }), quce.NewQuery(x), "steps"},
+		{"zero K", with(func(c *quce.Config) { c.K = 0 }), quce.NewQuery(x), "k = 0"},
+		{"threshold 1", with(func(c *quce.Config) { c.Threshold = 1 }), quce.NewQuery(x), "threshold"},
+		{"threshold 0", with(func(c *quce.Config) { c.Threshold = 0 }), quce.NewQuery(x), "threshold"},
+		{"unknown optimizer", with(func(c *quce.Config) { c.Optimizer = "rmsprop" }), quce.NewQuery(x), `unknown optimizer "rmsprop"`},
+		{"unknown rule", with(func(c *quce.Config) { c.Rule = "simpson" }), quce.NewQuery(x), "unknown attribution rule"},
+		{"zero paths", with(func(c *quce.Config) { c.Paths = 0 }), quce.NewQuery(x), "paths"},
+		{"target 2", good, quce.Query{X: x, Target: 2}, "target class 2"},
+		{"wrong width", good, quce.NewQuery(x[:5]), "has 5 features"},
+		{"NaN feature", good, quce.NewQuery(nanRow), "is NaN"},
+		{"every feature frozen", good, quce.Query{X: x, Target: quce.AutoTarget, Frozen: frozenAll}, "every feature is frozen"},
+		{"bounds exclude the instance", good, quce.Query{X: x, Target: quce.AutoTarget, Lower: excl}, "outside its bounds"},
+		{"lower above upper", good, quce.Query{X: x, Target: quce.AutoTarget, Lower: swappedLo, Upper: swappedHi}, "lower bound 10 > upper bound 5"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s.Explainer.Explain(context.Background(), tc.cfg, []quce.Query{tc.q})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v; want it to contain %q", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), "fix:") && !strings.Contains(tc.want, "features") {
+				t.Errorf("error %q does not say how to fix it", err)
+			}
+		})
+	}
+}
+
+func TestCancelledContextStops(t *testing.T) {
+	s := wbc(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.Explainer.Progress = func(step, _ int) {
+		if step == 3 {
+			cancel()
+		}
+	}
+	defer func() { s.Explainer.Progress = nil }()
+	_, err := s.Explainer.Explain(ctx, quce.DefaultConfig(), queries(s.XTest[:2]))
+	if err != context.Canceled {
+		t.Errorf("error = %v; want context.Canceled", err)
+	}
+}
+
+func maxDiff(a, b []float64) float64 {
+	m := 0.0
+	for i := range a {
+		m = max(m, math.Abs(a[i]-b[i]))
+	}
+	return m
+}
