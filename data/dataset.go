@@ -91,6 +91,8 @@ func WBC() *Dataset {
 			panic("data: embedded wbc.csv is broken: " + err.Error())
 		}
 		d.Name = wbcName
+		// The file codes the classes 0/1 (scikit-learn's coding); name them for people.
+		d.Labels = [2]string{"malignant", "benign"}
 		wbcData = d
 	})
 	return wbcData.clone()

@@ -19,7 +19,7 @@ func TestWBC(t *testing.T) {
 	if ones != 357 {
 		t.Errorf("WBC has %d benign (1) rows, want 357", ones)
 	}
-	if d.Name != "wbc (embedded)" || d.Target != "target" || d.Labels != [2]string{"0", "1"} {
+	if d.Name != "wbc (embedded)" || d.Target != "target" || d.Labels != [2]string{"malignant", "benign"} {
 		t.Errorf("Name, Target, Labels = %q, %q, %q", d.Name, d.Target, d.Labels)
 	}
 	if d.Features[0] != "mean_radius" || d.Features[29] != "worst_fractal_dimension" {

@@ -26,7 +26,7 @@ func ExampleWBC() {
 	// Output:
 	// wbc (embedded) 569 x 30
 	// features: mean_radius ... worst_fractal_dimension
-	// labels: [0 1] target: target
+	// labels: [malignant benign] target: target
 	// train/test: 455 114
 	// scaled rows: 455
 }

@@ -41,6 +41,7 @@ type Options struct {
 
 // Setup is a prepared dataset with its trained models.
 type Setup struct {
+	Options           Options // as resolved (defaults filled in)
 	Data              *data.Dataset
 	TrainIdx, TestIdx []int
 	Scaler            *data.Scaler
@@ -98,7 +99,7 @@ func Prepare(opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Setup{Data: ds, TrainIdx: trIdx, TestIdx: teIdx, Backend: b, BackendInfo: info}
+	s := &Setup{Options: opts, Data: ds, TrainIdx: trIdx, TestIdx: teIdx, Backend: b, BackendInfo: info}
 	train, test := ds.Subset(trIdx), ds.Subset(teIdx)
 	s.Scaler = data.FitScaler(train.X)
 	s.XTrain, s.XTest = s.Scaler.Transform(train.X), s.Scaler.Transform(test.X)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
@@ -172,27 +173,44 @@ func (e *Explainer) Uncertainty(pts [][]float64) (trained, paper []float64, reco
 // are optimised together, but no row's result depends on another's. It stops early with
 // ctx's error when ctx is cancelled.
 func (e *Explainer) Explain(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, error) {
+	ex, _, err := e.ExplainTimed(ctx, cfg, queries)
+	return ex, err
+}
+
+// Timings are the wall seconds of Explain's phases.
+type Timings struct {
+	Optimisation float64 `json:"optimisation"` // the n steps, with F, ∇F and L_ε at every path point
+	Attribution  float64 `json:"attribution"`  // path integrals (and the Riemann points)
+	Uncertainty  float64 `json:"uncertainty"`  // ε and the ± integrals
+}
+
+// ExplainTimed is Explain, also returning how long each phase took.
+func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, Timings, error) {
+	var tm Timings
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, tm, err
 	}
 	if len(queries) == 0 {
-		return nil, fmt.Errorf("quce: no instances to explain")
+		return nil, tm, fmt.Errorf("quce: no instances to explain")
 	}
 	pred, err := e.predict(queries)
 	if err != nil {
-		return nil, err
+		return nil, tm, err
 	}
 	rows, err := e.makeRows(cfg, queries, pred)
 	if err != nil {
-		return nil, err
+		return nil, tm, err
 	}
+	t0 := time.Now()
 	if err := e.optimise(ctx, cfg, rows); err != nil {
-		return nil, err
+		return nil, tm, err
 	}
 	if err := e.fillProbes(ctx, rows); err != nil {
-		return nil, err
+		return nil, tm, err
 	}
-	return e.assemble(ctx, cfg, queries, pred, rows)
+	tm.Optimisation = time.Since(t0).Seconds()
+	ex, err := e.assemble(ctx, cfg, queries, pred, rows, &tm)
+	return ex, tm, err
 }
 
 // ExplainPaths measures given paths instead of optimising: paths[i] is a path for
@@ -237,7 +255,7 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 	if err := e.fillProbes(ctx, rows); err != nil {
 		return nil, err
 	}
-	return e.assemble(ctx, cfg, queries, pred, rows)
+	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{})
 }
 
 // predict returns F(1|x) for each query, checking the queries' shapes and values.

@@ -3,6 +3,7 @@ package quce
 import (
 	"context"
 	"math"
+	"time"
 )
 
 // Path is one optimisation path from x to its counterfactual, with everything measured on it.
@@ -69,7 +70,7 @@ func (e *Explanation) ValidRate() float64 {
 }
 
 // assemble integrates the attributions and the ± uncertainty and builds the results.
-func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, pred []float64, rows []*row) ([]*Explanation, error) {
+func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, pred []float64, rows []*row, tm *Timings) ([]*Explanation, error) {
 	j := e.NumFeatures()
 	acc := &accumulator{e: e, ctx: ctx}
 	phi := make([][]float64, len(rows))
@@ -85,6 +86,7 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 		return nil, err
 	}
 	invK := 1 / float64(cfg.K)
+	t0 := time.Now()
 	for i, r := range rows {
 		phi[i], plus[i], minus[i] = make([]float64, j), make([]float64, j), make([]float64, j)
 		for s := 1; s < len(r.points); s++ {
@@ -118,6 +120,13 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 				}
 			}
 		}
+	}
+	if err := acc.flush(); err != nil {
+		return nil, err
+	}
+	tm.Attribution += time.Since(t0).Seconds()
+	t0 = time.Now()
+	for i, r := range rows {
 		eps[i] = make([]float32, j)
 		for f := range eps[i] {
 			eps[i][f] = float32(math.Abs(float64(last[i][f] - recon[i][f])))
@@ -143,6 +152,7 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 	if err := acc.flush(); err != nil {
 		return nil, err
 	}
+	tm.Uncertainty += time.Since(t0).Seconds()
 
 	out := make([]*Explanation, len(queries))
 	for qi, q := range queries {

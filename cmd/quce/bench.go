@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/quce"
+)
+
+// phase is one timed phase of quce bench.
+type phase struct {
+	Name        string  `json:"name"`
+	Rows        int     `json:"rows,omitempty"`
+	WallSeconds float64 `json:"wall_seconds"`
+	CPUSeconds  float64 `json:"cpu_seconds"`
+	RowsPerSec  float64 `json:"rows_per_second,omitempty"`
+	// For explain phases: the split of the wall time and the completeness gap reached.
+	Optimisation    float64 `json:"optimisation_seconds,omitempty"`
+	Attribution     float64 `json:"attribution_seconds,omitempty"`
+	Uncertainty     float64 `json:"uncertainty_seconds,omitempty"`
+	CompletenessGap float64 `json:"completeness_gap_mean,omitempty"`
+	Validity        float64 `json:"validity,omitempty"`
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
+func timed(name string, rows int, fn func() error) (phase, error) {
+	c0, t0 := cpuSeconds(), time.Now()
+	err := fn()
+	p := phase{Name: name, Rows: rows, WallSeconds: time.Since(t0).Seconds(), CPUSeconds: cpuSeconds() - c0}
+	if rows > 0 {
+		p.RowsPerSec = float64(rows) / p.WallSeconds
+	}
+	return p, err
+}
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f := &common{stderr: stderr}
+	fs := flag.NewFlagSet("quce bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	batches := fs.String("rows", "1,100,455", "comma-separated batch sizes B (rows of the training split, repeated if B exceeds it)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	var sizes []int
+	for _, p := range strings.Split(*batches, ",") {
+		b, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || b <= 0 {
+			return fmt.Errorf("-rows %q: %q is not a positive integer", *batches, p)
+		}
+		sizes = append(sizes, b)
+	}
+	// Training is always timed from scratch: the cache would hide it.
+	f.noCache = true
+	var phases []phase
+	var s *pipeline.Setup
+	p, err := timed("prepare (classifier + VAE training)", 0, func() error { s, err = f.prepare(); return err })
+	if err != nil {
+		return err
+	}
+	phases = append(phases,
+		phase{Name: "classifier training", WallSeconds: s.ClassifierSeconds},
+		phase{Name: "vae training", WallSeconds: s.VAESeconds}, p)
+	for _, b := range sizes {
+		qs := make([]quce.Query, b)
+		for i := range qs {
+			qs[i] = quce.NewQuery(s.XTrain[i%len(s.XTrain)])
+		}
+		var tm quce.Timings
+		var ex []*quce.Explanation
+		p, err := timed("explain", b, func() error {
+			var err error
+			ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		p.Optimisation, p.Attribution, p.Uncertainty = tm.Optimisation, tm.Attribution, tm.Uncertainty
+		valid := 0
+		for _, e := range ex {
+			p.CompletenessGap += math.Abs(e.CompletenessGap) / float64(len(ex))
+			if e.Path0().Valid {
+				valid++
+			}
+		}
+		p.Validity = float64(valid) / float64(len(ex))
+		phases = append(phases, p)
+		f.logf("B=%d: %.2fs wall (optimisation %.2fs, attribution %.2fs, uncertainty %.2fs)", b, p.WallSeconds, tm.Optimisation, tm.Attribution, tm.Uncertainty)
+	}
+	doc := map[string]any{
+		"backend": s.BackendInfo.Config, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
+	}
+	b, err := json.MarshalIndent(doc, "", " ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, string(b))
+	return err
+}

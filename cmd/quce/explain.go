@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/quce"
+)
+
+type explainFlags struct {
+	common
+	split    string
+	n, top   int
+	jsonPath string
+	svgDir   string
+	frozen   string
+}
+
+func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f := &explainFlags{}
+	f.stderr = stderr
+	fs := flag.NewFlagSet("quce explain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	fs.StringVar(&f.split, "split", "test", "which split's rows to explain: train or test")
+	fs.IntVar(&f.n, "n", 5, "explain the first n rows of the split")
+	fs.IntVar(&f.top, "top", 5, "features printed per instance")
+	fs.StringVar(&f.jsonPath, "json", "", "write the results as JSON to this file")
+	fs.StringVar(&f.svgDir, "svg", "", "write plots (SVG) for every instance into this folder")
+	fs.StringVar(&f.frozen, "frozen", "", "comma-separated feature names that may not change")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q; fix: put flags before nothing else (quce explain -n 3)", fs.Arg(0))
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	if f.split != "train" && f.split != "test" {
+		return fmt.Errorf("-split %q: fix: use train or test", f.split)
+	}
+	if f.n <= 0 {
+		return fmt.Errorf("-n %d: fix: explain at least 1 row", f.n)
+	}
+	if err := f.checkOutput(f.jsonPath); err != nil {
+		return err
+	}
+	s, err := f.prepare()
+	if err != nil {
+		return err
+	}
+	rows, idx := s.XTest, s.TestIdx
+	if f.split == "train" {
+		rows, idx = s.XTrain, s.TrainIdx
+	}
+	if f.n > len(rows) {
+		return fmt.Errorf("-n %d: the %s split has only %d rows; fix: use -n %d or less", f.n, f.split, len(rows), len(rows))
+	}
+	frozen, err := frozenMask(f.frozen, s.Data.Features)
+	if err != nil {
+		return err
+	}
+	qs := make([]quce.Query, f.n)
+	for i := range qs {
+		qs[i] = quce.Query{X: rows[i], Target: quce.AutoTarget, Frozen: frozen}
+	}
+	f.logf("explaining %d %s rows: %d steps of %s, λ = %g, %g, %g", f.n, f.split, cfg.Steps, cfg.Optimizer, cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
+	ex, tm, err := s.Explainer.ExplainTimed(ctx, cfg, qs)
+	if err != nil {
+		return err
+	}
+	f.logf("done: optimisation %.2fs, attribution %.2fs, uncertainty %.2fs", tm.Optimisation, tm.Attribution, tm.Uncertainty)
+	printExplanations(stdout, s, ex, idx, f.split, f.top)
+	if f.jsonPath != "" {
+		doc := explainDoc(s, cfg, f.split, ex, idx)
+		b, err := json.MarshalIndent(doc, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := writeOutput(f.jsonPath, append(b, '\n')); err != nil {
+			return err
+		}
+		f.logf("wrote %s", f.jsonPath)
+	}
+	if f.svgDir != "" {
+		return writeExplainPlots(f, s, ex, idx)
+	}
+	return nil
+}
+
+func frozenMask(list string, features []string) ([]bool, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	mask := make([]bool, len(features))
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		i := indexOf(features, name)
+		if i < 0 {
+			return nil, fmt.Errorf("-frozen: unknown feature %q; fix: use names from the header (%s, ...)", name, strings.Join(features[:min(4, len(features))], ", "))
+		}
+		mask[i] = true
+	}
+	return mask, nil
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// topFeatures orders features by |attribution|, largest first.
+func topFeatures(attr []float64) []int {
+	order := make([]int, len(attr))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return math.Abs(attr[order[a]]) > math.Abs(attr[order[b]]) })
+	return order
+}
+
+func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, idx []int, split string, top int) {
+	labels := s.Data.Labels
+	for i, e := range ex {
+		p := e.Path0()
+		status := "valid"
+		if !p.Valid {
+			status = "NOT valid"
+			if p.Failure != "" {
+				status = "FAILED: " + p.Failure
+			}
+		}
+		fmt.Fprintf(w, "\n%s row %d (data row %d): predicted %q, target %q: F(target) %.4f -> %.4f, %s (%d steps, completeness gap %.1e)\n",
+			split, i, idx[i]+1, labels[e.PredictedClass], labels[e.Target], e.ProbStart, p.ProbEnd, status, p.Steps, e.CompletenessGap)
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  feature\toriginal\t-> counterfactual\tattribution\t[minus, plus]")
+		for _, f := range topFeatures(e.Attribution)[:min(top, len(e.Attribution))] {
+			fmt.Fprintf(tw, "  %s\t%.4g\t-> %.4g\t%+.4f\t[%+.4f, %+.4f]\n", s.Data.Features[f], e.XOriginal[f],
+				p.CounterfactualOriginal[f], e.Attribution[f], e.AttributionMinus[f], e.AttributionPlus[f])
+		}
+		tw.Flush()
+	}
+}
+
+// resultJSON is one instance in quce explain's JSON. With several paths the attribution
+// fields are the expectations over paths (exQUCE) and the counterfactual is path 1's.
+type resultJSON struct {
+	Index                  int       `json:"index"`
+	SplitRow               int       `json:"split_row"`
+	PredictedClass         int       `json:"predicted_class"`
+	TargetClass            int       `json:"target_class"`
+	ProbTargetStart        float64   `json:"prob_target_start"`
+	ProbTargetEnd          float64   `json:"prob_target_end"`
+	Valid                  bool      `json:"valid"`
+	Failure                string    `json:"failure,omitempty"`
+	X                      []float64 `json:"x"`
+	Counterfactual         []float64 `json:"counterfactual"`
+	XOriginal              []float64 `json:"x_original"`
+	CounterfactualOriginal []float64 `json:"counterfactual_original"`
+	Attribution            []float64 `json:"attribution"`
+	AttributionStd         []float64 `json:"attribution_std"`
+	AttributionPlus        []float64 `json:"attribution_plus"`
+	AttributionMinus       []float64 `json:"attribution_minus"`
+	Epsilon                []float64 `json:"epsilon"`
+	CompletenessGap        float64   `json:"completeness_gap"`
+	CFUncertainty          float64   `json:"cf_uncertainty"`
+	CFUncertaintyPaper     float64   `json:"cf_uncertainty_paper"`
+	PathUncertainty        float64   `json:"path_uncertainty"`
+	PathUncertaintyPaper   float64   `json:"path_uncertainty_paper"`
+	PathSteps              int       `json:"path_steps"`
+	Paths                  int       `json:"paths"`
+	ValidPaths             float64   `json:"valid_paths"`
+}
+
+func explainDoc(s *pipeline.Setup, cfg quce.Config, split string, ex []*quce.Explanation, idx []int) map[string]any {
+	results := make([]resultJSON, len(ex))
+	for i, e := range ex {
+		p := e.Path0()
+		results[i] = resultJSON{
+			Index: idx[i], SplitRow: i, PredictedClass: e.PredictedClass, TargetClass: e.Target,
+			ProbTargetStart: e.ProbStart, ProbTargetEnd: p.ProbEnd, Valid: p.Valid, Failure: p.Failure,
+			X: e.X, Counterfactual: p.Counterfactual, XOriginal: e.XOriginal, CounterfactualOriginal: p.CounterfactualOriginal,
+			Attribution: e.Attribution, AttributionStd: e.AttributionStd, AttributionPlus: e.AttributionPlus,
+			AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon, CompletenessGap: e.CompletenessGap,
+			CFUncertainty: p.CFUncertainty, CFUncertaintyPaper: p.CFUncertaintyPaper,
+			PathUncertainty: p.PathUncertainty, PathUncertaintyPaper: p.PathUncertaintyPaper,
+			PathSteps: p.Steps, Paths: len(e.Paths), ValidPaths: e.ValidRate(),
+		}
+	}
+	return map[string]any{
+		"dataset":  datasetJSON(s),
+		"backend":  s.BackendInfo.Config,
+		"versions": versions(),
+		"config": map[string]any{
+			"quce": cfg, "split": split, "split_seed": s.Options.SplitSeed, "test_fraction": s.Options.TestFraction,
+			"classifier": s.Classifier.Config, "vae": s.VAE.Config,
+		},
+		"models": map[string]any{
+			"cache_key": s.CacheKey, "train_accuracy": s.TrainAccuracy, "test_accuracy": s.TestAccuracy,
+			"vae_train": s.VAETrain, "vae_test": s.VAETest,
+		},
+		"features": s.Data.Features,
+		"results":  results,
+	}
+}
+
+func datasetJSON(s *pipeline.Setup) map[string]any {
+	return map[string]any{
+		"name": s.Data.Name, "sha256": s.Data.Checksum, "rows": s.Data.Rows(), "target": s.Data.Target,
+		"labels": s.Data.Labels, "train_rows": len(s.TrainIdx), "test_rows": len(s.TestIdx),
+	}
+}
+
+// versions records what is needed to rerun: Go and the GoMLX modules.
+func versions() map[string]string {
+	v := map[string]string{"go": runtime.Version()}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			switch d.Path {
+			case "github.com/gomlx/gomlx", "github.com/gomlx/compute", "github.com/gomlx/go-xla":
+				v[d.Path] = d.Version
+			}
+		}
+	}
+	return v
+}

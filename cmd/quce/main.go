@@ -1,0 +1,68 @@
+// Command quce explains a neural network's decisions with QUCE, from the command line.
+//
+//	quce explain [flags]   explain the first -n rows of a split; print and write JSON (and SVG)
+//	quce eval [flags]      compare QUCE with its baselines on the paper's metrics
+//	quce bench [flags]     time every phase and print JSON
+//
+// With no -data flag it uses the embedded Wisconsin breast-cancer data. Trained models are
+// cached (see -cache), so a second run loads them. Run "quce <command> -h" for the flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(os.Stderr, "quce: interrupted; no output files were written")
+		os.Exit(130)
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "quce:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+const usage = `usage: quce <command> [flags]
+
+commands:
+  explain   explain instances with QUCE (prediction before/after, top features)
+  eval      QUCE against IG, AGI, Wachter and DiCE-random on the paper's metrics
+  bench     time each phase (training, optimisation, attribution, uncertainty) as JSON
+
+Run "quce <command> -h" for its flags.
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	switch args[0] {
+	case "explain":
+		return runExplain(ctx, args[1:], stdout, stderr)
+	case "eval":
+		return runEval(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return runBench(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "quce: unknown command %q\n%s", args[0], usage)
+	return errUsage
+}
