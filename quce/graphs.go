@@ -25,15 +25,16 @@ func probAndGrad(clf []*Node, x, sign *Node) (p, grad *Node) {
 
 // objective is G(x_c) of SPEC.md per row, with lam = [λ1, λ2, λ3]. noise (nil or
 // [S, R, latent]) selects sampled codes in L_ε. It also returns the parts.
-func objective(clf []*Node, vp vae.Params, sigma float64, xc, x0, sign, lam, noise *Node) (g, unc *Node) {
+func objective(clf []*Node, vp vae.Params, sigma float64, xc, x0, sign, lam, noise *Node) (g, sqErr, kl *Node) {
 	nll := nn.StableSoftplus(Neg(targetScore(clf, xc, sign)))
 	prox := MulScalar(ReduceSum(Square(Sub(xc, x0)), 1), 0.5)
-	unc = vae.PointLoss(vp, xc, noise, sigma, vae.Trained)
+	sqErr, kl = vae.LossParts(vp, xc, noise)
+	unc := vae.Combine(sqErr, kl, sigma, xc.Shape().Dimensions[1], vae.Trained)
 	l1 := Slice(lam, AxisElem(0))
 	l2 := Slice(lam, AxisElem(1))
 	l3 := Slice(lam, AxisElem(2))
 	g = Add(Add(Mul(l1, nll), Mul(l2, prox)), Mul(l3, unc))
-	return g, unc
+	return g, sqErr, kl
 }
 
 // stepGraph is one optimisation step for all rows. Inputs, in order:
@@ -54,13 +55,16 @@ func (e *Explainer) stepGraph(opt Optimizer, samples int) func([]*Node) []*Node 
 		gr := xc.Graph()
 		clf := e.clf.Net.Consts(gr)
 		vp := e.vae.Consts(gr)
-		obj, unc := objective(clf, vp, e.vae.Config.Sigma, xc, x0, sign, lam, noise)
+		sigma, j := e.vae.Config.Sigma, xc.Shape().Dimensions[1]
+		obj, sqErr, kl := objective(clf, vp, sigma, xc, x0, sign, lam, noise)
 		grad := Mul(Gradient(ReduceAllSum(obj), xc)[0], move)
 		p, gradP := probAndGrad(clf, xc, sign)
 		if noise != nil {
-			unc = vae.PointLoss(vp, xc, nil, e.vae.Config.Sigma, vae.Trained)
+			// The reported uncertainty always uses the mean code.
+			sqErr, kl = vae.LossParts(vp, xc, nil)
 		}
-		uncPaper := vae.PointLoss(vp, xc, nil, e.vae.Config.Sigma, vae.Paper)
+		unc := vae.Combine(sqErr, kl, sigma, j, vae.Trained)
+		uncPaper := vae.Combine(sqErr, kl, sigma, j, vae.Paper)
 
 		var update, newM, newV *Node
 		switch opt {
@@ -92,15 +96,17 @@ func (e *Explainer) probeGraph(x, sign *Node) (*Node, *Node) {
 // paper's form [R], and the reconstruction dec(μ(x)) [R,J].
 func (e *Explainer) pointGraph(x *Node) (*Node, *Node, *Node) {
 	vp := e.vae.Consts(x.Graph())
-	return vae.PointLoss(vp, x, nil, e.vae.Config.Sigma, vae.Trained),
-		vae.PointLoss(vp, x, nil, e.vae.Config.Sigma, vae.Paper),
-		vae.Reconstruction(vp, x)
+	mu, logvar := vae.Encode(vp.Enc, x)
+	recon := vae.Decode(vp.Dec, mu)
+	sqErr, kl := ReduceSum(Square(Sub(x, recon)), 1), vae.KL(mu, logvar)
+	sigma, j := e.vae.Config.Sigma, x.Shape().Dimensions[1]
+	return vae.Combine(sqErr, kl, sigma, j, vae.Trained), vae.Combine(sqErr, kl, sigma, j, vae.Paper), recon
 }
 
 // objectiveGraph returns G and its gradient for rows xc (used to check gradients).
 func (e *Explainer) objectiveGraph(in []*Node) []*Node {
 	xc, x0, sign, lam := in[0], in[1], in[2], in[3]
 	gr := xc.Graph()
-	obj, _ := objective(e.clf.Net.Consts(gr), e.vae.Consts(gr), e.vae.Config.Sigma, xc, x0, sign, lam, nil)
+	obj, _, _ := objective(e.clf.Net.Consts(gr), e.vae.Consts(gr), e.vae.Config.Sigma, xc, x0, sign, lam, nil)
 	return []*Node{obj, Gradient(ReduceAllSum(obj), xc)[0]}
 }

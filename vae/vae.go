@@ -139,29 +139,34 @@ func KL(mu, logvar *Node) *Node {
 // standard normals and the loss is averaged over the S reparameterised codes
 // z = μ + exp(½ logvar)·noise.
 func PointLoss(p Params, x, noise *Node, sigma float64, form Form) *Node {
+	sq, kl := LossParts(p, x, noise)
+	return Combine(sq, kl, sigma, x.Shape().Dimensions[1], form)
+}
+
+// LossParts returns the two parts of L_ε per row: the squared reconstruction error
+// Σ_j (x_j − x̂_j)² (averaged over the codes when noise is given, see PointLoss) and the KL
+// term. Both forms of the loss are made from them by Combine, so a graph that needs both
+// runs the networks once.
+func LossParts(p Params, x, noise *Node) (sqErr, kl *Node) {
 	mu, logvar := Encode(p.Enc, x)
-	kl := KL(mu, logvar)
-	recon := func(z *Node) *Node {
-		sq := ReduceSum(Square(Sub(x, Decode(p.Dec, z))), 1)
-		if form == Paper {
-			return DivScalar(sq, float64(x.Shape().Dimensions[1]))
-		}
-		return MulScalar(sq, 0.5/(sigma*sigma))
-	}
+	kl = KL(mu, logvar)
 	if noise == nil {
-		return Add(recon(mu), kl)
+		return ReduceSum(Square(Sub(x, Decode(p.Dec, mu))), 1), kl
 	}
 	s := noise.Shape().Dimensions[0]
-	rows, l := mu.Shape().Dimensions[0], mu.Shape().Dimensions[1]
+	rows, l, j := mu.Shape().Dimensions[0], mu.Shape().Dimensions[1], x.Shape().Dimensions[1]
 	z := Add(ExpandAxes(mu, 0), Mul(ExpandAxes(Exp(MulScalar(logvar, 0.5)), 0), noise)) // [S, rows, L]
-	xs := Reshape(BroadcastToDims(ExpandAxes(x, 0), s, rows, x.Shape().Dimensions[1]), s*rows, -1)
+	xs := Reshape(BroadcastToDims(ExpandAxes(x, 0), s, rows, j), s*rows, j)
 	sq := ReduceSum(Square(Sub(xs, Decode(p.Dec, Reshape(z, s*rows, l)))), 1)
+	return ReduceMean(Reshape(sq, s, rows), 0), kl
+}
+
+// Combine makes L_ε in the given form from its parts, for j features.
+func Combine(sqErr, kl *Node, sigma float64, j int, form Form) *Node {
 	if form == Paper {
-		sq = DivScalar(sq, float64(x.Shape().Dimensions[1]))
-	} else {
-		sq = MulScalar(sq, 0.5/(sigma*sigma))
+		return Add(DivScalar(sqErr, float64(j)), kl)
 	}
-	return Add(ReduceMean(Reshape(sq, s, rows), 0), kl)
+	return Add(MulScalar(sqErr, 0.5/(sigma*sigma)), kl)
 }
 
 // Reconstruction returns x̂ = dec(μ(x)).

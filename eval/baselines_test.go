@@ -1,0 +1,152 @@
+package eval
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/quce-go/quce/backend"
+	"github.com/quce-go/quce/classifier"
+	"github.com/quce-go/quce/internal/nn"
+)
+
+// linearClassifier is F(1|x) = σ(w·x + b) as a one-layer classifier.
+func linearClassifier(w []float32, b float32) *classifier.Classifier {
+	return &classifier.Classifier{
+		Config: classifier.DefaultConfig(),
+		Net:    &nn.MLP{Layers: []nn.Layer{{In: len(w), Out: 1, W: w, B: []float32{b}}}},
+	}
+}
+
+// AGI on logit = x1 + 2·x2, by hand. Row 0: logit 0.152 (class 1); each step moves both
+// features by −0.01, the logit by −0.03: 0.122, 0.092, 0.062, 0.032, 0.002, then −0.028 at
+// step 6, where it flips. Row 1: logit −0.058 (class 0) rises by 0.03 a step and flips at
+// step 2 (0.002). Each row stops on its own.
+func TestAGIStopsAtFlip(t *testing.T) {
+	b, _, err := backend.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clf := linearClassifier([]float32{1, 2}, 0)
+	xs := [][]float64{{0.05, 0.051}, {-0.1, 0.021}}
+	cases := []struct {
+		name      string
+		maxSteps  int
+		steps     []int
+		flipped   []bool
+		originals []int
+	}{
+		{"flip", 1000, []int{6, 2}, []bool{true, true}, []int{1, 0}},
+		{"step limit", 4, []int{4, 2}, []bool{false, true}, []int{1, 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			paths, err := RunAGI(context.Background(), b, clf, xs, AGIConfig{Eta: 0.01, MaxSteps: c.maxSteps}, 0.5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, p := range paths {
+				if p.Steps != c.steps[i] || p.Flipped != c.flipped[i] || p.Original != c.originals[i] || len(p.Points) != p.Steps+1 {
+					t.Errorf("row %d: steps %d flipped %v original %d points %d; want %d %v %d", i, p.Steps, p.Flipped, p.Original, len(p.Points), c.steps[i], c.flipped[i], c.originals[i])
+				}
+				dir := -1.0
+				if p.Original == 0 {
+					dir = 1
+				}
+				for k, pt := range p.Points {
+					for f := range pt {
+						if want := xs[i][f] + dir*0.01*float64(k); !near(pt[f], want, 1e-6) {
+							t.Fatalf("row %d point %d = %v, want feature %d = %v", i, k, pt, f, want)
+						}
+					}
+					z := pt[0] + 2*pt[1]
+					inTarget := (z >= 0) != (p.Original == 1)
+					if last := k == len(p.Points)-1; inTarget != (last && p.Flipped) {
+						t.Errorf("row %d point %d: logit %v; in the other class %v", i, k, z, inTarget)
+					}
+				}
+				if p.Flipped && p.ProbEnd < 0.5 {
+					t.Errorf("row %d flipped with F(τ) = %v", i, p.ProbEnd)
+				}
+			}
+		})
+	}
+	if _, err := RunAGI(context.Background(), b, clf, xs, AGIConfig{Eta: 0, MaxSteps: 10}, 0.5); err == nil {
+		t.Error("η = 0 was accepted")
+	}
+}
+
+// AGI's sign step must not vanish where the classifier is saturated: at logit 200, F(1|x)
+// is exactly 1 in float32, so a probability gradient is 0, but the logit's is not.
+func TestAGISaturated(t *testing.T) {
+	b, _, err := backend.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clf := linearClassifier([]float32{100, 100}, 0)
+	paths, err := RunAGI(context.Background(), b, clf, [][]float64{{1, 1}}, AGIConfig{Eta: 0.6, MaxSteps: 10}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := paths[0]; !p.Flipped || p.Steps != 2 {
+		t.Errorf("saturated start: flipped %v after %d steps; want a flip after 2 (logit 200 → 80 → −40)", p.Flipped, p.Steps)
+	}
+}
+
+func TestDiceValidAndInRange(t *testing.T) {
+	b, _, err := backend.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// logit = x1 − x2 + 0.5·x3; features range over [-2, 2] except x3 over [0, 1].
+	clf := linearClassifier([]float32{1, -1, 0.5}, 0)
+	lo, hi := []float64{-2, -2, 0}, []float64{2, 2, 1}
+	xs := [][]float64{{1, 0, 0.5}, {-1, 1, 0}, {0.2, 0.1, 1}, {-0.3, 0.2, 0.2}}
+	run := func(seed uint64) []*DiceResult {
+		res, err := RunDice(context.Background(), b, clf, xs, lo, hi, DiceConfig{Samples: 200}, 0.5, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run(3)
+	for i, r := range res {
+		if r.Counterfactual == nil {
+			t.Fatalf("row %d: no counterfactual", i)
+		}
+		z := r.Counterfactual[0] - r.Counterfactual[1] + 0.5*r.Counterfactual[2]
+		orig := 0
+		if xs[i][0]-xs[i][1]+0.5*xs[i][2] >= 0 {
+			orig = 1
+		}
+		if r.Original != orig || (z >= 0) == (orig == 1) || r.ProbEnd < 0.5 {
+			t.Errorf("row %d: counterfactual %v (logit %v) is not in the other class of %d", i, r.Counterfactual, z, orig)
+		}
+		for f, v := range r.Counterfactual {
+			if v != xs[i][f] && (v < lo[f] || v > hi[f]) {
+				t.Errorf("row %d feature %d = %v outside the training range [%v, %v]", i, f, v, lo[f], hi[f])
+			}
+		}
+		if r.Features < 1 || r.Candidates < 200 {
+			t.Errorf("row %d: %d features, %d candidates", i, r.Features, r.Candidates)
+		}
+	}
+	// Seeded: the same seed gives the same counterfactuals.
+	again := run(3)
+	for i := range res {
+		for f := range res[i].Counterfactual {
+			if res[i].Counterfactual[f] != again[i].Counterfactual[f] {
+				t.Fatalf("row %d differs between runs with one seed", i)
+			}
+		}
+	}
+	// An unreachable class is a reported failure, not a dropped row: with every feature
+	// confined to a range where the logit stays positive, class 0 cannot be reached.
+	far, err := RunDice(context.Background(), b, clf, [][]float64{{1, 0, 0}}, []float64{1, -1, 0}, []float64{2, 0, 1}, DiceConfig{Samples: 50}, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if far[0].Counterfactual != nil || far[0].Features != 3 || far[0].Candidates != 150 || math.IsNaN(far[0].ProbEnd) || far[0].ProbEnd >= 0.5 {
+		t.Errorf("unreachable class: %+v", far[0])
+	}
+}

@@ -1,0 +1,54 @@
+// Package eval runs the paper's evaluation: QUCE against its baselines on any prepared
+// data set, with one classifier, one VAE and the same batched machinery for every method,
+// and reports the metrics of SPEC.md as the paper's tables and as JSON.
+//
+// # Methods
+//
+//   - quce: the QUCE search (quce.Explainer.Explain) with Options.Config.
+//   - ig: the straight line from x to QUCE's counterfactual x_c with K_total points
+//     (Options.IGPoints, by default as many as QUCE's path has), measured with
+//     quce.Explainer.ExplainPaths, the same path attribution. QUCE runs once per split;
+//     ig reuses its counterfactuals.
+//   - agi: individual AGI, x ← x − η·sign(∇ log F(f(x)|x)), every row at once in one GoMLX
+//     graph, each stopping on its own at the class flip (F(τ|x) ≥ ϑ) or at the step limit
+//     (η 0.01, 1000 steps); the sign of the log-probability's gradient is taken from the
+//     logit's, so it does not vanish when the classifier saturates. Its path is measured
+//     with ExplainPaths. Report.AGIFlipped counts the runs that reached the other class.
+//   - wachter: the QUCE search with λ3 = 0.
+//   - dice-random: DiCE's random strategy (see RunDice); no path, so only counterfactual
+//     metrics apply.
+//
+// Every instance of every method has an InstanceResult; one that fails (an invalid
+// counterfactual, an AGI run that never flipped, no DiCE candidate in the other class, a
+// numerical failure) says why in its Failure field, and the tables list the failures.
+//
+// # Metrics
+//
+// Keys and applicability are in MetricKeys and Applies. The choices SPEC.md leaves open:
+//
+//   - Path uncertainty is the paper-form L_ε ((1/J)Σ(x − x̂)² + KL, z = μ(x), the paper's
+//     "VAE loss") averaged over Options.Interp = 1000 interpolation points of the path: the
+//     Riemann right end points t = k/1000, k = 1..1000, of the path parametrised by step
+//     index (evenly per segment; Options.ArcLength switches to arc length). A path of 1000
+//     steps, such as QUCE's and ig's by default, is thus sampled exactly at its own points,
+//     whose L_ε the explainer already measured and which are reused. Mean and population
+//     standard deviation over instances. The trained (negative-ELBO) form is reported too
+//     (path_uncertainty_trained_*, cf_uncertainty_trained), as SPEC.md asks.
+//   - Counterfactual uncertainty, reconstruction error (mean over features of
+//     |x_c − dec(μ(x_c))|), proximity (L1, L2 in standardised units) and sparsity (features
+//     with |x_c,j − x_j| > 1e-3 standardised) average over valid counterfactuals (all of
+//     them with Options.AllCounterfactuals); validity is over all instances.
+//   - Completeness gap is the mean of |Σ_j Φ_j − (F(τ|x_c) − F(τ|x))|.
+//   - Deletion: features ordered by Φ (of F(τ|·) along the path, so a large value marks a
+//     feature whose value at x holds the original class), largest first, set one by one to
+//     0 (the training mean); the score is the mean of F(original class|·) over the J
+//     resulting points (lower is better). Insertion starts from the baseline and puts x's
+//     features back in the same order (higher is better).
+//   - Seconds per instance is the method's wall time on the split over its instances: the
+//     search and the attribution (ig: the line's attribution only, not the QUCE search it
+//     reuses); the metrics' own cost is not included.
+//
+// The N instances of a split are a seeded sample (Options.Seed), listed in data order.
+// The paper's W-BC figures (PaperWBC) are shown beside ours, marked "paper", only when the
+// data set is the embedded W-BC; they are for reference and nothing is tuned to them.
+package eval

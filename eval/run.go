@@ -1,0 +1,477 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/quce"
+)
+
+// Options say what to evaluate. The zero value of a field means its default (see
+// DefaultOptions), except Seed, where 0 is a seed like any other.
+type Options struct {
+	N       int      // instances per split (default 100; a smaller split is used whole)
+	Splits  []string // "train" and/or "test" (default both)
+	Methods []Method // default AllMethods
+	// Seed picks the N rows of each split (a seeded sample, listed in data order) and seeds
+	// DiCE-random. The QUCE search has its own seed, Config.Seed.
+	Seed uint64
+	// Config is QUCE's configuration (zero: quce.DefaultConfig()). wachter uses it with
+	// Lambda3 = 0; ig and agi are measured with its attribution rule, K and threshold.
+	Config quce.Config
+	AGI    AGIConfig  // zero: DefaultAGIConfig()
+	Dice   DiceConfig // zero: DefaultDiceConfig()
+	// IGPoints is the number of points of the straight IG path (K_total), x and x_c
+	// included; 0 means as many as the QUCE path has (Config.Steps + 1).
+	IGPoints int
+	// Interp is the number of interpolation points at which L_ε is averaged along a path
+	// for the path-uncertainty metrics (default 1000, as in the paper); see Interpolate.
+	Interp int
+	// ArcLength interpolates by arc length instead of by step index (see Interpolate).
+	ArcLength bool
+	// SparsityTol is the change (standardised units) above which a feature counts as
+	// changed (default 1e-3).
+	SparsityTol float64
+	// AllCounterfactuals averages the counterfactual metrics (uncertainty, reconstruction
+	// error, proximity, sparsity) over every counterfactual found, valid or not; by default
+	// they are averaged over valid counterfactuals only.
+	AllCounterfactuals bool
+	// Progress, if set, receives one line per phase.
+	Progress func(format string, args ...any)
+}
+
+// DefaultOptions returns the defaults: 100 instances from each of train and test, every
+// method, seed 1, quce.DefaultConfig(), AGI η 0.01 for at most 1000 steps, DiCE-random with
+// 1000 samples per round, 1000 interpolation points by step index, sparsity tolerance 1e-3.
+func DefaultOptions() Options {
+	return Options{
+		N: 100, Splits: []string{Train, Test}, Methods: append([]Method(nil), AllMethods...), Seed: 1,
+		Config: quce.DefaultConfig(), AGI: DefaultAGIConfig(), Dice: DefaultDiceConfig(),
+		Interp: 1000, SparsityTol: 1e-3,
+	}
+}
+
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.N == 0 {
+		o.N = d.N
+	}
+	if len(o.Splits) == 0 {
+		o.Splits = d.Splits
+	}
+	if len(o.Methods) == 0 {
+		o.Methods = d.Methods
+	}
+	if o.Config == (quce.Config{}) {
+		o.Config = d.Config
+	}
+	if o.AGI == (AGIConfig{}) {
+		o.AGI = d.AGI
+	}
+	if o.Dice == (DiceConfig{}) {
+		o.Dice = d.Dice
+	}
+	if o.Interp == 0 {
+		o.Interp = d.Interp
+	}
+	if o.SparsityTol == 0 {
+		o.SparsityTol = d.SparsityTol
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	if o.N < 0 {
+		return fmt.Errorf("eval: n = %d; fix: use a positive number of instances per split", o.N)
+	}
+	for _, s := range o.Splits {
+		if s != Train && s != Test {
+			return fmt.Errorf("eval: unknown split %q; fix: use train and/or test", s)
+		}
+	}
+	for _, m := range o.Methods {
+		if !m.valid() {
+			return fmt.Errorf("eval: unknown method %q; fix: use %s", m, methodList())
+		}
+	}
+	if err := o.Config.Validate(); err != nil {
+		return err
+	}
+	if err := o.AGI.Validate(); err != nil {
+		return err
+	}
+	if err := o.Dice.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.IGPoints < 0 || o.IGPoints == 1:
+		return fmt.Errorf("eval: IG points = %d; fix: use 0 (as many as QUCE's path) or at least 2", o.IGPoints)
+	case o.Interp < 1:
+		return fmt.Errorf("eval: interpolation points = %d; fix: use at least 1 (1000 as in the paper)", o.Interp)
+	case !(o.SparsityTol > 0) || math.IsInf(o.SparsityTol, 0):
+		return fmt.Errorf("eval: sparsity tolerance = %v; fix: use a small positive value such as 1e-3", o.SparsityTol)
+	}
+	return nil
+}
+
+// Report is the result of an evaluation. Metrics has the JSON shape
+// {METHOD: {SPLIT: {METRIC: value}}}; a metric that does not apply to a method (see
+// Applies), or that no instance could be measured for, is absent.
+type Report struct {
+	Dataset string                                   `json:"dataset"`
+	N       int                                      `json:"n"` // instances asked for per split
+	Metrics map[Method]map[string]map[string]float64 `json:"metrics"`
+
+	Methods []Method         `json:"methods"`
+	Splits  []string         `json:"splits"`
+	Rows    map[string][]int `json:"rows"` // the data set's rows (0-based) evaluated, per split
+	// Counts says, per method and split, how many instances were evaluated, how many
+	// counterfactuals are valid and how many instances failed (invalid, or no result).
+	Counts map[Method]map[string]Counts `json:"counts"`
+	// AGIFlipped is, per split, how many AGI runs reached the other class.
+	AGIFlipped map[string]int `json:"agi_flipped,omitempty"`
+	// Instances holds every instance's outcome, failures included, per method and split,
+	// in the order of Rows.
+	Instances map[Method]map[string][]InstanceResult `json:"instances"`
+	Settings  Settings                               `json:"settings"`
+	// Paper is PaperWBC when the data set is the embedded W-BC (for reference only).
+	Paper   map[Method]map[string]map[string]float64 `json:"paper,omitempty"`
+	Backend string                                   `json:"backend"`
+	Seconds float64                                  `json:"seconds"` // wall time of Run
+}
+
+// Counts summarises one method on one split.
+type Counts struct {
+	Instances int `json:"instances"`
+	Valid     int `json:"valid"`
+	Failed    int `json:"failed"`
+}
+
+// Settings records what the evaluation ran with.
+type Settings struct {
+	Seed               uint64      `json:"seed"`
+	Config             quce.Config `json:"quce"`
+	AGI                AGIConfig   `json:"agi"`
+	Dice               DiceConfig  `json:"dice"`
+	IGPoints           int         `json:"ig_points"`
+	Interp             int         `json:"interp"`
+	Interpolation      string      `json:"interpolation"` // "step" or "arc-length"
+	SparsityTol        float64     `json:"sparsity_tol"`
+	AllCounterfactuals bool        `json:"all_counterfactuals"`
+}
+
+// InstanceResult is one method's outcome on one instance.
+type InstanceResult struct {
+	Index    int `json:"index"`    // position in the split's evaluated rows
+	Row      int `json:"row"`      // row of the data set (0-based)
+	Label    int `json:"label"`    // the data's label
+	Original int `json:"original"` // f(x), the model's class at threshold ϑ
+	Target   int `json:"target"`   // τ = 1 − f(x)
+	// Valid is F(τ|x_c) ≥ ϑ (for ig: QUCE's counterfactual, where its path ends).
+	Valid bool `json:"valid"`
+	// Failure says why the instance has no valid result ("" when it has one).
+	Failure string `json:"failure,omitempty"`
+	// ProbEnd is F(τ|x_c); for DiCE-random without a counterfactual, the highest F(τ|·)
+	// of any candidate.
+	ProbEnd float64 `json:"prob_end"`
+	Steps   int     `json:"steps,omitempty"` // path steps (agi: until the flip)
+	// Metrics holds this instance's values of the per-instance metrics (path_uncertainty,
+	// path_uncertainty_trained, cf_uncertainty, cf_uncertainty_trained, cf_recon_error,
+	// proximity_l1, proximity_l2, sparsity, completeness_gap (signed), deletion, insertion).
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// CounterfactualOriginal is x_c in the data's units; Attribution is Φ (path methods).
+	CounterfactualOriginal []float64 `json:"counterfactual,omitempty"`
+	Attribution            []float64 `json:"attribution,omitempty"`
+
+	Counterfactual []float64   `json:"-"` // x_c, standardised
+	Path           [][]float64 `json:"-"` // the path, standardised (path methods)
+}
+
+// outcome is a method's raw result on one instance before the metrics.
+type outcome struct {
+	res      InstanceResult
+	x        []float64
+	path     *quce.Path // path methods
+	measured bool       // the path is measured (no numerical failure)
+}
+
+// Run evaluates the chosen methods on N instances of each chosen split of s, with one
+// classifier, one VAE and the same batched machinery for every method, and computes the
+// metrics of SPEC.md. QUCE runs once per split and ig reuses its counterfactuals.
+func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
+	start := time.Now()
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if s == nil || s.Explainer == nil || s.Classifier == nil {
+		return nil, fmt.Errorf("eval: the setup has no trained models; fix: prepare it with pipeline.Prepare")
+	}
+	logf := o.Progress
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	igPoints := o.IGPoints
+	if igPoints == 0 {
+		igPoints = o.Config.Steps + 1
+	}
+	interpName := "step"
+	if o.ArcLength {
+		interpName = "arc-length"
+	}
+	rep := &Report{
+		Dataset: s.Data.Name, N: o.N, Methods: o.Methods, Splits: o.Splits,
+		Metrics:   map[Method]map[string]map[string]float64{},
+		Rows:      map[string][]int{},
+		Counts:    map[Method]map[string]Counts{},
+		Instances: map[Method]map[string][]InstanceResult{},
+		Settings: Settings{
+			Seed: o.Seed, Config: o.Config, AGI: o.AGI, Dice: o.Dice, IGPoints: igPoints,
+			Interp: o.Interp, Interpolation: interpName, SparsityTol: o.SparsityTol,
+			AllCounterfactuals: o.AllCounterfactuals,
+		},
+		Backend: s.BackendInfo.String(),
+	}
+	if IsWBC(s.Data.Name) {
+		rep.Paper = PaperWBC
+	}
+	for _, m := range o.Methods {
+		rep.Metrics[m] = map[string]map[string]float64{}
+		rep.Counts[m] = map[string]Counts{}
+		rep.Instances[m] = map[string][]InstanceResult{}
+	}
+	mdl := newModel(s.Backend, s.Classifier)
+	lo, hi := trainRange(s.XTrain)
+
+	for _, split := range o.Splits {
+		xsAll, idx := s.XTrain, s.TrainIdx
+		if split == Test {
+			xsAll, idx = s.XTest, s.TestIdx
+		}
+		pick := sample(len(xsAll), o.N, o.Seed, split)
+		if len(pick) == 0 {
+			return nil, fmt.Errorf("eval: the %s split is empty; fix: use a larger data set or another split", split)
+		}
+		xs := make([][]float64, len(pick))
+		rows := make([]int, len(pick))
+		for i, p := range pick {
+			xs[i], rows[i] = xsAll[p], idx[p]
+		}
+		rep.Rows[split] = rows
+		base := make([]InstanceResult, len(xs))
+		for i := range xs {
+			base[i] = InstanceResult{Index: i, Row: rows[i], Label: s.Data.Y[rows[i]]}
+		}
+		queries := make([]quce.Query, len(xs))
+		for i, x := range xs {
+			queries[i] = quce.NewQuery(x)
+		}
+
+		outs := map[Method][]*outcome{}
+		secs := map[Method]float64{}
+		var quceEx []*quce.Explanation
+		if slices.Contains(o.Methods, QUCE) || slices.Contains(o.Methods, IG) {
+			logf("eval: %s: QUCE on %d instances (%d steps)", split, len(xs), o.Config.Steps)
+			t0 := time.Now()
+			ex, err := s.Explainer.Explain(ctx, o.Config, queries)
+			if err != nil {
+				return nil, fmt.Errorf("eval: QUCE on the %s split: %w", split, err)
+			}
+			secs[QUCE] = time.Since(t0).Seconds()
+			quceEx = ex
+			outs[QUCE] = pathOutcomes(base, xs, ex, o.Config.Threshold, "")
+		}
+		if slices.Contains(o.Methods, IG) {
+			logf("eval: %s: straight-line IG to QUCE's counterfactuals (%d points)", split, igPoints)
+			t0 := time.Now()
+			lines := make([][][]float64, len(xs))
+			for i, x := range xs {
+				lines[i] = straightLine(x, quceEx[i].Path0().Counterfactual, igPoints)
+			}
+			ex, err := s.Explainer.ExplainPaths(ctx, o.Config, queries, lines)
+			if err != nil {
+				return nil, fmt.Errorf("eval: IG on the %s split: %w", split, err)
+			}
+			secs[IG] = time.Since(t0).Seconds()
+			outs[IG] = pathOutcomes(base, xs, ex, o.Config.Threshold, "ends at QUCE's counterfactual, which is not valid: ")
+		}
+		if slices.Contains(o.Methods, Wachter) {
+			cfg := o.Config
+			cfg.Lambda3 = 0
+			logf("eval: %s: Wachter (λ3 = 0) on %d instances", split, len(xs))
+			t0 := time.Now()
+			ex, err := s.Explainer.Explain(ctx, cfg, queries)
+			if err != nil {
+				return nil, fmt.Errorf("eval: Wachter on the %s split: %w", split, err)
+			}
+			secs[Wachter] = time.Since(t0).Seconds()
+			outs[Wachter] = pathOutcomes(base, xs, ex, o.Config.Threshold, "")
+		}
+		if slices.Contains(o.Methods, AGI) {
+			logf("eval: %s: AGI on %d instances (η %v, at most %d steps)", split, len(xs), o.AGI.Eta, o.AGI.MaxSteps)
+			t0 := time.Now()
+			agi, err := mdl.agi(ctx, xs, o.AGI, o.Config.Threshold)
+			if err != nil {
+				return nil, fmt.Errorf("eval: AGI on the %s split: %w", split, err)
+			}
+			paths := make([][][]float64, len(agi))
+			for i, p := range agi {
+				paths[i] = p.Points
+			}
+			ex, err := s.Explainer.ExplainPaths(ctx, o.Config, queries, paths)
+			if err != nil {
+				return nil, fmt.Errorf("eval: measuring the AGI paths on the %s split: %w", split, err)
+			}
+			secs[AGI] = time.Since(t0).Seconds()
+			outs[AGI] = pathOutcomes(base, xs, ex, o.Config.Threshold, "")
+			flipped := 0
+			for i, p := range agi {
+				oc := outs[AGI][i]
+				switch {
+				case p.Flipped:
+					flipped++
+				case !oc.measured:
+					oc.res.Failure = fmt.Sprintf("AGI did not reach the other class in %d steps; %s", p.Steps, oc.res.Failure)
+				default:
+					oc.res.Valid = false
+					oc.res.Failure = fmt.Sprintf("AGI did not reach the other class in %d steps (F(τ|x) = %.3g < ϑ = %v)", p.Steps, p.ProbEnd, o.Config.Threshold)
+				}
+			}
+			if rep.AGIFlipped == nil {
+				rep.AGIFlipped = map[string]int{}
+			}
+			rep.AGIFlipped[split] = flipped
+		}
+		if slices.Contains(o.Methods, DiceRandom) {
+			logf("eval: %s: DiCE-random on %d instances (%d samples per round)", split, len(xs), o.Dice.Samples)
+			t0 := time.Now()
+			dr, err := mdl.dice(ctx, xs, lo, hi, o.Dice, o.Config.Threshold, o.Seed)
+			if err != nil {
+				return nil, fmt.Errorf("eval: DiCE-random on the %s split: %w", split, err)
+			}
+			secs[DiceRandom] = time.Since(t0).Seconds()
+			outs[DiceRandom] = diceOutcomes(base, xs, dr, s.Explainer)
+		}
+
+		logf("eval: %s: metrics", split)
+		if err := measure(ctx, s.Explainer, mdl, o, outs); err != nil {
+			return nil, err
+		}
+		for _, m := range o.Methods {
+			rep.Metrics[m][split] = aggregate(m, outs[m], o)
+			rep.Metrics[m][split][SecondsPerInstance] = secs[m] / float64(len(xs))
+			c := Counts{Instances: len(xs)}
+			res := make([]InstanceResult, len(outs[m]))
+			for i, oc := range outs[m] {
+				res[i] = oc.res
+				if oc.res.Valid {
+					c.Valid++
+				}
+				if oc.res.Failure != "" {
+					c.Failed++
+				}
+			}
+			rep.Counts[m][split] = c
+			rep.Instances[m][split] = res
+		}
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	logf("eval: done in %.1f s", rep.Seconds)
+	return rep, nil
+}
+
+// sample picks n of size rows with a generator seeded by seed and the split's name, and
+// returns them in ascending order; all rows when n ≥ size.
+func sample(size, n int, seed uint64, split string) []int {
+	all := make([]int, size)
+	for i := range all {
+		all[i] = i
+	}
+	if n >= size {
+		return all
+	}
+	var key uint64
+	for _, c := range split {
+		key = key*131 + uint64(c)
+	}
+	rng := rand.New(rand.NewPCG(seed, key))
+	rng.Shuffle(size, func(a, b int) { all[a], all[b] = all[b], all[a] })
+	pick := all[:n]
+	slices.Sort(pick)
+	return pick
+}
+
+// trainRange is the per-feature minimum and maximum of the training rows.
+func trainRange(x [][]float64) (lo, hi []float64) {
+	j := len(x[0])
+	lo, hi = make([]float64, j), make([]float64, j)
+	for f := 0; f < j; f++ {
+		lo[f], hi[f] = math.Inf(1), math.Inf(-1)
+		for _, r := range x {
+			lo[f], hi[f] = min(lo[f], r[f]), max(hi[f], r[f])
+		}
+	}
+	return lo, hi
+}
+
+// straightLine is the path of p points from x to xc (x and xc exactly at its ends).
+func straightLine(x, xc []float64, p int) [][]float64 {
+	out := make([][]float64, p)
+	out[0] = append([]float64(nil), x...)
+	for k := 1; k < p-1; k++ {
+		t := float64(k) / float64(p-1)
+		pt := make([]float64, len(x))
+		for j := range x {
+			pt[j] = x[j] + t*(xc[j]-x[j])
+		}
+		out[k] = pt
+	}
+	out[p-1] = append([]float64(nil), xc...)
+	return out
+}
+
+// pathOutcomes turns explanations (one path each) into outcomes.
+func pathOutcomes(base []InstanceResult, xs [][]float64, ex []*quce.Explanation, threshold float64, invalidPrefix string) []*outcome {
+	out := make([]*outcome, len(ex))
+	for i, e := range ex {
+		p := e.Path0()
+		r := base[i]
+		r.Original, r.Target = e.PredictedClass, e.Target
+		r.Valid, r.ProbEnd, r.Steps = p.Valid, p.ProbEnd, p.Steps
+		r.Counterfactual = p.Counterfactual
+		r.CounterfactualOriginal = p.CounterfactualOriginal
+		r.Attribution = p.Attribution
+		r.Path = p.Points
+		switch {
+		case p.Failure != "":
+			r.Failure = "numerical failure: " + p.Failure
+		case !p.Valid:
+			r.Failure = fmt.Sprintf("%snot valid: F(τ|x_c) = %.3g < ϑ = %v", invalidPrefix, p.ProbEnd, threshold)
+		}
+		out[i] = &outcome{res: r, x: xs[i], path: p, measured: p.Failure == ""}
+	}
+	return out
+}
+
+func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *quce.Explainer) []*outcome {
+	out := make([]*outcome, len(dr))
+	for i, d := range dr {
+		r := base[i]
+		r.Original, r.Target = d.Original, 1-d.Original
+		r.ProbEnd = d.ProbEnd
+		if d.Counterfactual != nil {
+			r.Valid = true
+			r.Counterfactual = d.Counterfactual
+			r.CounterfactualOriginal = e.Scaler().InverseRow(d.Counterfactual)
+		} else {
+			r.Failure = fmt.Sprintf("no candidate reached the other class (%d candidates changing up to %d features; best F(τ|·) = %.3g < ϑ)", d.Candidates, d.Features, d.ProbEnd)
+		}
+		out[i] = &outcome{res: r, x: xs[i]}
+	}
+	return out
+}

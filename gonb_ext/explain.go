@@ -1,0 +1,229 @@
+package gonbext
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/quce-go/quce/eval"
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/plots"
+	"github.com/quce-go/quce/quce"
+)
+
+// Prepare is pipeline.Prepare with a progress line in the cell and a one-line summary of
+// the data, the models and the backend. A zero CacheDir means pipeline.DefaultCacheDir().
+func Prepare(opts pipeline.Options) (*pipeline.Setup, error) {
+	if opts.CacheDir == "" {
+		opts.CacheDir = pipeline.DefaultCacheDir()
+	}
+	p := newProgress()
+	opts.Log = p.set
+	s, err := pipeline.Prepare(opts)
+	p.done()
+	if err != nil {
+		return nil, err
+	}
+	how := "trained"
+	if s.Cached {
+		how = "loaded from the cache"
+	}
+	msg := fmt.Sprintf("<b>%s</b>: %d rows × %d features, %d train / %d test. Models %s. "+
+		"Classifier accuracy %.3f (test). VAE reconstruction MSE %.3f (test). Backend: %s.",
+		html.EscapeString(s.Data.Name), s.Data.Rows(), s.Data.NumFeatures(), len(s.TrainIdx), len(s.TestIdx),
+		how, s.TestAccuracy, s.VAETest.ReconMSE, html.EscapeString(s.BackendInfo.String()))
+	for _, w := range s.Warnings {
+		msg += "<br><b>Warning:</b> " + html.EscapeString(w)
+	}
+	return s, display("prepare", "<p>"+msg+"</p>")
+}
+
+// Explain explains standardised rows with QUCE, showing the optimisation's progress in
+// place.
+func Explain(s *pipeline.Setup, cfg quce.Config, rows [][]float64) ([]*quce.Explanation, error) {
+	qs := make([]quce.Query, len(rows))
+	for i, r := range rows {
+		qs[i] = quce.NewQuery(r)
+	}
+	return ExplainQueries(s, cfg, qs)
+}
+
+// ExplainQueries is Explain for queries with targets, frozen features or bounds.
+func ExplainQueries(s *pipeline.Setup, cfg quce.Config, qs []quce.Query) ([]*quce.Explanation, error) {
+	p := newProgress()
+	last := -1
+	s.Explainer.Progress = func(step, steps int) {
+		if pct := 100 * step / steps; pct/5 != last/5 {
+			last = pct
+			p.set("QUCE: step %d of %d for %d instance(s)", step, steps, len(qs))
+		}
+	}
+	defer func() { s.Explainer.Progress = nil }()
+	ex, err := s.Explainer.Explain(Context, cfg, qs)
+	p.done()
+	return ex, err
+}
+
+// ShowExplanation displays one explanation: the paper's Figure 1 (attribution with its ±
+// uncertainty), the path, and a table of the feature changes in original units.
+func ShowExplanation(s *pipeline.Setup, ex *quce.Explanation) error {
+	fig, err := ExplanationHTML(s, ex, plots.Options{TopK: 15})
+	if err != nil {
+		return err
+	}
+	return display("explanation", fig)
+}
+
+// ExplanationHTML is what ShowExplanation displays, as an HTML fragment.
+func ExplanationHTML(s *pipeline.Setup, ex *quce.Explanation, o plots.Options) (string, error) {
+	attr, err := plots.Attribution(ex, s.Data.Features, o)
+	if err != nil {
+		return "", err
+	}
+	path, err := plots.Path(ex, s.Data.Features, s.Scaler, plots.Options{})
+	if err != nil {
+		return "", err
+	}
+	return svgFragment(attr) + svgFragment(path) + changesTable(s, ex, 10), nil
+}
+
+// changesTable lists the top features: original value → counterfactual, attribution ± bars.
+func changesTable(s *pipeline.Setup, ex *quce.Explanation, top int) string {
+	p := ex.Path0()
+	order := make([]int, len(ex.Attribution))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return math.Abs(ex.Attribution[order[a]]) > math.Abs(ex.Attribution[order[b]]) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "<p>Predicted <b>%s</b>; target <b>%s</b>: F(target) %.4f → %.4f (%s, %d steps, completeness gap %.1e, counterfactual uncertainty %.3f).</p>",
+		html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
+		ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty)
+	b.WriteString("<table><tr><th>feature</th><th>original</th><th>counterfactual</th><th>attribution</th><th>− uncertainty</th><th>+ uncertainty</th></tr>")
+	for _, f := range order[:min(top, len(order))] {
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%.4g</td><td>%.4g</td><td>%+.4f</td><td>%+.4f</td><td>%+.4f</td></tr>",
+			html.EscapeString(s.Data.Features[f]), ex.XOriginal[f], p.CounterfactualOriginal[f],
+			ex.Attribution[f], ex.AttributionMinus[f], ex.AttributionPlus[f])
+	}
+	b.WriteString("</table>")
+	return b.String()
+}
+
+func validText(p *quce.Path) string {
+	switch {
+	case p.Failure != "":
+		return "failed: " + p.Failure
+	case p.Valid:
+		return "valid"
+	}
+	return "not valid"
+}
+
+// ShowTable displays a batch of explanations as an HTML table whose columns sort when
+// their header is clicked.
+func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
+	if len(exs) == 0 {
+		return fmt.Errorf("gonbext: no explanations to show")
+	}
+	id := "quce-table-" + fmt.Sprint(outputCount.Add(1))
+	var b strings.Builder
+	fmt.Fprintf(&b, `<table id=%q><thead><tr>`, id)
+	for i, h := range []string{"#", "predicted", "target", "F(target) before", "after", "valid", "steps", "gap", "cf uncertainty", "path uncertainty", "top feature"} {
+		fmt.Fprintf(&b, `<th style="cursor:pointer" onclick="quceSort('%s',%d)">%s</th>`, id, i, h)
+	}
+	b.WriteString("</tr></thead><tbody>")
+	for i, ex := range exs {
+		p := ex.Path0()
+		top := 0
+		for f := range ex.Attribution {
+			if math.Abs(ex.Attribution[f]) > math.Abs(ex.Attribution[top]) {
+				top = f
+			}
+		}
+		fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%s</td><td>%d</td><td>%.1e</td><td>%.3f</td><td>%.3f</td><td>%s</td></tr>",
+			i, html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
+			ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty, p.PathUncertainty,
+			html.EscapeString(s.Data.Features[top]))
+	}
+	b.WriteString("</tbody></table>")
+	// Sorting is a convenience; the table reads the same without scripts.
+	b.WriteString(`<script>function quceSort(id,c){const t=document.getElementById(id).tBodies[0];` +
+		`const r=[...t.rows];const k=x=>{const v=x.cells[c].innerText;const n=parseFloat(v);return isNaN(n)?v:n};` +
+		`const asc=t.dataset.col!=c||t.dataset.dir!="asc";r.sort((a,b)=>(k(a)>k(b)?1:k(a)<k(b)?-1:0)*(asc?1:-1));` +
+		`t.dataset.col=c;t.dataset.dir=asc?"asc":"desc";r.forEach(x=>t.appendChild(x))}</script>`)
+	return display("table", b.String())
+}
+
+// ShowMap displays the training data on its first two principal components with the QUCE
+// path of ex, the straight line to its counterfactual (IG) and the AGI path.
+func ShowMap(s *pipeline.Setup, ex *quce.Explanation) error {
+	p := ex.Path0()
+	paths := []plots.MapPath{
+		{Method: "quce", Points: p.Points},
+		{Method: "ig", Points: [][]float64{ex.X, p.Counterfactual}},
+	}
+	agi, err := eval.RunAGI(Context, s.Backend, s.Classifier, [][]float64{ex.X}, eval.DefaultAGIConfig(), 0.5)
+	if err != nil {
+		return err
+	}
+	paths = append(paths, plots.MapPath{Method: "agi", Points: agi[0].Points})
+	train := s.Data.Subset(s.TrainIdx)
+	svg, err := plots.Map(s.XTrain, train.Y, paths, plots.Options{})
+	if err != nil {
+		return err
+	}
+	return display("map", svgFragment(svg))
+}
+
+// ShowPaths displays the expected attribution over many paths (exQUCE) with its spread.
+func ShowPaths(s *pipeline.Setup, ex *quce.Explanation) error {
+	svg, err := plots.Paths(ex, s.Data.Features, plots.Options{TopK: 15})
+	if err != nil {
+		return err
+	}
+	return display("paths", svgFragment(svg))
+}
+
+// ShowEvaluation displays an evaluation as the paper's tables and a plot per metric.
+func ShowEvaluation(r *eval.Report) error {
+	var tables strings.Builder
+	if err := r.WriteTables(&tables); err != nil {
+		return err
+	}
+	table := plots.MetricTable{}
+	for m, splits := range r.Metrics {
+		table[string(m)] = splits
+	}
+	svg, err := plots.Evaluation(table, nil, plots.Options{})
+	if err != nil {
+		return err
+	}
+	return display("evaluation", "<pre>"+html.EscapeString(tables.String())+"</pre>"+svgFragment(svg))
+}
+
+// ShowSweep explains rows once per value of a λ ("lambda1", "lambda2" or "lambda3") and
+// displays validity, proximity and counterfactual uncertainty against it.
+func ShowSweep(s *pipeline.Setup, cfg quce.Config, rows [][]float64, lambda string, values []float64) error {
+	qs := make([]quce.Query, len(rows))
+	for i, r := range rows {
+		qs[i] = quce.NewQuery(r)
+	}
+	p := newProgress()
+	p.set("λ sweep: %d values × %d instances", len(values), len(rows))
+	pts, err := eval.Sweep(Context, s.Explainer, cfg, qs, lambda, values)
+	p.done()
+	if err != nil {
+		return err
+	}
+	sp := make([]plots.SweepPoint, len(pts))
+	for i, q := range pts {
+		sp[i] = plots.SweepPoint{Lambda: q.Lambda, Validity: q.Validity, ProximityL1: q.ProximityL1, CFUncertainty: q.CFUncertainty}
+	}
+	svg, err := plots.Sweep(sp, lambda, plots.Options{})
+	if err != nil {
+		return err
+	}
+	return display("sweep", svgFragment(svg))
+}

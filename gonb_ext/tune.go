@@ -1,0 +1,146 @@
+package gonbext
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/widgets"
+
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/plots"
+	"github.com/quce-go/quce/quce"
+)
+
+// Slider positions map to weights on a log scale: position p > 0 is 10^((p−40)/10), so 40
+// is 1, 30 is 0.1, 20 is 0.01 and 60 is 100; position 0 is exactly 0 (for λ2 and λ3, so the
+// Wachter search, λ3 = 0, is one move away).
+const (
+	sliderMax   = 60
+	sliderUnity = 40
+)
+
+// SliderValue is the weight at a slider position.
+func SliderValue(pos int) float64 {
+	if pos <= 0 {
+		return 0
+	}
+	return math.Pow(10, float64(pos-sliderUnity)/10)
+}
+
+// SliderPosition is the position whose weight is closest to v (v ≤ 0 gives 0).
+func SliderPosition(v float64) int {
+	if v <= 0 {
+		return 0
+	}
+	return min(sliderMax, max(1, int(math.Round(10*math.Log10(v)))+sliderUnity))
+}
+
+// TuneOptions bound an interactive session.
+type TuneOptions struct {
+	// Timeout ends the session when no control has moved for this long (0: 30 minutes).
+	Timeout time.Duration
+}
+
+// Tune shows sliders for λ1, λ2, λ3, the learning rate and the step count, plus an
+// instance selector, over the figures of ShowExplanation. Every change re-runs QUCE for the
+// selected instance and redraws the figures in place. The "Done" button (or the timeout, or
+// interrupting the cell) ends the session and leaves a static copy of the last figures in
+// the cell, so the saved notebook shows them. Outside a notebook it returns an error.
+func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOptions) error {
+	if !gonbui.IsNotebook {
+		return fmt.Errorf("gonbext: Tune needs a live GoNB notebook; fix: use ShowSweep (static) outside one")
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("gonbext: Tune needs at least one instance")
+	}
+	timeout := 30 * time.Minute
+	if len(opts) > 0 && opts[0].Timeout > 0 {
+		timeout = opts[0].Timeout
+	}
+	uid := gonbui.UniqueID()
+	ids := func(name string) string { return "quce-" + name + "-" + uid }
+	gonbui.DisplayHTML(fmt.Sprintf(`<div style="display:grid;grid-template-columns:max-content max-content max-content;gap:2px 12px;align-items:center">
+<label for=%q>λ1 (class)</label><span id=%q></span><span id=%q></span>
+<label for=%q>λ2 (proximity)</label><span id=%q></span><span id=%q></span>
+<label for=%q>λ3 (uncertainty)</label><span id=%q></span><span id=%q></span>
+<label for=%q>learning rate</label><span id=%q></span><span id=%q></span>
+<label for=%q>steps</label><span id=%q></span><span id=%q></span>
+<label for=%q>instance</label><span id=%q></span><span></span>
+</div><div id=%q></div>`,
+		ids("lambda1"), ids("lambda1-box"), ids("lambda1-val"),
+		ids("lambda2"), ids("lambda2-box"), ids("lambda2-val"),
+		ids("lambda3"), ids("lambda3-box"), ids("lambda3-val"),
+		ids("lr"), ids("lr-box"), ids("lr-val"),
+		ids("steps"), ids("steps-box"), ids("steps-val"),
+		ids("instance"), ids("instance-box"), ids("done-box")))
+	gonbui.Sync()
+	l1 := widgets.Slider(1, sliderMax, SliderPosition(cfg.Lambda1)).WithHtmlId(ids("lambda1")).AppendTo(ids("lambda1-box")).Done()
+	l2 := widgets.Slider(0, sliderMax, SliderPosition(cfg.Lambda2)).WithHtmlId(ids("lambda2")).AppendTo(ids("lambda2-box")).Done()
+	l3 := widgets.Slider(0, sliderMax, SliderPosition(cfg.Lambda3)).WithHtmlId(ids("lambda3")).AppendTo(ids("lambda3-box")).Done()
+	lr := widgets.Slider(1, sliderUnity, SliderPosition(cfg.LearningRate)).WithHtmlId(ids("lr")).AppendTo(ids("lr-box")).Done()
+	steps := widgets.Slider(10, 2000, cfg.Steps).WithHtmlId(ids("steps")).AppendTo(ids("steps-box")).Done()
+	names := make([]string, len(rows))
+	for i := range names {
+		names[i] = fmt.Sprintf("instance %d", i)
+	}
+	inst := widgets.Select(names).WithHtmlId(ids("instance")).AppendTo(ids("instance-box")).Done()
+	done := widgets.Button("Done").AppendTo(ids("done-box")).Done()
+
+	changes := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case changes <- struct{}{}:
+		default:
+		}
+	}
+	for _, c := range []<-chan int{l1.Listen().LatestOnly().C, l2.Listen().LatestOnly().C, l3.Listen().LatestOnly().C,
+		lr.Listen().LatestOnly().C, steps.Listen().LatestOnly().C, inst.Listen().LatestOnly().C} {
+		go func() {
+			for range c {
+				notify()
+			}
+		}()
+	}
+	plotID := ids("plot")
+	var last string
+	redraw := func() {
+		c := cfg
+		c.Lambda1, c.Lambda2, c.Lambda3 = SliderValue(l1.Value()), SliderValue(l2.Value()), SliderValue(l3.Value())
+		c.LearningRate, c.Steps = SliderValue(lr.Value()), steps.Value()
+		for name, v := range map[string]string{"lambda1": fmt.Sprintf("%.3g", c.Lambda1), "lambda2": fmt.Sprintf("%.3g", c.Lambda2),
+			"lambda3": fmt.Sprintf("%.3g", c.Lambda3), "lr": fmt.Sprintf("%.3g", c.LearningRate), "steps": fmt.Sprint(c.Steps)} {
+			gonbui.UpdateHTML(ids(name+"-val"), v)
+		}
+		t0 := time.Now()
+		ex, err := s.Explainer.Explain(Context, c, []quce.Query{quce.NewQuery(rows[inst.Value()])})
+		if err == nil {
+			last, err = ExplanationHTML(s, ex[0], plots.Options{TopK: 10})
+		}
+		if err != nil {
+			gonbui.UpdateHTML(plotID, "<p><b>Error:</b> "+html.EscapeString(err.Error())+"</p>")
+		} else {
+			gonbui.UpdateHTML(plotID, fmt.Sprintf("<p><small>updated in %.2f s</small></p>%s", time.Since(t0).Seconds(), last))
+		}
+		gonbui.Sync()
+	}
+	redraw()
+	doneC := done.Listen().C
+	idle := time.NewTimer(timeout)
+	defer idle.Stop()
+	for {
+		select {
+		case <-changes:
+			redraw()
+			idle.Reset(timeout)
+		case <-doneC:
+			return display("tune", last)
+		case <-idle.C:
+			return display("tune", last)
+		case <-Context.Done():
+			return Context.Err()
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/quce-go/quce/quce"
+)
+
+// rowHeight is the height of one feature's row: room for a 9 pt name with a gap.
+const rowHeight = 0.22 * vg.Inch
+
+// Attribution draws the paper's Figure 1 for one explanation: one row per feature, the
+// largest |attribution| at the top. The left panel holds the attribution Φ along the path
+// from x to its counterfactual x_c; the right panel, on its own scale since the two are
+// often orders of magnitude apart, holds the uncertainty attributions Φ+ (x_c → x_c + ε)
+// and Φ− (x_c → x_c − ε). With several paths these are exQUCE's means. The automatic title
+// gives the target probability at x and at the counterfactual (the paths' mean).
+//
+// features names the features (nil: "feature 1", ...). o.TopK limits the rows (default
+// all); the default height grows with the rows so names never overlap.
+func Attribution(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
+	names, err := checkExplanation(ex, features, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkVector("AttributionPlus", ex.AttributionPlus, len(names)); err != nil {
+		return nil, err
+	}
+	if err := checkVector("AttributionMinus", ex.AttributionMinus, len(names)); err != nil {
+		return nil, err
+	}
+	rows := rankByMagnitude(ex.Attribution, o.topK(len(names), len(names)))
+
+	phi := &bars{values: byRow(ex.Attribution, rows), thickness: 0.6, horizontal: true, color: blue}
+	plus := &bars{values: byRow(ex.AttributionPlus, rows), offset: 0.17, thickness: 0.32, horizontal: true, color: skyBlue}
+	minus := &bars{values: byRow(ex.AttributionMinus, rows), offset: -0.17, thickness: 0.32, horizontal: true, color: darkGrey}
+
+	left := featurePanel(names, rows, true)
+	left.Add(phi, zeroLine(len(rows)))
+	left.X.Label.Text = "attribution Φ (probability)"
+	setRows(left, len(rows))
+	pad(&left.X, 0.04)
+
+	right := featurePanel(names, rows, false)
+	right.Add(plus, minus, zeroLine(len(rows)))
+	right.X.Label.Text = "uncertainty attribution Φ± (probability)"
+	setRows(right, len(rows))
+	pad(&right.X, 0.04)
+
+	f := &figure{
+		title: o.title(fmt.Sprintf("QUCE attribution: F(τ=%d | x) %.3f → %.3f at the counterfactual%s",
+			ex.Target, ex.ProbStart, meanProbEnd(ex), shown(len(rows), len(names)))),
+		legend: []legendItem{
+			{"Φ: along the path x → x_c", []plot.Thumbnailer{phi}},
+			{"Φ+: x_c → x_c + ε", []plot.Thumbnailer{plus}},
+			{"Φ−: x_c → x_c − ε", []plot.Thumbnailer{minus}},
+		},
+		cols:   2,
+		panels: []*plot.Plot{left, right},
+	}
+	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+rowsHeight(len(rows)))
+}
+
+// Paths draws exQUCE's expected attribution over an explanation's paths: per feature the
+// mean Φ as a bar, ± one standard deviation across paths as an error bar, and each path's
+// Φ as a faint dot (spread vertically within the row, in path order). Rows and o.TopK are
+// as in Attribution.
+func Paths(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
+	names, err := checkExplanation(ex, features, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkVector("AttributionStd", ex.AttributionStd, len(names)); err != nil {
+		return nil, err
+	}
+	for i, p := range ex.Paths {
+		if err := checkVector(fmt.Sprintf("Paths[%d].Attribution", i), p.Attribution, len(names)); err != nil {
+			return nil, err
+		}
+	}
+	rows := rankByMagnitude(ex.Attribution, o.topK(len(names), len(names)))
+	k, m := len(rows), len(ex.Paths)
+
+	mean := &bars{values: byRow(ex.Attribution, rows), thickness: 0.6, horizontal: true, color: blue}
+	spread := &plotter.XErrorBars{
+		XYs: make(plotter.XYs, k), XErrors: make(plotter.XErrors, k),
+		LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.2)}, CapWidth: vg.Points(5),
+	}
+	var dots plotter.XYs
+	for c, f := range rowFeatures(rows) {
+		spread.XYs[c] = plotter.XY{X: ex.Attribution[f], Y: float64(c)}
+		spread.XErrors[c] = struct{ Low, High float64 }{ex.AttributionStd[f], ex.AttributionStd[f]}
+		for i, p := range ex.Paths {
+			y := float64(c)
+			if m > 1 {
+				y += 0.5 * (float64(i)/float64(m-1) - 0.5)
+			}
+			dots = append(dots, plotter.XY{X: p.Attribution[f], Y: y})
+		}
+	}
+	single := marker(dots, draw.CircleGlyph{}, fade(black, 0.4), vg.Points(1.6))
+
+	p := featurePanel(names, rows, true)
+	p.Add(mean, zeroLine(k), single, spread)
+	p.X.Label.Text = "attribution Φ (probability)"
+	setRows(p, k)
+	pad(&p.X, 0.04)
+
+	f := &figure{
+		title: o.title(fmt.Sprintf("exQUCE attribution over %d paths, %.0f%% valid; F(τ=%d | x) %.3f → %.3f (mean)%s",
+			m, 100*ex.ValidRate(), ex.Target, ex.ProbStart, meanProbEnd(ex), shown(k, len(names)))),
+		legend: []legendItem{
+			{fmt.Sprintf("mean Φ over the %d paths", m), []plot.Thumbnailer{mean}},
+			{"± 1 standard deviation", []plot.Thumbnailer{line(nil, black, vg.Points(1.2))}},
+			{"Φ of one path", []plot.Thumbnailer{marker(nil, draw.CircleGlyph{}, fade(black, 0.6), vg.Points(2))}},
+		},
+		cols:   1,
+		panels: []*plot.Plot{p},
+	}
+	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+rowsHeight(k))
+}
+
+// checkExplanation checks what every explanation plot needs: paths, an attribution with
+// finite values, a finite start probability and options that make sense. It returns the
+// feature names.
+func checkExplanation(ex *quce.Explanation, features []string, o Options) ([]string, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if ex == nil || len(ex.Paths) == 0 || len(ex.Attribution) == 0 {
+		return nil, fmt.Errorf("%w: the explanation has no paths or no attribution", errEmpty)
+	}
+	for i, p := range ex.Paths {
+		if p == nil {
+			return nil, fmt.Errorf("plots: the explanation's path %d is nil", i)
+		}
+		if err := checkFinite(fmt.Sprintf("Paths[%d].ProbEnd", i), p.ProbEnd); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkFinite("ProbStart", ex.ProbStart); err != nil {
+		return nil, err
+	}
+	if err := checkFinite("Attribution", ex.Attribution...); err != nil {
+		return nil, err
+	}
+	return featureNames(features, len(ex.Attribution))
+}
+
+// checkVector checks that v has n finite values.
+func checkVector(what string, v []float64, n int) error {
+	if err := checkLen(what, v, n); err != nil {
+		return err
+	}
+	return checkFinite(what, v...)
+}
+
+func meanProbEnd(ex *quce.Explanation) float64 {
+	s := 0.0
+	for _, p := range ex.Paths {
+		s += p.ProbEnd
+	}
+	return s / float64(len(ex.Paths))
+}
+
+// shown notes in a title that only k of n features are shown.
+func shown(k, n int) string {
+	if k == n {
+		return ""
+	}
+	return fmt.Sprintf("; top %d of %d features", k, n)
+}
+
+// rowFeatures maps the rows of a feature panel, bottom first, to features: rows are ranked
+// largest first and the largest goes at the top.
+func rowFeatures(rows []int) []int {
+	out := make([]int, len(rows))
+	for c := range out {
+		out[c] = rows[len(rows)-1-c]
+	}
+	return out
+}
+
+// byRow is v's values on the rows of a feature panel, bottom first.
+func byRow(v []float64, rows []int) []float64 {
+	out := make([]float64, len(rows))
+	for c, f := range rowFeatures(rows) {
+		out[c] = v[f]
+	}
+	return out
+}
+
+// featurePanel is a panel with one row per ranked feature on a zebra background, named
+// on the y axis when named is true.
+func featurePanel(names []string, rows []int, named bool) *plot.Plot {
+	p := newPanel()
+	p.Add(zebra(len(rows)))
+	grid := plotter.NewGrid()
+	grid.Horizontal.Color = nil
+	p.Add(grid)
+	labels := make([]string, len(rows))
+	if named {
+		for c, f := range rowFeatures(rows) {
+			labels[c] = names[f]
+		}
+	}
+	p.NominalY(labels...)
+	return p
+}
+
+// setRows fixes the y axis to n rows, after everything is added.
+func setRows(p *plot.Plot, n int) {
+	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
+}
+
+// rowsHeight is the height for the panels of n feature rows with their x axis.
+func rowsHeight(n int) vg.Length {
+	return vg.Length(n)*rowHeight + 0.7*vg.Inch
+}
+
+// zebra shades every other one of n rows, to guide the eye along a row.
+type zebra int
+
+// Plot implements plot.Plotter.
+func (n zebra) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	for r := 1; r < int(n); r += 2 {
+		y0, y1 := trY(float64(r)-0.5), trY(float64(r)+0.5)
+		c.FillPolygon(zebraColor, c.ClipPolygonY([]vg.Point{
+			{X: c.Min.X, Y: y0}, {X: c.Max.X, Y: y0}, {X: c.Max.X, Y: y1}, {X: c.Min.X, Y: y1},
+		}))
+	}
+}
+
+// zebraColor is a grey light enough to sit behind any mark.
+var zebraColor = color.RGBA{0xf0, 0xf0, 0xf0, 0xff}
+
+// zeroLine marks zero on the value axis of n feature rows.
+func zeroLine(n int) *plotter.Line {
+	return line(plotter.XYs{{X: 0, Y: -0.5}, {X: 0, Y: float64(n) - 0.5}}, black, vg.Points(0.7))
+}

@@ -1,0 +1,247 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// MapPath is one method's path for one instance, in standardised units: Points[0] is the
+// instance and the last point its counterfactual. A straight line (IG's path) needs only
+// its two ends.
+type MapPath struct {
+	Method string // "quce", "ig", "agi", ...: picks the colour (see MethodColor)
+	Points [][]float64
+}
+
+// Map draws the training data on its first two principal components (PCA fitted on the
+// standardised training rows), coloured by class, with each path of paths drawn over it in
+// its method's colour: a ring marks the start and a star the counterfactual. train holds
+// standardised rows and labels their 0/1 classes; paths may be empty.
+func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if err := checkMap(train, labels, paths); err != nil {
+		return nil, err
+	}
+	mean, axes, share, err := pca(train)
+	if err != nil {
+		return nil, err
+	}
+	project := func(rows [][]float64) plotter.XYs {
+		xys := make(plotter.XYs, len(rows))
+		for i, r := range rows {
+			for j, v := range r {
+				xys[i].X += (v - mean[j]) * axes[0][j]
+				xys[i].Y += (v - mean[j]) * axes[1][j]
+			}
+		}
+		return xys
+	}
+
+	p := newPanel()
+	p.Add(plotter.NewGrid())
+	var legend []legendItem
+	all := project(train)
+	for class, c := range classColors {
+		var xys plotter.XYs
+		for i, xy := range all {
+			if labels[i] == class {
+				xys = append(xys, xy)
+			}
+		}
+		s := marker(xys, draw.CircleGlyph{}, c, vg.Points(2.2))
+		p.Add(s)
+		legend = append(legend, legendItem{fmt.Sprintf("class %d (training)", class), []plot.Thumbnailer{s}})
+	}
+	seen := map[string]bool{}
+	var starts, ends []plot.Plotter
+	for i, mp := range paths {
+		xys := project(mp.Points)
+		c := MethodColor(mp.Method)
+		// Each path is thinner than the one before, so paths that overlap stay visible.
+		l := line(xys, c, vg.Points(math.Max(1.2, 3.5-float64(i))))
+		p.Add(l)
+		starts = append(starts, marker(xys[:1], startGlyph{}, black, vg.Points(4.5)))
+		ends = append(ends, marker(xys[len(xys)-1:], starGlyph{}, c, vg.Points(7)))
+		if !seen[methodKey(mp.Method)] {
+			seen[methodKey(mp.Method)] = true
+			legend = append(legend, legendItem{methodLabel(mp.Method), []plot.Thumbnailer{l}})
+		}
+	}
+	p.Add(starts...)
+	p.Add(ends...)
+	if len(paths) > 0 {
+		legend = append(legend,
+			legendItem{"start x", []plot.Thumbnailer{marker(nil, startGlyph{}, black, vg.Points(4.5))}},
+			legendItem{"counterfactual", []plot.Thumbnailer{marker(nil, starGlyph{}, grey, vg.Points(7))}})
+	}
+	pad(&p.X, 0.03)
+	pad(&p.Y, 0.03)
+	p.X.Label.Text = fmt.Sprintf("PC1 (%.0f%% of variance; standardised units)", 100*share[0])
+	p.Y.Label.Text = fmt.Sprintf("PC2 (%.0f%% of variance)", 100*share[1])
+
+	auto := "Training data on its first two principal components"
+	if len(paths) > 0 {
+		auto += ", with the paths of one instance"
+	}
+	f := &figure{title: o.title(auto), legend: legend, cols: 1, panels: []*plot.Plot{p}}
+	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+5*vg.Inch)
+}
+
+// classColors colour the training points by class: sky blue and yellow, the Okabe-Ito
+// colours no method uses, faded so the paths stand out.
+var classColors = [2]color.Color{fade(skyBlue, 0.6), fade(yellow, 0.8)}
+
+// checkMap checks Map's input: a non-empty, rectangular, finite training set with 0/1
+// labels and paths in its dimension.
+func checkMap(train [][]float64, labels []int, paths []MapPath) error {
+	if len(train) == 0 {
+		return fmt.Errorf("%w: no training rows", errEmpty)
+	}
+	d := len(train[0])
+	if d < 2 {
+		return fmt.Errorf("plots: the training rows have %d features; a map needs at least 2", d)
+	}
+	for i, r := range train {
+		if err := checkVector(fmt.Sprintf("train[%d]", i), r, d); err != nil {
+			return err
+		}
+	}
+	if len(labels) != len(train) {
+		return fmt.Errorf("plots: %d labels for %d training rows", len(labels), len(train))
+	}
+	for i, l := range labels {
+		if l != 0 && l != 1 {
+			return fmt.Errorf("plots: labels[%d] = %d; fix: use the 0/1 class labels", i, l)
+		}
+	}
+	for i, mp := range paths {
+		if len(mp.Points) == 0 {
+			return fmt.Errorf("%w: path %d (%s) has no points", errEmpty, i, mp.Method)
+		}
+		for s, pt := range mp.Points {
+			if err := checkVector(fmt.Sprintf("paths[%d].Points[%d]", i, s), pt, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pca returns the mean of rows, their two leading principal axes (unit vectors, each with
+// its largest component positive) and the share of the total variance along each. It uses
+// subspace iteration on the covariance matrix, which converges quickly for the few
+// dozen features of tabular data.
+func pca(rows [][]float64) (mean []float64, axes [2][]float64, share [2]float64, err error) {
+	d, n := len(rows[0]), float64(len(rows))
+	mean = make([]float64, d)
+	for _, r := range rows {
+		for j, v := range r {
+			mean[j] += v / n
+		}
+	}
+	cov := make([][]float64, d)
+	for i := range cov {
+		cov[i] = make([]float64, d)
+	}
+	total := 0.0
+	for _, r := range rows {
+		for i := range d {
+			for j := range d {
+				cov[i][j] += (r[i] - mean[i]) * (r[j] - mean[j]) / n
+			}
+		}
+	}
+	for i := range d {
+		total += cov[i][i]
+	}
+	if !(total > 0) {
+		return nil, axes, share, errors.New("plots: the training rows are all equal; a map needs spread")
+	}
+	for i := range d { // a fixed start, generic enough not to be orthogonal to the leading axes
+		axes[0] = append(axes[0], 1+float64(i)/float64(d))
+		axes[1] = append(axes[1], math.Pow(-1, float64(i))*(1+float64(i)/float64(2*d)))
+	}
+	orthonormalise(&axes, axes)
+	for range 2000 {
+		var next [2][]float64
+		for k := range axes {
+			next[k] = mulVec(cov, axes[k])
+		}
+		prev := axes
+		orthonormalise(&axes, next)
+		if math.Abs(dot(prev[0], axes[0])) > 1-1e-15 && math.Abs(dot(prev[1], axes[1])) > 1-1e-15 {
+			break
+		}
+	}
+	for k, a := range axes {
+		big := 0
+		for j := range a {
+			if math.Abs(a[j]) > math.Abs(a[big]) {
+				big = j
+			}
+		}
+		if a[big] < 0 {
+			for j := range a {
+				a[j] = -a[j]
+			}
+		}
+		share[k] = dot(a, mulVec(cov, a)) / total
+	}
+	return mean, axes, share, nil
+}
+
+// orthonormalise sets dst to the Gram-Schmidt orthonormalisation of v. When v[1] has no
+// part orthogonal to v[0] (data of rank 1), it keeps dst[1] made orthogonal to the new
+// dst[0], which then spans no variance.
+func orthonormalise(dst *[2][]float64, v [2][]float64) {
+	a := scale(v[0], 1/math.Sqrt(dot(v[0], v[0])))
+	b := sub(v[1], scale(a, dot(a, v[1])))
+	if nb := math.Sqrt(dot(b, b)); nb > 1e-12*math.Sqrt(dot(v[1], v[1])) {
+		b = scale(b, 1/nb)
+	} else {
+		b = sub(dst[1], scale(a, dot(a, dst[1])))
+		b = scale(b, 1/math.Sqrt(dot(b, b)))
+	}
+	dst[0], dst[1] = a, b
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+func scale(a []float64, c float64) []float64 {
+	out := make([]float64, len(a))
+	for i, v := range a {
+		out[i] = c * v
+	}
+	return out
+}
+
+func sub(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = a[i] - b[i]
+	}
+	return out
+}
+
+func mulVec(m [][]float64, v []float64) []float64 {
+	out := make([]float64, len(m))
+	for i, row := range m {
+		out[i] = dot(row, v)
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/quce"
+)
+
+// panelHeight is the height of one panel in a stack of panels.
+const panelHeight = 1.25 * vg.Inch
+
+// Path draws the QUCE path of an explanation (its first path, which starts exactly at x)
+// against the optimisation step: one panel per top feature (ranked by |Φ| on that path,
+// default 4) with its value in original units, then the target probability F(τ|·) and the
+// VAE uncertainty L_ε along the path. scaler maps the standardised path back to original
+// units; with a nil scaler the values stay standardised. The default height grows with
+// the panels.
+func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Options) ([]byte, error) {
+	names, err := checkExplanation(ex, features, o)
+	if err != nil {
+		return nil, err
+	}
+	p0 := ex.Path0()
+	n := len(names)
+	if len(p0.Points) < 2 {
+		return nil, fmt.Errorf("%w: the path has %d points", errEmpty, len(p0.Points))
+	}
+	for _, v := range []struct {
+		what string
+		v    []float64
+	}{{"Probability", p0.Probability}, {"Uncertainty", p0.Uncertainty}} {
+		if len(v.v) != len(p0.Points) {
+			return nil, fmt.Errorf("plots: the path has %d points and %d values of %s", len(p0.Points), len(v.v), v.what)
+		}
+		if err := checkFinite("Path0()."+v.what, v.v...); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkVector("Path0().Attribution", p0.Attribution, n); err != nil {
+		return nil, err
+	}
+	if scaler != nil && (len(scaler.Mean) != n || len(scaler.Std) != n) {
+		return nil, fmt.Errorf("plots: the scaler has %d features and the explanation %d; fix: pass the scaler fitted with the models", len(scaler.Mean), n)
+	}
+	points := make([][]float64, len(p0.Points))
+	for s, pt := range p0.Points {
+		if err := checkVector(fmt.Sprintf("Path0().Points[%d]", s), pt, n); err != nil {
+			return nil, err
+		}
+		points[s] = pt
+		if scaler != nil {
+			points[s] = scaler.InverseRow(pt)
+		}
+	}
+	unit := "original units"
+	if scaler == nil {
+		unit = "standardised"
+	}
+
+	var panels []*plot.Plot
+	for _, f := range rankByMagnitude(p0.Attribution, o.topK(n, 4)) {
+		v := make([]float64, len(points))
+		for s, pt := range points {
+			v[s] = pt[f]
+		}
+		p := stepPanel(v, blue)
+		p.Title.Text = fmt.Sprintf("%s: %s → %s (Φ = %.3g)", names[f], num(v[0]), num(v[len(v)-1]), p0.Attribution[f])
+		p.Y.Label.Text = unit
+		panels = append(panels, p)
+	}
+	prob := stepPanel(p0.Probability, black)
+	prob.Title.Text = fmt.Sprintf("target probability F(τ=%d | ·)", ex.Target)
+	prob.Y.Label.Text = "probability"
+	prob.Y.Min, prob.Y.Max = 0, 1
+	unc := stepPanel(p0.Uncertainty, darkGrey)
+	unc.Title.Text = "VAE uncertainty L_ε (negative ELBO)"
+	unc.Y.Label.Text = "L_ε"
+	unc.X.Label.Text = "optimisation step"
+	panels = append(panels, prob, unc)
+	for _, p := range panels[:len(panels)-1] {
+		p.X.Tick.Marker = unlabelled(plot.DefaultTicks{})
+	}
+
+	valid := "valid"
+	if !p0.Valid {
+		valid = "not valid"
+	}
+	f := &figure{
+		title: o.title(fmt.Sprintf("QUCE path: %d steps, F(τ=%d | x) %.3f → %.3f (%s)",
+			p0.Steps, ex.Target, ex.ProbStart, p0.ProbEnd, valid)),
+		cols:   1,
+		panels: panels,
+	}
+	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+vg.Length(len(panels))*panelHeight+0.3*vg.Inch)
+}
+
+// stepPanel is a panel with v drawn against its index, the step.
+func stepPanel(v []float64, c color.Color) *plot.Plot {
+	xys := make(plotter.XYs, len(v))
+	for s, y := range v {
+		xys[s] = plotter.XY{X: float64(s), Y: y}
+	}
+	p := newPanel()
+	p.Add(plotter.NewGrid(), line(xys, c, vg.Points(1.5)))
+	return p
+}
+
+// num formats a feature value compactly.
+func num(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }

@@ -1,0 +1,457 @@
+// Package plots draws the pictures of QUCE's results with gonum.org/v1/plot.
+//
+// Every plot is a function from plain result values to the bytes of one picture: SVG by
+// default, PNG when Options.Format is PNG. The pictures are self-contained (no scripts, no
+// fetched resources), so they render in saved notebooks, in nbconvert's HTML and on GitHub.
+//
+//   - Attribution: the paper's Figure 1, one bar per feature with the ± uncertainty
+//     attributions beside it.
+//   - Path: the top features' values along the QUCE path, with the target probability and
+//     the VAE uncertainty below.
+//   - Map: the training data on its first two principal components with the paths of one
+//     instance (QUCE, the straight line of IG, AGI, ...) drawn over it.
+//   - Paths: the expected attribution over many paths (exQUCE) and its spread.
+//   - Evaluation: the methods side by side for each metric of an evaluation.
+//   - Sweep: validity, proximity and counterfactual uncertainty as a λ varies.
+//
+// Colours come from the Okabe-Ito palette, which stays distinguishable for colour-blind
+// readers, and a method has the same colour in every plot (see MethodColor). Pictures that
+// list features grow in height with the number of features shown, so names never overlap.
+// Bad input (nothing to draw, NaN or infinite values, mismatched lengths) is an error,
+// never a broken picture.
+package plots
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"image/color"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	xfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Format is the picture format a plot function returns.
+type Format int
+
+// The picture formats.
+const (
+	SVG Format = iota // scalable; text stays text
+	PNG               // raster, at Options.DPI
+)
+
+// Options are the settings every plot takes. The zero value gives a picture sized for a
+// notebook with an automatic title.
+type Options struct {
+	// Width and Height are the picture's size; 0 picks a size for a notebook (7 in wide,
+	// and tall enough for the features or panels shown).
+	Width, Height vg.Length
+	// Title replaces the automatic title.
+	Title string
+	// TopK is how many features Attribution, Paths and Path show, those with the largest
+	// |attribution| first; 0 picks the plot's default (all features, or 4 for Path).
+	TopK int
+	// Format is SVG (the default) or PNG.
+	Format Format
+	// DPI is the resolution of PNG output; 0 means 96.
+	DPI int
+}
+
+// defaultWidth suits a notebook's output cell.
+const defaultWidth = 7 * vg.Inch
+
+func (o Options) check() error {
+	switch {
+	case o.Width < 0 || o.Height < 0 || math.IsNaN(float64(o.Width)) || math.IsNaN(float64(o.Height)):
+		return fmt.Errorf("plots: size %v × %v is not allowed; fix: use 0 for the default or a positive length", o.Width, o.Height)
+	case o.TopK < 0:
+		return fmt.Errorf("plots: TopK = %d is not allowed; fix: use 0 for the default or a positive count", o.TopK)
+	case o.Format != SVG && o.Format != PNG:
+		return fmt.Errorf("plots: unknown format %d; fix: use plots.SVG or plots.PNG", o.Format)
+	case o.DPI < 0:
+		return fmt.Errorf("plots: DPI = %d is not allowed; fix: use 0 for 96 or a positive resolution", o.DPI)
+	}
+	return nil
+}
+
+// topK is how many of n features to show.
+func (o Options) topK(n, def int) int {
+	k := o.TopK
+	if k == 0 {
+		k = def
+	}
+	return min(k, n)
+}
+
+// title is o.Title, or auto when that is empty.
+func (o Options) title(auto string) string {
+	if o.Title != "" {
+		return o.Title
+	}
+	return auto
+}
+
+// The Okabe-Ito palette (Okabe & Ito, "Color Universal Design", 2008).
+var (
+	black         = color.RGBA{0x00, 0x00, 0x00, 0xff}
+	orange        = color.RGBA{0xe6, 0x9f, 0x00, 0xff}
+	skyBlue       = color.RGBA{0x56, 0xb4, 0xe9, 0xff}
+	bluishGreen   = color.RGBA{0x00, 0x9e, 0x73, 0xff}
+	yellow        = color.RGBA{0xf0, 0xe4, 0x42, 0xff}
+	blue          = color.RGBA{0x00, 0x72, 0xb2, 0xff}
+	vermillion    = color.RGBA{0xd5, 0x5e, 0x00, 0xff}
+	reddishPurple = color.RGBA{0xcc, 0x79, 0xa7, 0xff}
+	grey          = color.RGBA{0x99, 0x99, 0x99, 0xff}
+	darkGrey      = color.RGBA{0x55, 0x55, 0x55, 0xff}
+)
+
+// methods are the known methods in their fixed order, with their colours and labels.
+var methods = []struct {
+	name, label string
+	color       color.Color
+}{
+	{"quce", "QUCE", blue},
+	{"ig", "IG", orange},
+	{"agi", "AGI", bluishGreen},
+	{"wachter", "Wachter", reddishPurple},
+	{"dice-random", "DiCE (random)", vermillion},
+}
+
+// MethodColor is the colour of a method in every plot: quce blue, ig orange, agi bluish
+// green, wachter reddish purple and dice-random vermillion, from the Okabe-Ito palette.
+// Other names get sky blue, black or grey, chosen by a hash of the name so that a name
+// always gets the same colour. Names are matched without regard to case or surrounding
+// spaces.
+func MethodColor(method string) color.Color {
+	key := methodKey(method)
+	for _, m := range methods {
+		if m.name == key {
+			return m.color
+		}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	others := []color.Color{skyBlue, black, grey}
+	return others[h.Sum32()%uint32(len(others))]
+}
+
+func methodKey(method string) string { return strings.ToLower(strings.TrimSpace(method)) }
+
+// methodLabel is a method's name as a legend shows it.
+func methodLabel(method string) string {
+	key := methodKey(method)
+	for _, m := range methods {
+		if m.name == key {
+			return m.label
+		}
+	}
+	return method
+}
+
+// ordered returns keys with those in first leading, in first's order, and the rest sorted.
+func ordered(keys []string, first []string) []string {
+	rank := func(k string) int {
+		for i, f := range first {
+			if f == methodKey(k) {
+				return i
+			}
+		}
+		return len(first)
+	}
+	out := append([]string(nil), keys...)
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, rj := rank(out[i]), rank(out[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// methodNames is the fixed order of the known methods.
+func methodNames() []string {
+	names := make([]string, len(methods))
+	for i, m := range methods {
+		names[i] = m.name
+	}
+	return names
+}
+
+// sans is Liberation Sans, metrically compatible with Arial and Helvetica.
+func sans(size vg.Length) font.Font {
+	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
+}
+
+func textStyle(f font.Font) text.Style {
+	return text.Style{Color: black, Font: f, Handler: plot.DefaultTextHandler}
+}
+
+// newPanel is a plot with the package's fonts and a light grid behind the data.
+func newPanel() *plot.Plot {
+	p := plot.New()
+	p.Title.TextStyle.Font = sans(10)
+	p.Title.Padding = vg.Points(4)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = sans(10)
+		a.Tick.Label.Font = sans(9)
+		a.Tick.Length = vg.Points(4)
+		a.Padding = vg.Points(3)
+	}
+	return p
+}
+
+// unlabelled keeps an axis' ticks but drops their labels, for panels that share the axis
+// of the panel below them.
+func unlabelled(t plot.Ticker) plot.Ticker {
+	return plot.TickerFunc(func(min, max float64) []plot.Tick {
+		ticks := slices.Clone(t.Ticks(min, max)) // a ConstantTicks may be shared
+		for i := range ticks {
+			ticks[i].Label = ""
+		}
+		return ticks
+	})
+}
+
+// pad widens the range of a by frac of its span on each side, so marks at the ends of
+// the data keep clear of the frame.
+func pad(a *plot.Axis, frac float64) {
+	d := frac * (a.Max - a.Min)
+	a.Min, a.Max = a.Min-d, a.Max+d
+}
+
+// legendItem is one entry of a figure's legend.
+type legendItem struct {
+	label  string
+	thumbs []plot.Thumbnailer
+}
+
+// figure is a titled picture: a legend in rows under the title, then panels in a grid of
+// cols columns whose data areas are aligned.
+type figure struct {
+	title  string
+	legend []legendItem
+	cols   int
+	panels []*plot.Plot // row by row
+}
+
+// Layout of the figure's header.
+var (
+	margin      = vg.Points(6)
+	thumbWidth  = vg.Points(18)
+	legendGap   = vg.Points(14) // between legend entries
+	titleStyle  = textStyle(font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold, Size: 12})
+	legendStyle = textStyle(sans(9))
+)
+
+// legendRows lays the legend out in rows no wider than width.
+func legendRows(items []legendItem, width vg.Length) [][]legendItem {
+	var rows [][]legendItem
+	var x vg.Length
+	for _, it := range items {
+		w := itemWidth(it)
+		if len(rows) == 0 || x+w > width {
+			rows = append(rows, nil)
+			x = 0
+		}
+		rows[len(rows)-1] = append(rows[len(rows)-1], it)
+		x += w + legendGap
+	}
+	return rows
+}
+
+func itemWidth(it legendItem) vg.Length {
+	return thumbWidth + legendStyle.Width(" "+it.label)
+}
+
+func legendRowHeight() vg.Length { return legendStyle.Height("Xg") + vg.Points(4) }
+
+// wrap breaks s into lines no wider than width where it can: at its newlines, then between
+// its "; "-separated parts, then between words.
+func wrap(s string, sty text.Style, width vg.Length) string {
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		for _, part := range greedy(strings.Split(para, "; "), "; ", sty, width) {
+			lines = append(lines, greedy(strings.Fields(part), " ", sty, width)...)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// greedy joins tokens with sep into as few lines no wider than width as it can.
+func greedy(tokens []string, sep string, sty text.Style, width vg.Length) []string {
+	var lines []string
+	for _, t := range tokens {
+		if n := len(lines); n > 0 && sty.Width(lines[n-1]+sep+t) <= width {
+			lines[n-1] += sep + t
+		} else {
+			lines = append(lines, t)
+		}
+	}
+	return lines
+}
+
+// headerHeight is the height of the title and legend above the panels of a figure
+// width wide.
+func (f *figure) headerHeight(width vg.Length) vg.Length {
+	var h vg.Length
+	if f.title != "" {
+		h += titleStyle.Height(wrap(f.title, titleStyle, width-2*margin)) + margin
+	}
+	if len(f.legend) > 0 {
+		h += vg.Length(len(legendRows(f.legend, width-2*margin)))*legendRowHeight() + margin
+	}
+	return h
+}
+
+// draw draws the figure on c.
+func (f *figure) draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	c = draw.Crop(c, margin, -margin, margin, -margin)
+	top := c.Max.Y
+	if f.title != "" {
+		sty := titleStyle
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		title := wrap(f.title, sty, c.Max.X-c.Min.X)
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: top}, title)
+		top -= sty.Height(title) + margin
+	}
+	rh := legendRowHeight()
+	sty := legendStyle
+	sty.YAlign = draw.YCenter
+	for _, row := range legendRows(f.legend, c.Max.X-c.Min.X) {
+		w := -legendGap
+		for _, it := range row {
+			w += itemWidth(it) + legendGap
+		}
+		x := c.Center().X - w/2
+		for _, it := range row {
+			thumb := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: top - rh + vg.Points(2)},
+				Max: vg.Point{X: x + thumbWidth, Y: top - vg.Points(2)},
+			}}
+			for _, t := range it.thumbs {
+				t.Thumbnail(&thumb)
+			}
+			c.FillText(sty, vg.Point{X: x + thumbWidth, Y: top - rh/2}, " "+it.label)
+			x += itemWidth(it) + legendGap
+		}
+		top -= rh
+	}
+	if len(f.legend) > 0 {
+		top -= margin
+	}
+	c.Max.Y = top
+
+	rows := (len(f.panels) + f.cols - 1) / f.cols
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, f.cols)
+		copy(grid[r], f.panels[r*f.cols:])
+	}
+	tiles := draw.Tiles{Rows: rows, Cols: f.cols, PadX: vg.Points(14), PadY: vg.Points(8)}
+	canvases := plot.Align(grid, tiles, c)
+	for r, row := range grid {
+		for i, p := range row {
+			if p != nil {
+				p.Draw(canvases[r][i])
+			}
+		}
+	}
+}
+
+// render draws f at the size in o, or w × h where o leaves it 0, in o's format.
+func render(f *figure, o Options, w, h vg.Length) ([]byte, error) {
+	if o.Width > 0 {
+		w = o.Width
+	}
+	if o.Height > 0 {
+		h = o.Height
+	}
+	if need := f.headerHeight(w) + vg.Inch; h < need {
+		return nil, fmt.Errorf("plots: height %v leaves no room for the plot; fix: use at least %v or 0 for the default", h, need)
+	}
+	var buf bytes.Buffer
+	switch o.Format {
+	case PNG:
+		dpi := o.DPI
+		if dpi == 0 {
+			dpi = 96
+		}
+		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
+		f.draw(draw.New(c))
+		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	default:
+		c := vgsvg.New(w, h)
+		f.draw(draw.New(c))
+		if _, err := c.WriteTo(&buf); err != nil {
+			return nil, err
+		}
+		// vgsvg names only Liberation Sans; where it is not installed the text should fall
+		// back to its metric twins rather than to the browser's default serif face.
+		return bytes.ReplaceAll(buf.Bytes(),
+			[]byte("font-family:Liberation Sans;"),
+			[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
+	}
+}
+
+// errEmpty is returned for results with nothing to draw.
+var errEmpty = errors.New("plots: nothing to draw")
+
+// checkFinite reports the first NaN or infinite value of v, named what.
+func checkFinite(what string, v ...float64) error {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("plots: %s[%d] = %v; fix: plot only finite results", what, i, x)
+		}
+	}
+	return nil
+}
+
+// checkLen reports a vector whose length is not n.
+func checkLen(what string, v []float64, n int) error {
+	if len(v) != n {
+		return fmt.Errorf("plots: %s has %d values for %d features", what, len(v), n)
+	}
+	return nil
+}
+
+// featureNames returns names, or "feature 1", ... when names is nil.
+func featureNames(names []string, n int) ([]string, error) {
+	if names == nil {
+		names = make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("feature %d", i+1)
+		}
+	}
+	if len(names) != n {
+		return nil, fmt.Errorf("plots: %d feature names for %d features; fix: pass one name per feature, or nil", len(names), n)
+	}
+	return names, nil
+}
+
+// rankByMagnitude returns the indices of the k largest |v|, largest first; ties keep the
+// feature order.
+func rankByMagnitude(v []float64, k int) []int {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return math.Abs(v[idx[a]]) > math.Abs(v[idx[b]]) })
+	return idx[:k]
+}
