@@ -1,0 +1,70 @@
+package gonbext_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gonbext "github.com/quce-go/quce/gonb_ext"
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/quce"
+)
+
+// Outside a notebook the helpers display nothing, write HTML files when QUCE_OUTPUT_DIR is
+// set, and never crash; Tune says it needs a notebook.
+func TestOutsideNotebook(t *testing.T) {
+	if gonbext.InNotebook() {
+		t.Skip("running inside GoNB")
+	}
+	dir := t.TempDir()
+	t.Setenv("QUCE_OUTPUT_DIR", dir)
+	cache := os.Getenv("QUCE_CACHE")
+	if cache == "" {
+		cache = filepath.Join("..", ".quce-cache")
+	}
+	s, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := quce.DefaultConfig()
+	cfg.Steps = 200
+	ex, err := gonbext.Explain(s, cfg, s.XTest[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, show := range map[string]func() error{
+		"explanation": func() error { return gonbext.ShowExplanation(s, ex[0]) },
+		"table":       func() error { return gonbext.ShowTable(s, ex) },
+		"map":         func() error { return gonbext.ShowMap(s, ex[0]) },
+		"sweep":       func() error { return gonbext.ShowSweep(s, cfg, s.XTest[:2], "lambda3", []float64{0, 0.1}) },
+	} {
+		if err := show(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
+	if len(files) != 5 { // prepare + the four above
+		t.Errorf("%d output files, want 5: %v", len(files), files)
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if strings.Contains(f, "explanation") && strings.Count(string(b), "<svg") != 2 {
+			t.Errorf("%s: want 2 SVGs (Figure 1 and the path)", f)
+		}
+	}
+	if err := gonbext.Tune(s, s.XTest[:1], cfg); err == nil || !strings.Contains(err.Error(), "notebook") {
+		t.Errorf("Tune outside a notebook: %v", err)
+	}
+	if err := gonbext.ShowTable(s, nil); err == nil {
+		t.Error("ShowTable(nil): want an error")
+	}
+}
+
+func TestSliderScale(t *testing.T) {
+	for _, v := range []float64{0, 0.001, 0.01, 0.1, 1, 10, 100} {
+		if got := gonbext.SliderValue(gonbext.SliderPosition(v)); v != 0 && (got < v*0.99 || got > v*1.01) || v == 0 && got != 0 {
+			t.Errorf("slider round trip of %g gave %g", v, got)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package pipeline_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quce-go/quce/classifier"
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/vae"
+)
+
+// Small models keep the test fast; the cache logic does not depend on their size.
+func opts(dir string) pipeline.Options {
+	c := classifier.DefaultConfig()
+	c.Epochs = 5
+	v := vae.DefaultConfig()
+	v.MaxEpochs = 3
+	return pipeline.Options{SplitSeed: 1, CacheDir: dir, Classifier: c, VAE: v}
+}
+
+func TestCacheLoadsAndRepairs(t *testing.T) {
+	dir := t.TempDir()
+	first, err := pipeline.Prepare(opts(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Cached {
+		t.Fatal("an empty cache reported a hit")
+	}
+	second, err := pipeline.Prepare(opts(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.Cached || second.CacheKey != first.CacheKey {
+		t.Fatalf("second run: cached=%v key %s vs %s", second.Cached, second.CacheKey, first.CacheKey)
+	}
+	p1, _ := first.Explainer.Predict(first.XTest)
+	p2, _ := second.Explainer.Predict(second.XTest)
+	for i := range p1 {
+		if p1[i] != p2[i] {
+			t.Fatalf("row %d: loaded model predicts %v, trained %v", i, p2[i], p1[i])
+		}
+	}
+	// A different configuration is a different entry.
+	o := opts(dir)
+	o.Classifier.Seed = 2
+	third, err := pipeline.Prepare(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Cached || third.CacheKey == first.CacheKey {
+		t.Error("a changed configuration hit the old cache entry")
+	}
+	// A truncated entry is detected, reported and retrained.
+	path := filepath.Join(dir, first.CacheKey, "vae.json")
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fourth, err := pipeline.Prepare(opts(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fourth.Cached || len(fourth.Warnings) == 0 || !strings.Contains(fourth.Warnings[0], "damaged") {
+		t.Errorf("truncated cache entry: cached=%v warnings %q", fourth.Cached, fourth.Warnings)
+	}
+	if _, err := vae.Load(path); err != nil {
+		t.Errorf("the damaged entry was not rewritten: %v", err)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, first.CacheKey, ".*tmp*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+}
