@@ -64,7 +64,7 @@ func Attribution(ex *quce.Explanation, features []string, o Options) ([]byte, er
 		cols:   2,
 		panels: []*plot.Plot{left, right},
 	}
-	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+rowsHeight(len(rows)))
+	return render(f, o, rowsHeight(len(rows)))
 }
 
 // Paths draws exQUCE's expected attribution over an explanation's paths: per feature the
@@ -123,7 +123,7 @@ func Paths(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
 		cols:   1,
 		panels: []*plot.Plot{p},
 	}
-	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+rowsHeight(k))
+	return render(f, o, rowsHeight(k))
 }
 
 // checkExplanation checks what every explanation plot needs: paths, an attribution with

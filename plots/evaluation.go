@@ -96,7 +96,7 @@ func Evaluation(table MetricTable, metrics []string, o Options) ([]byte, error) 
 		w := 0.8 / float64(len(present))
 		for j, b := range present {
 			b.thickness, b.offset = w, (float64(j)-float64(len(present)-1)/2)*w
-			p.Add(b)
+			p.Add(b, valueLabels(b))
 		}
 		p.NominalX(splits...)
 		p.X.Min, p.X.Max = -0.5, float64(len(splits))-0.5
@@ -115,14 +115,38 @@ func Evaluation(table MetricTable, metrics []string, o Options) ([]byte, error) 
 		}
 	}
 	cols := min(2, len(panels))
+	auto := "Evaluation: " + metrics[0]
+	if len(metrics) > 1 {
+		auto = fmt.Sprintf("Evaluation: %d methods on %d metrics", len(legend), len(metrics))
+	}
 	f := &figure{
-		title:  o.title(fmt.Sprintf("Evaluation: %d methods on %d metrics", len(legend), len(metrics))),
+		title:  o.title(auto),
 		legend: legend,
 		cols:   cols,
 		panels: panels,
 	}
 	rows := (len(panels) + cols - 1) / cols
-	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+vg.Length(rows)*2.3*vg.Inch)
+	return render(f, o, vg.Length(rows)*2.3*vg.Inch)
+}
+
+// valueLabels writes each of b's values at the end of its bar (so a bar of height 0 still
+// shows), to three significant digits.
+func valueLabels(b *bars) *plotter.Labels {
+	l := &plotter.Labels{}
+	for i, v := range b.values {
+		if math.IsNaN(v) {
+			continue
+		}
+		sty := textStyle(sans(7))
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YBottom
+		if v < 0 {
+			sty.YAlign = draw.YTop
+		}
+		l.XYs = append(l.XYs, plotter.XY{X: float64(i) + b.offset, Y: v})
+		l.Labels = append(l.Labels, strconv.FormatFloat(v, 'g', 3, 64))
+		l.TextStyle = append(l.TextStyle, sty)
+	}
+	return l
 }
 
 // SweepPoint is the evaluation of a set of instances at one value of a swept λ.
@@ -188,7 +212,7 @@ func Sweep(points []SweepPoint, lambda string, o Options) ([]byte, error) {
 		cols:   1,
 		panels: panels,
 	}
-	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+3*1.7*vg.Inch+0.3*vg.Inch)
+	return render(f, o, 3*1.7*vg.Inch+0.3*vg.Inch)
 }
 
 // lambdaAxis picks how to lay the sorted points' λ values out: on a log axis when all are

@@ -168,13 +168,15 @@ func (d svgDoc) hasText(s string) bool {
 	return false
 }
 
-// fills counts the paths filled with c.
+// fills counts the paths filled with c, whatever its opacity. It writes c as vgsvg does:
+// without its alpha, and not at all for black, SVG's default fill.
 func (d svgDoc) fills(c color.Color) int {
-	r, g, b, _ := c.RGBA()
-	want := fmt.Sprintf("fill:#%02X%02X%02X", r>>8, g>>8, b>>8)
+	r, g, b, a := c.RGBA()
+	k := 255 / float64(a)
+	want := fmt.Sprintf("fill:#%02X%02X%02X", int(float64(r)*k), int(float64(g)*k), int(float64(b)*k))
 	n := 0
 	for _, s := range d.PathStyles {
-		if strings.Contains(s, want) {
+		if want == "fill:#000000" && !strings.Contains(s, "fill:") || strings.Contains(s, want) {
 			n++
 		}
 	}

@@ -93,7 +93,7 @@ func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, e
 		auto += ", with the paths of one instance"
 	}
 	f := &figure{title: o.title(auto), legend: legend, cols: 1, panels: []*plot.Plot{p}}
-	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+5*vg.Inch)
+	return render(f, o, 5*vg.Inch)
 }
 
 // classColors colour the training points by class: sky blue and yellow, the Okabe-Ito
@@ -178,7 +178,7 @@ func pca(rows [][]float64) (mean []float64, axes [2][]float64, share [2]float64,
 		}
 		prev := axes
 		orthonormalise(&axes, next)
-		if math.Abs(dot(prev[0], axes[0])) > 1-1e-15 && math.Abs(dot(prev[1], axes[1])) > 1-1e-15 {
+		if moved(prev[0], axes[0]) < 1e-13 && moved(prev[1], axes[1]) < 1e-13 {
 			break
 		}
 	}
@@ -212,6 +212,12 @@ func orthonormalise(dst *[2][]float64, v [2][]float64) {
 		b = scale(b, 1/math.Sqrt(dot(b, b)))
 	}
 	dst[0], dst[1] = a, b
+}
+
+// moved is how far the unit vector b is from a, up to sign.
+func moved(a, b []float64) float64 {
+	d := sub(a, scale(b, math.Copysign(1, dot(a, b))))
+	return math.Sqrt(dot(d, d))
 }
 
 func dot(a, b []float64) float64 {

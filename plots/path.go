@@ -64,22 +64,30 @@ func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Option
 		unit = "standardised"
 	}
 
+	// The kept points may be a subsample: Step gives each one's place on the path.
+	steps := make([]float64, len(points))
+	for s := range steps {
+		steps[s] = float64(s)
+		if len(p0.Step) == len(points) {
+			steps[s] = float64(p0.Step[s])
+		}
+	}
 	var panels []*plot.Plot
 	for _, f := range rankByMagnitude(p0.Attribution, o.topK(n, 4)) {
 		v := make([]float64, len(points))
 		for s, pt := range points {
 			v[s] = pt[f]
 		}
-		p := stepPanel(v, blue)
+		p := stepPanel(steps, v, blue)
 		p.Title.Text = fmt.Sprintf("%s: %s → %s (Φ = %.3g)", names[f], num(v[0]), num(v[len(v)-1]), p0.Attribution[f])
 		p.Y.Label.Text = unit
 		panels = append(panels, p)
 	}
-	prob := stepPanel(p0.Probability, black)
+	prob := stepPanel(steps, p0.Probability, black)
 	prob.Title.Text = fmt.Sprintf("target probability F(τ=%d | ·)", ex.Target)
 	prob.Y.Label.Text = "probability"
 	prob.Y.Min, prob.Y.Max = 0, 1
-	unc := stepPanel(p0.Uncertainty, darkGrey)
+	unc := stepPanel(steps, p0.Uncertainty, darkGrey)
 	unc.Title.Text = "VAE uncertainty L_ε (negative ELBO)"
 	unc.Y.Label.Text = "L_ε"
 	unc.X.Label.Text = "optimisation step"
@@ -98,14 +106,14 @@ func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Option
 		cols:   1,
 		panels: panels,
 	}
-	return render(f, o, defaultWidth, f.headerHeight(defaultWidth)+vg.Length(len(panels))*panelHeight+0.3*vg.Inch)
+	return render(f, o, vg.Length(len(panels))*panelHeight+0.3*vg.Inch)
 }
 
-// stepPanel is a panel with v drawn against its index, the step.
-func stepPanel(v []float64, c color.Color) *plot.Plot {
+// stepPanel is a panel with v drawn against the steps.
+func stepPanel(steps, v []float64, c color.Color) *plot.Plot {
 	xys := make(plotter.XYs, len(v))
 	for s, y := range v {
-		xys[s] = plotter.XY{X: float64(s), Y: y}
+		xys[s] = plotter.XY{X: steps[s], Y: y}
 	}
 	p := newPanel()
 	p.Add(plotter.NewGrid(), line(xys, c, vg.Points(1.5)))

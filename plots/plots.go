@@ -22,7 +22,6 @@
 package plots
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -32,14 +31,10 @@ import (
 	"sort"
 	"strings"
 
-	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Format is the picture format a plot function returns.
@@ -73,7 +68,7 @@ const defaultWidth = 7 * vg.Inch
 
 func (o Options) check() error {
 	switch {
-	case o.Width < 0 || o.Height < 0 || math.IsNaN(float64(o.Width)) || math.IsNaN(float64(o.Height)):
+	case !(o.Width >= 0 && o.Height >= 0) || math.IsInf(float64(o.Width+o.Height), 0):
 		return fmt.Errorf("plots: size %v × %v is not allowed; fix: use 0 for the default or a positive length", o.Width, o.Height)
 	case o.TopK < 0:
 		return fmt.Errorf("plots: TopK = %d is not allowed; fix: use 0 for the default or a positive count", o.TopK)
@@ -229,185 +224,6 @@ func unlabelled(t plot.Ticker) plot.Ticker {
 func pad(a *plot.Axis, frac float64) {
 	d := frac * (a.Max - a.Min)
 	a.Min, a.Max = a.Min-d, a.Max+d
-}
-
-// legendItem is one entry of a figure's legend.
-type legendItem struct {
-	label  string
-	thumbs []plot.Thumbnailer
-}
-
-// figure is a titled picture: a legend in rows under the title, then panels in a grid of
-// cols columns whose data areas are aligned.
-type figure struct {
-	title  string
-	legend []legendItem
-	cols   int
-	panels []*plot.Plot // row by row
-}
-
-// Layout of the figure's header.
-var (
-	margin      = vg.Points(6)
-	thumbWidth  = vg.Points(18)
-	legendGap   = vg.Points(14) // between legend entries
-	titleStyle  = textStyle(font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold, Size: 12})
-	legendStyle = textStyle(sans(9))
-)
-
-// legendRows lays the legend out in rows no wider than width.
-func legendRows(items []legendItem, width vg.Length) [][]legendItem {
-	var rows [][]legendItem
-	var x vg.Length
-	for _, it := range items {
-		w := itemWidth(it)
-		if len(rows) == 0 || x+w > width {
-			rows = append(rows, nil)
-			x = 0
-		}
-		rows[len(rows)-1] = append(rows[len(rows)-1], it)
-		x += w + legendGap
-	}
-	return rows
-}
-
-func itemWidth(it legendItem) vg.Length {
-	return thumbWidth + legendStyle.Width(" "+it.label)
-}
-
-func legendRowHeight() vg.Length { return legendStyle.Height("Xg") + vg.Points(4) }
-
-// wrap breaks s into lines no wider than width where it can: at its newlines, then between
-// its "; "-separated parts, then between words.
-func wrap(s string, sty text.Style, width vg.Length) string {
-	var lines []string
-	for _, para := range strings.Split(s, "\n") {
-		for _, part := range greedy(strings.Split(para, "; "), "; ", sty, width) {
-			lines = append(lines, greedy(strings.Fields(part), " ", sty, width)...)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// greedy joins tokens with sep into as few lines no wider than width as it can.
-func greedy(tokens []string, sep string, sty text.Style, width vg.Length) []string {
-	var lines []string
-	for _, t := range tokens {
-		if n := len(lines); n > 0 && sty.Width(lines[n-1]+sep+t) <= width {
-			lines[n-1] += sep + t
-		} else {
-			lines = append(lines, t)
-		}
-	}
-	return lines
-}
-
-// headerHeight is the height of the title and legend above the panels of a figure
-// width wide.
-func (f *figure) headerHeight(width vg.Length) vg.Length {
-	var h vg.Length
-	if f.title != "" {
-		h += titleStyle.Height(wrap(f.title, titleStyle, width-2*margin)) + margin
-	}
-	if len(f.legend) > 0 {
-		h += vg.Length(len(legendRows(f.legend, width-2*margin)))*legendRowHeight() + margin
-	}
-	return h
-}
-
-// draw draws the figure on c.
-func (f *figure) draw(c draw.Canvas) {
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
-	c = draw.Crop(c, margin, -margin, margin, -margin)
-	top := c.Max.Y
-	if f.title != "" {
-		sty := titleStyle
-		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
-		title := wrap(f.title, sty, c.Max.X-c.Min.X)
-		c.FillText(sty, vg.Point{X: c.Center().X, Y: top}, title)
-		top -= sty.Height(title) + margin
-	}
-	rh := legendRowHeight()
-	sty := legendStyle
-	sty.YAlign = draw.YCenter
-	for _, row := range legendRows(f.legend, c.Max.X-c.Min.X) {
-		w := -legendGap
-		for _, it := range row {
-			w += itemWidth(it) + legendGap
-		}
-		x := c.Center().X - w/2
-		for _, it := range row {
-			thumb := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-				Min: vg.Point{X: x, Y: top - rh + vg.Points(2)},
-				Max: vg.Point{X: x + thumbWidth, Y: top - vg.Points(2)},
-			}}
-			for _, t := range it.thumbs {
-				t.Thumbnail(&thumb)
-			}
-			c.FillText(sty, vg.Point{X: x + thumbWidth, Y: top - rh/2}, " "+it.label)
-			x += itemWidth(it) + legendGap
-		}
-		top -= rh
-	}
-	if len(f.legend) > 0 {
-		top -= margin
-	}
-	c.Max.Y = top
-
-	rows := (len(f.panels) + f.cols - 1) / f.cols
-	grid := make([][]*plot.Plot, rows)
-	for r := range grid {
-		grid[r] = make([]*plot.Plot, f.cols)
-		copy(grid[r], f.panels[r*f.cols:])
-	}
-	tiles := draw.Tiles{Rows: rows, Cols: f.cols, PadX: vg.Points(14), PadY: vg.Points(8)}
-	canvases := plot.Align(grid, tiles, c)
-	for r, row := range grid {
-		for i, p := range row {
-			if p != nil {
-				p.Draw(canvases[r][i])
-			}
-		}
-	}
-}
-
-// render draws f at the size in o, or w × h where o leaves it 0, in o's format.
-func render(f *figure, o Options, w, h vg.Length) ([]byte, error) {
-	if o.Width > 0 {
-		w = o.Width
-	}
-	if o.Height > 0 {
-		h = o.Height
-	}
-	if need := f.headerHeight(w) + vg.Inch; h < need {
-		return nil, fmt.Errorf("plots: height %v leaves no room for the plot; fix: use at least %v or 0 for the default", h, need)
-	}
-	var buf bytes.Buffer
-	switch o.Format {
-	case PNG:
-		dpi := o.DPI
-		if dpi == 0 {
-			dpi = 96
-		}
-		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))
-		f.draw(draw.New(c))
-		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
-	default:
-		c := vgsvg.New(w, h)
-		f.draw(draw.New(c))
-		if _, err := c.WriteTo(&buf); err != nil {
-			return nil, err
-		}
-		// vgsvg names only Liberation Sans; where it is not installed the text should fall
-		// back to its metric twins rather than to the browser's default serif face.
-		return bytes.ReplaceAll(buf.Bytes(),
-			[]byte("font-family:Liberation Sans;"),
-			[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
-	}
 }
 
 // errEmpty is returned for results with nothing to draw.

@@ -23,11 +23,42 @@ type Rule string
 const (
 	// Riemann is SPEC.md's form: K right-endpoint points inside every path segment.
 	Riemann Rule = "riemann"
-	// Trapezoid averages the gradients at the two ends of every segment. The gradients at
-	// the path points come with the optimisation steps, so it costs nothing extra and is
-	// second-order accurate.
+	// Trapezoid is the composite trapezoid rule with K sub-intervals per segment. With
+	// K = 1 it averages the gradients at the segment's two ends, which come with the
+	// optimisation steps, so it costs nothing extra; it is second-order accurate, so the
+	// gap falls as 1/K² where Riemann's falls as 1/K.
 	Trapezoid Rule = "trapezoid"
+	// Simpson weighs the two ends and the midpoint of every segment 1:4:1 (one extra
+	// gradient per segment, fourth-order accurate where the classifier is smooth).
+	Simpson Rule = "simpson"
 )
+
+// interiorNodes are the points t ∈ (0, 1) inside a segment where the rule needs ∇F.
+func (r Rule) interiorNodes(k int) []float64 {
+	switch r {
+	case Simpson:
+		return []float64{0.5}
+	case Riemann, Trapezoid:
+		nodes := make([]float64, 0, k-1)
+		for i := 1; i < k; i++ {
+			nodes = append(nodes, float64(i)/float64(k))
+		}
+		return nodes
+	}
+	return nil
+}
+
+// weights give a segment's integral as w0·∇F(start) + wIn·Σ interior ∇F + w1·∇F(end),
+// to be multiplied by the segment's displacement.
+func (r Rule) weights(k int) (w0, wIn, w1 float64) {
+	switch r {
+	case Simpson:
+		return 1.0 / 6, 4.0 / 6, 1.0 / 6
+	case Riemann:
+		return 0, 1 / float64(k), 1 / float64(k)
+	}
+	return 0.5 / float64(k), 1 / float64(k), 0.5 / float64(k)
+}
 
 // Config holds every setting of the explainer. DefaultConfig documents the defaults.
 type Config struct {
@@ -52,26 +83,33 @@ type Config struct {
 	// samples drawn from a seeded generator (per row, per step).
 	Samples int    `json:"samples"`
 	Seed    uint64 `json:"seed"`
+	// PathPoints bounds the points of each path kept in Path.Points (evenly spaced by
+	// step; x and x_c always kept), so memory does not grow with rows × steps × features.
+	// Attributions and path metrics always use every point. 0 keeps every point.
+	PathPoints int `json:"path_points"`
 }
 
 // DefaultConfig returns the documented defaults:
 //
-//	λ1 = 1, λ2 = 0.01, λ3 = 0.1, Adam, φ = 0.01, n = 1000, K = 10, trapezoid rule, ϑ = 0.5,
-//	m = 1, start noise 0.05, S = 0, seed 1.
+//	λ1 = 1, λ2 = 0.01, λ3 = 0.1, Adam, φ = 0.01, n = 1000, trapezoid rule with K = 10,
+//	ϑ = 0.5, m = 1, start noise 0.05, S = 0, seed 1, 201 kept path points.
 //
 // They were chosen on W-BC so that at least 98% of test-split counterfactuals are valid
 // while the proximity and uncertainty terms still shape the path (measured on 40 test rows:
 // λ3 = 0.1 lowers the counterfactual's L_ε from 8.0 to 2.6 against λ3 = 0.01, all valid).
 //
-// The trapezoid rule is the default: on W-BC its completeness gap (1.4e-3) matches the
-// Riemann form's at K = 10 at no extra cost, since the gradients at the path points come
-// with the optimisation steps; Riemann with K = 100 reaches 1.5e-4 at about 8× the time.
+// The attribution rule: on W-BC (20 test rows, n = 1000) the mean |completeness gap| is
+// 1.7e-2 / 1.7e-3 / 1.7e-4 for Riemann with K = 1 / 10 / 100, and 1.5e-3 / 4.6e-4 / 1.6e-4
+// for the trapezoid rule with K = 1 / 3 / 10; Simpson's rule gives 7.9e-4. The classifier's
+// ReLU kinks make every rule first order in K, so the trapezoid rule wins by its constant:
+// K = 10 matches Riemann at K = 100 for about 1.5× the cost of the bare search (the interior
+// points need only the classifier's gradient, computed in the same execution as the step).
 func DefaultConfig() Config {
 	return Config{
 		Lambda1: 1, Lambda2: 0.01, Lambda3: 0.1,
 		LearningRate: 0.01, Steps: 1000, Optimizer: Adam,
 		K: 10, Rule: Trapezoid, Threshold: 0.5,
-		Paths: 1, StartNoise: 0.05, Seed: 1,
+		Paths: 1, StartNoise: 0.05, Seed: 1, PathPoints: 201,
 	}
 }
 
@@ -105,6 +143,8 @@ func (c Config) Validate() error {
 		return bad("start noise", c.StartNoise, "use a finite value ≥ 0")
 	case c.Samples < 0:
 		return bad("samples", c.Samples, "use 0 (mean code) or a positive count")
+	case c.PathPoints < 0 || c.PathPoints == 1:
+		return bad("path points", c.PathPoints, "use 0 (every point) or at least 2")
 	}
 	if _, err := ParseOptimizer(string(c.Optimizer)); err != nil {
 		return err
@@ -124,11 +164,11 @@ func ParseOptimizer(s string) (Optimizer, error) {
 	return "", fmt.Errorf("quce: unknown optimizer %q; fix: use adam, sgd or gd", s)
 }
 
-// ParseRule accepts "riemann" or "trapezoid" (any case).
+// ParseRule accepts "trapezoid", "simpson" or "riemann" (any case).
 func ParseRule(s string) (Rule, error) {
 	switch r := Rule(strings.ToLower(strings.TrimSpace(s))); r {
-	case Riemann, Trapezoid:
+	case Riemann, Trapezoid, Simpson:
 		return r, nil
 	}
-	return "", fmt.Errorf("quce: unknown attribution rule %q; fix: use riemann or trapezoid", s)
+	return "", fmt.Errorf("quce: unknown attribution rule %q; fix: use trapezoid, simpson or riemann", s)
 }

@@ -2,12 +2,10 @@ package quce
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"time"
 
@@ -47,18 +45,13 @@ type Explainer struct {
 	features []string
 
 	mu    sync.Mutex
-	steps map[stepKey]*graph.Exec
+	steps map[execKind]*graph.Exec
 	probe *graph.Exec
 	point *graph.Exec
 	obj   *graph.Exec
 
 	// Progress, if set, is called after every optimisation step.
 	Progress func(step, steps int)
-}
-
-type stepKey struct {
-	opt     Optimizer
-	samples int
 }
 
 // New makes an explainer for a classifier and a VAE trained on the same standardised
@@ -73,7 +66,7 @@ func New(b compute.Backend, clf *classifier.Classifier, v *vae.VAE, scaler *data
 	case len(features) != j:
 		return nil, fmt.Errorf("quce: %d feature names for %d features", len(features), j)
 	}
-	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, steps: map[stepKey]*graph.Exec{}}, nil
+	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, steps: map[execKind]*graph.Exec{}}, nil
 }
 
 // Features returns the feature names.
@@ -85,14 +78,13 @@ func (e *Explainer) Scaler() *data.Scaler { return e.scaler }
 // NumFeatures is J.
 func (e *Explainer) NumFeatures() int { return len(e.features) }
 
-func (e *Explainer) stepExec(opt Optimizer, samples int) (*graph.Exec, error) {
+func (e *Explainer) stepExec(key execKind) (*graph.Exec, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	key := stepKey{opt, samples}
 	if ex, ok := e.steps[key]; ok {
 		return ex, nil
 	}
-	ex, err := graph.NewExec(e.backend, e.stepGraph(opt, samples))
+	ex, err := graph.NewExec(e.backend, e.stepGraph(key))
 	if err != nil {
 		return nil, err
 	}
@@ -111,34 +103,6 @@ func (e *Explainer) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error
 		*slot = ex
 	}
 	return *slot, nil
-}
-
-// row is the working state of one path of one instance.
-type row struct {
-	query  int // index into the queries
-	path   int // index among the instance's paths
-	x0     []float32
-	sign   float32
-	lo, hi []float32
-	move   []float32 // 1 where the feature may move, 0 where it is frozen
-	rng    *rand.Rand
-
-	points   [][]float32
-	prob     []float32   // F(τ|·) at points; NaN until known
-	grad     [][]float32 // ∇F(τ|·) at points; nil until known
-	unc      []float32
-	uncPaper []float32
-	active   bool
-	validRun int
-	failure  string
-}
-
-func (r *row) appendPoint(p []float32) {
-	r.points = append(r.points, p)
-	r.prob = append(r.prob, float32(math.NaN()))
-	r.grad = append(r.grad, nil)
-	r.unc = append(r.unc, 0)
-	r.uncPaper = append(r.uncPaper, 0)
 }
 
 // Predict returns F(1|x) for standardised rows.
@@ -181,9 +145,11 @@ func (e *Explainer) Explain(ctx context.Context, cfg Config, queries []Query) ([
 
 // Timings are the wall seconds of Explain's phases.
 type Timings struct {
-	Optimisation float64 `json:"optimisation"` // the n steps, with F, ∇F and L_ε at every path point
-	Attribution  float64 `json:"attribution"`  // path integrals (and the Riemann points)
-	Uncertainty  float64 `json:"uncertainty"`  // ε and the ± integrals
+	// Optimisation is the n steps. The path attribution is integrated inside the same
+	// executions (F, ∇F and L_ε at every point, plus the rule's interior points), so its
+	// cost is part of this; compare rules to see it.
+	Optimisation float64 `json:"optimisation"`
+	Uncertainty  float64 `json:"uncertainty"` // ε and the ± integrals
 }
 
 // ExplainTimed is Explain, also returning how long each phase took.
@@ -205,9 +171,6 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 	}
 	t0 := time.Now()
 	if err := e.optimiseSharded(ctx, cfg, rows); err != nil {
-		return nil, tm, err
-	}
-	if err := e.fillProbes(ctx, rows); err != nil {
 		return nil, tm, err
 	}
 	tm.Optimisation = time.Since(t0).Seconds()
@@ -236,25 +199,25 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 	if err != nil {
 		return nil, err
 	}
+	given := make([][][]float32, len(rows))
 	for i, r := range rows {
 		pts := paths[i]
 		if len(pts) == 0 {
 			return nil, fmt.Errorf("quce: path %d is empty; fix: start it at the instance", i)
 		}
-		r.points, r.prob, r.grad, r.unc, r.uncPaper = nil, nil, nil, nil, nil
 		for k, pt := range pts {
 			if len(pt) != e.NumFeatures() || !allFinite(toF32(pt)) {
 				return nil, fmt.Errorf("quce: path %d, point %d: want %d finite values; fix: pass standardised rows", i, k, e.NumFeatures())
 			}
-			r.appendPoint(toF32(pt))
+			given[i] = append(given[i], toF32(pt))
 		}
-		for f, v := range r.points[0] {
+		for f, v := range given[i][0] {
 			if v != r.x0[f] {
 				return nil, fmt.Errorf("quce: path %d does not start at its instance (feature %q: %v vs %v); fix: make the first point x", i, e.features[f], v, r.x0[f])
 			}
 		}
 	}
-	if err := e.fillProbes(ctx, rows); err != nil {
+	if err := e.measurePaths(ctx, cfg, rows, given); err != nil {
 		return nil, err
 	}
 	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{})
@@ -332,14 +295,14 @@ func (e *Explainer) makeRows(cfg Config, queries []Query, pred []float64) ([]*ro
 				// random numbers alone or inside any batch.
 				rng: rand.New(rand.NewPCG(cfg.Seed^h.Sum64(), uint64(p))),
 			}
-			r.appendPoint(x0)
+			r.cur = x0
 			if p > 0 && cfg.StartNoise > 0 {
-				start := make([]float32, j)
-				for f := range start {
-					start[f] = x0[f] + move[f]*float32(cfg.StartNoise*r.rng.NormFloat64())
-					start[f] = min(max(start[f], lo[f]), hi[f])
+				r.cur = make([]float32, j)
+				for f := range r.cur {
+					r.cur[f] = x0[f] + move[f]*float32(cfg.StartNoise*r.rng.NormFloat64())
+					r.cur[f] = min(max(r.cur[f], lo[f]), hi[f])
 				}
-				r.appendPoint(start)
+				r.offset = true
 			}
 			rows = append(rows, r)
 		}
@@ -377,176 +340,6 @@ func (e *Explainer) bounds(qi int, q Query) (lo, hi []float32, err error) {
 		hi[f] = float32((u - e.scaler.Mean[f]) / e.scaler.Std[f])
 	}
 	return lo, hi, nil
-}
-
-// minShardRows is the fewest rows worth a concurrent execution of their own: below it the
-// per-step overhead dominates and one execution is faster.
-const minShardRows = 32
-
-// optimiseSharded splits the rows over the CPU cores. Rows are independent, so each shard
-// runs its own executions concurrently; the backend keeps about one core busy per
-// execution, so this is where a second core pays.
-func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
-	shards := min(runtime.GOMAXPROCS(0), len(rows)/minShardRows)
-	if shards <= 1 {
-		return e.optimise(ctx, cfg, rows, true)
-	}
-	size := (len(rows) + shards - 1) / shards
-	errs := make([]error, shards)
-	var wg sync.WaitGroup
-	for k := 0; k < shards; k++ {
-		lo, hi := k*size, min((k+1)*size, len(rows))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[k] = e.optimise(ctx, cfg, rows[lo:hi], k == 0)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, report bool) error {
-	ex, err := e.stepExec(cfg.Optimizer, cfg.Samples)
-	if err != nil {
-		return err
-	}
-	n, j, L := len(rows), e.NumFeatures(), e.vae.Config.Latent
-	xc := make([]float32, n*j)
-	x0 := make([]float32, n*j)
-	sign := make([]float32, n)
-	lo := make([]float32, n*j)
-	hi := make([]float32, n*j)
-	for i, r := range rows {
-		copy(xc[i*j:], r.points[len(r.points)-1])
-		copy(x0[i*j:], r.x0)
-		copy(lo[i*j:], r.lo)
-		copy(hi[i*j:], r.hi)
-		sign[i] = r.sign
-	}
-	mT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
-	vT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
-	x0T := tensors.FromFlatDataAndDimensions(x0, n, j)
-	signT := tensors.FromFlatDataAndDimensions(sign, n)
-	loT := tensors.FromFlatDataAndDimensions(lo, n, j)
-	hiT := tensors.FromFlatDataAndDimensions(hi, n, j)
-	lam := tensors.FromValue([]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)})
-	move := make([]float32, n*j)
-	var noise []float32
-	if cfg.Samples > 0 {
-		noise = make([]float32, cfg.Samples*n*L)
-	}
-	for t := 1; t <= cfg.Steps; t++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		anyActive := false
-		for i, r := range rows {
-			for f := 0; f < j; f++ {
-				move[i*j+f] = 0
-				if r.active {
-					move[i*j+f] = r.move[f]
-				}
-			}
-			anyActive = anyActive || r.active
-			if noise != nil {
-				for s := 0; s < cfg.Samples; s++ {
-					for l := 0; l < L; l++ {
-						noise[(s*n+i)*L+l] = float32(r.rng.NormFloat64())
-					}
-				}
-			}
-		}
-		if !anyActive {
-			break
-		}
-		args := []any{
-			tensors.FromFlatDataAndDimensions(xc, n, j), x0T, signT,
-			tensors.FromFlatDataAndDimensions(append([]float32(nil), move...), n, j),
-			loT, hiT, mT, vT, float32(t), lam, float32(cfg.LearningRate),
-		}
-		if noise != nil {
-			args = append(args, tensors.FromFlatDataAndDimensions(append([]float32(nil), noise...), cfg.Samples, n, L))
-		}
-		out, err := ex.Exec(args...)
-		if err != nil {
-			return fmt.Errorf("quce: optimisation step %d: %w", t, err)
-		}
-		newXc := tensors.MustCopyFlatData[float32](out[0])
-		obj := tensors.MustCopyFlatData[float32](out[3])
-		p := tensors.MustCopyFlatData[float32](out[4])
-		gradP := tensors.MustCopyFlatData[float32](out[5])
-		unc := tensors.MustCopyFlatData[float32](out[6])
-		uncPaper := tensors.MustCopyFlatData[float32](out[7])
-		mT, vT = out[1], out[2]
-		for i, r := range rows {
-			if !r.active {
-				continue
-			}
-			next := newXc[i*j : (i+1)*j]
-			if !finite(obj[i]) || !finite(p[i]) || !allFinite(next) || !allFinite(gradP[i*j:(i+1)*j]) {
-				r.active = false
-				r.failure = fmt.Sprintf("the objective or its gradient became non-finite at step %d (objective %v); fix: lower the learning rate or the λ weights", t, obj[i])
-				continue
-			}
-			last := len(r.points) - 1
-			r.prob[last] = p[i]
-			r.grad[last] = append([]float32(nil), gradP[i*j:(i+1)*j]...)
-			r.unc[last], r.uncPaper[last] = unc[i], uncPaper[i]
-			r.appendPoint(append([]float32(nil), next...))
-			copy(xc[i*j:], next)
-			if cfg.EarlyStop > 0 {
-				// p is F(τ|·) at the point before this step's update; the run counts
-				// consecutive valid points.
-				if float64(p[i]) >= cfg.Threshold {
-					r.validRun++
-				} else {
-					r.validRun = 0
-				}
-				if r.validRun >= cfg.EarlyStop {
-					r.active = false
-				}
-			}
-		}
-		if report && e.Progress != nil {
-			e.Progress(t, cfg.Steps)
-		}
-	}
-	return nil
-}
-
-// fillProbes computes F(τ|·), its gradient and L_ε at the path points the steps did not
-// (the last point of every path, and the start of offset paths).
-func (e *Explainer) fillProbes(ctx context.Context, rows []*row) error {
-	var pts [][]float32
-	var signs []float32
-	type ref struct {
-		r *row
-		i int
-	}
-	var refs []ref
-	for _, r := range rows {
-		for i := range r.points {
-			if r.grad[i] == nil {
-				pts = append(pts, r.points[i])
-				signs = append(signs, r.sign)
-				refs = append(refs, ref{r, i})
-			}
-		}
-	}
-	p, g, err := e.probeMany(ctx, pts, signs)
-	if err != nil {
-		return err
-	}
-	u, up, _, err := e.pointsMany(pts)
-	if err != nil {
-		return err
-	}
-	for k, rf := range refs {
-		rf.r.prob[rf.i], rf.r.grad[rf.i] = p[k], g[k]
-		rf.r.unc[rf.i], rf.r.uncPaper[rf.i] = u[k], up[k]
-	}
-	return nil
 }
 
 // probeChunk is the fixed row count of probe executions: one compiled shape serves all.

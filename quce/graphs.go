@@ -24,7 +24,7 @@ func probAndGrad(clf []*Node, x, sign *Node) (p, grad *Node) {
 }
 
 // objective is G(x_c) of SPEC.md per row, with lam = [λ1, λ2, λ3]. noise (nil or
-// [S, R, latent]) selects sampled codes in L_ε. It also returns the parts.
+// [S, R, latent]) selects sampled codes in L_ε. It also returns L_ε's parts.
 func objective(clf []*Node, vp vae.Params, sigma float64, xc, x0, sign, lam, noise *Node) (g, sqErr, kl *Node) {
 	nll := nn.StableSoftplus(Neg(targetScore(clf, xc, sign)))
 	prox := MulScalar(ReduceSum(Square(Sub(xc, x0)), 1), 0.5)
@@ -37,37 +37,74 @@ func objective(clf []*Node, vp vae.Params, sigma float64, xc, x0, sign, lam, noi
 	return g, sqErr, kl
 }
 
-// stepGraph is one optimisation step for all rows. Inputs, in order:
+// interiorGradSum is Σ_k ∇F(τ|prev + t_k·(xc − prev)) over the quadrature nodes t_k of
+// the segment prev → xc, [R, J]: the only gradients a rule needs beyond the path points.
+func interiorGradSum(clf []*Node, prev, xc, sign *Node, nodes []float64) *Node {
+	d := Sub(xc, prev)
+	pts := make([]*Node, len(nodes))
+	signs := make([]*Node, len(nodes))
+	for i, t := range nodes {
+		pts[i] = Add(prev, MulScalar(d, t))
+		signs[i] = sign
+	}
+	all := Concatenate(pts, 0)
+	_, g := probAndGrad(clf, all, Concatenate(signs, 0))
+	r, j := xc.Shape().Dimensions[0], xc.Shape().Dimensions[1]
+	return ReduceSum(Reshape(g, len(nodes), r, j), 0)
+}
+
+// execKind says which graph to build.
+type execKind struct {
+	optimise bool      // false: measure only (no objective, no update)
+	opt      Optimizer // with optimise
+	samples  int       // with optimise: S latent samples in L_ε (0: the mean code)
+	rule     Rule
+	k        int
+}
+
+// stepGraph builds one execution over all rows. Inputs, in order:
 //
-//	xc, x0 [R,J]; sign [R]; move [R,J] (1 where the feature may move and the row is
+//	prev, xc [R,J]: the segment just walked, ending at the current point xc; sign [R];
+//	and, when optimising: x0 [R,J]; move [R,J] (1 where the feature may move and the row is
 //	active); lo, hi [R,J] (bounds, standardised); m, v [R,J] (optimiser state); t (step,
 //	from 1); lam [3]; lr; and, when samples > 0, noise [S,R,latent].
 //
-// Outputs: new xc, m, v; then, at the input xc: objective [R], F(τ|xc) [R], its gradient
-// [R,J], and L_ε(xc) with the mean code in the trained and the paper's form [R].
-func (e *Explainer) stepGraph(opt Optimizer, samples int) func([]*Node) []*Node {
+// Outputs: at xc, F(τ|xc) [R], its gradient [R,J], L_ε with the mean code in the trained
+// and the paper's form [R]; the rule's interior gradient sum over prev → xc [R,J] when it
+// has interior nodes; and, when optimising, the objective [R] and the next xc, m, v.
+func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
+	nodes := kind.rule.interiorNodes(kind.k)
 	return func(in []*Node) []*Node {
-		xc, x0, sign, move, lo, hi, m, v, t, lam, lr := in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10]
-		var noise *Node
-		if samples > 0 {
-			noise = in[11]
-		}
+		prev, xc, sign := in[0], in[1], in[2]
 		gr := xc.Graph()
 		clf := e.clf.Net.Consts(gr)
 		vp := e.vae.Consts(gr)
 		sigma, j := e.vae.Config.Sigma, xc.Shape().Dimensions[1]
+		p, gradP := probAndGrad(clf, xc, sign)
+		out := []*Node{p, gradP, nil, nil}
+		if len(nodes) > 0 {
+			out = append(out, interiorGradSum(clf, prev, xc, sign, nodes))
+		}
+		if !kind.optimise {
+			sqErr, kl := vae.LossParts(vp, xc, nil)
+			out[2], out[3] = vae.Combine(sqErr, kl, sigma, j, vae.Trained), vae.Combine(sqErr, kl, sigma, j, vae.Paper)
+			return out
+		}
+		x0, move, lo, hi, m, v, t, lam, lr := in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10], in[11]
+		var noise *Node
+		if kind.samples > 0 {
+			noise = in[12]
+		}
 		obj, sqErr, kl := objective(clf, vp, sigma, xc, x0, sign, lam, noise)
 		grad := Mul(Gradient(ReduceAllSum(obj), xc)[0], move)
-		p, gradP := probAndGrad(clf, xc, sign)
 		if noise != nil {
 			// The reported uncertainty always uses the mean code.
 			sqErr, kl = vae.LossParts(vp, xc, nil)
 		}
-		unc := vae.Combine(sqErr, kl, sigma, j, vae.Trained)
-		uncPaper := vae.Combine(sqErr, kl, sigma, j, vae.Paper)
+		out[2], out[3] = vae.Combine(sqErr, kl, sigma, j, vae.Trained), vae.Combine(sqErr, kl, sigma, j, vae.Paper)
 
 		var update, newM, newV *Node
-		switch opt {
+		switch kind.opt {
 		case Adam:
 			newM = Add(MulScalar(m, nn.AdamBeta1), MulScalar(grad, 1-nn.AdamBeta1))
 			newV = Add(MulScalar(v, nn.AdamBeta2), MulScalar(Square(grad), 1-nn.AdamBeta2))
@@ -83,7 +120,7 @@ func (e *Explainer) stepGraph(opt Optimizer, samples int) func([]*Node) []*Node 
 			newM, newV, update = m, v, grad
 		}
 		newXc := Clip(Sub(xc, Mul(Mul(lr, update), move)), lo, hi)
-		return []*Node{newXc, newM, newV, obj, p, gradP, unc, uncPaper}
+		return append(out, obj, newXc, newM, newV)
 	}
 }
 

@@ -82,8 +82,14 @@ func TestCompletenessGapShrinksWithK(t *testing.T) {
 	if prev > 1e-3 {
 		t.Errorf("K=100: mean gap %.2e > 1e-3", prev)
 	}
-	cfg := quce.DefaultConfig()
-	t.Logf("trapezoid: mean |gap| %.2e", meanAbsGap(explain(t, cfg, rows)))
+	for _, tc := range []struct {
+		rule quce.Rule
+		k    int
+	}{{quce.Trapezoid, 1}, {quce.Trapezoid, 2}, {quce.Trapezoid, 3}, {quce.Trapezoid, 10}, {quce.Simpson, 1}} {
+		cfg := quce.DefaultConfig()
+		cfg.Rule, cfg.K = tc.rule, tc.k
+		t.Logf("%s K=%d: mean |gap| %.2e", tc.rule, tc.k, meanAbsGap(explain(t, cfg, rows)))
+	}
 }
 
 func TestBatchIndependence(t *testing.T) {
@@ -276,7 +282,7 @@ func TestBadInputs(t *testing.T) {
 		{"threshold 1", with(func(c *quce.Config) { c.Threshold = 1 }), quce.NewQuery(x), "threshold"},
 		{"threshold 0", with(func(c *quce.Config) { c.Threshold = 0 }), quce.NewQuery(x), "threshold"},
 		{"unknown optimizer", with(func(c *quce.Config) { c.Optimizer = "rmsprop" }), quce.NewQuery(x), `unknown optimizer "rmsprop"`},
-		{"unknown rule", with(func(c *quce.Config) { c.Rule = "simpson" }), quce.NewQuery(x), "unknown attribution rule"},
+		{"unknown rule", with(func(c *quce.Config) { c.Rule = "boole" }), quce.NewQuery(x), "unknown attribution rule"},
 		{"zero paths", with(func(c *quce.Config) { c.Paths = 0 }), quce.NewQuery(x), "paths"},
 		{"target 2", good, quce.Query{X: x, Target: 2}, "target class 2"},
 		{"wrong width", good, quce.NewQuery(x[:5]), "has 5 features"},
@@ -319,4 +325,50 @@ func maxDiff(a, b []float64) float64 {
 		m = max(m, math.Abs(a[i]-b[i]))
 	}
 	return m
+}
+
+// Kept path points are bounded by PathPoints; the metrics still use every point.
+func TestPathPointsBoundMemory(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps = 400
+	full := cfg
+	full.PathPoints = 0
+	a := explain(t, cfg, s.XTest[:2])[0].Path0()
+	b := explain(t, full, s.XTest[:2])[0].Path0()
+	if len(b.Points) != cfg.Steps+1 || b.Step[len(b.Step)-1] != cfg.Steps {
+		t.Fatalf("full path: %d points, last step %d; want %d and %d", len(b.Points), b.Step[len(b.Step)-1], cfg.Steps+1, cfg.Steps)
+	}
+	if len(a.Points) > cfg.PathPoints+1 || a.Step[len(a.Step)-1] != cfg.Steps || a.Step[0] != 0 {
+		t.Fatalf("bounded path: %d points (bound %d), steps %d..%d", len(a.Points), cfg.PathPoints, a.Step[0], a.Step[len(a.Step)-1])
+	}
+	if maxDiff(a.Attribution, b.Attribution) != 0 || a.PathUncertainty != b.PathUncertainty || maxDiff(a.Counterfactual, b.Counterfactual) != 0 {
+		t.Error("keeping fewer points changed the attribution or the metrics")
+	}
+	for i, st := range a.Step {
+		if maxDiff(a.Points[i], b.Points[st]) != 0 {
+			t.Fatalf("kept point %d is not the path's point %d", i, st)
+		}
+	}
+}
+
+// Measuring QUCE's own path through ExplainPaths gives QUCE's attribution back.
+func TestExplainPathsMatchesExplain(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps, cfg.PathPoints = 200, 0
+	ex := explain(t, cfg, s.XTest[:2])
+	paths := [][][]float64{ex[0].Path0().Points, ex[1].Path0().Points}
+	got, err := s.Explainer.ExplainPaths(context.Background(), cfg, queries(s.XTest[:2]), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ex {
+		if d := maxDiff(got[i].Attribution, ex[i].Attribution); d > 1e-6 {
+			t.Errorf("instance %d: attribution of the measured path differs by %.2e", i, d)
+		}
+	}
+	if _, err := s.Explainer.ExplainPaths(context.Background(), cfg, queries(s.XTest[:1]), [][][]float64{{s.XTest[1]}}); err == nil {
+		t.Error("a path that does not start at its instance: want an error")
+	}
 }

@@ -9,9 +9,13 @@ import (
 // Path is one optimisation path from x to its counterfactual, with everything measured on it.
 // Vectors are indexed by feature; "standardised" means in the units the models see.
 type Path struct {
-	Points      [][]float64 // x_Δ0 = x, x_Δ1, ..., x_Δn (standardised)
-	Probability []float64   // F(τ|·) at each point
-	Uncertainty []float64   // L_ε at each point, trained (negative-ELBO) form
+	// Points are the path's kept points (standardised): x_Δ0 = x, ..., x_Δn = x_c, every
+	// point or, with Config.PathPoints, evenly spaced ones. Step gives each one's index
+	// among all the path's points; the vectors below are measured at the kept points.
+	Points      [][]float64
+	Step        []int
+	Probability []float64 // F(τ|·) at each kept point
+	Uncertainty []float64 // L_ε at each kept point, trained (negative-ELBO) form
 	// UncertaintyPaper is L_ε at each point in the paper's form (mean MSE + KL).
 	UncertaintyPaper []float64
 
@@ -32,7 +36,8 @@ type Path struct {
 	CFUncertainty      float64 // L_ε(x_c), trained form
 	CFUncertaintyPaper float64 // L_ε(x_c), paper form (the paper's "VAE loss")
 	CFReconError       float64 // mean over features of ε
-	// PathUncertainty and PathUncertaintyPaper are the means of L_ε over the path's points.
+	// PathUncertainty and PathUncertaintyPaper are the means of L_ε over all the path's
+	// points (kept or not).
 	PathUncertainty      float64
 	PathUncertaintyPaper float64
 }
@@ -69,95 +74,48 @@ func (e *Explanation) ValidRate() float64 {
 	return float64(n) / float64(len(e.Paths))
 }
 
-// assemble integrates the attributions and the ± uncertainty and builds the results.
+// assemble adds ε and the ± integrals to the walked rows and builds the results.
 func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, pred []float64, rows []*row, tm *Timings) ([]*Explanation, error) {
+	t0 := time.Now()
 	j := e.NumFeatures()
-	acc := &accumulator{e: e, ctx: ctx}
-	phi := make([][]float64, len(rows))
-	plus := make([][]float64, len(rows))
-	minus := make([][]float64, len(rows))
-	eps := make([][]float32, len(rows))
 	last := make([][]float32, len(rows))
 	for i, r := range rows {
-		last[i] = r.points[len(r.points)-1]
+		last[i] = r.last.x
 	}
 	_, _, recon, err := e.pointsMany(last)
 	if err != nil {
 		return nil, err
 	}
+	// Φ± are straight-line integrals from x_c to x_c ± ε with K right-endpoint points.
 	invK := 1 / float64(cfg.K)
-	t0 := time.Now()
-	for i, r := range rows {
-		phi[i], plus[i], minus[i] = make([]float64, j), make([]float64, j), make([]float64, j)
-		for s := 1; s < len(r.points); s++ {
-			a, b := r.points[s-1], r.points[s]
-			dx := make([]float32, j)
-			moved := false
-			for f := range dx {
-				dx[f] = b[f] - a[f]
-				moved = moved || dx[f] != 0
-			}
-			if !moved {
-				continue
-			}
-			switch cfg.Rule {
-			case Trapezoid:
-				for f := range dx {
-					phi[i][f] += float64(dx[f]) * 0.5 * (float64(r.grad[s-1][f]) + float64(r.grad[s][f]))
-				}
-			default: // Riemann: K right-endpoint points; the last one is x_Δs, already probed.
-				for f := range dx {
-					phi[i][f] += float64(dx[f]) * invK * float64(r.grad[s][f])
-				}
-				for k := 1; k < cfg.K; k++ {
-					pt := make([]float32, j)
-					for f := range pt {
-						pt[f] = a[f] + float32(float64(k)*invK)*dx[f]
-					}
-					if err := acc.add(pt, r.sign, phi[i], dx, invK); err != nil {
-						return nil, err
-					}
-				}
-			}
-		}
-	}
-	if err := acc.flush(); err != nil {
-		return nil, err
-	}
-	tm.Attribution += time.Since(t0).Seconds()
-	t0 = time.Now()
+	eps := make([][]float32, len(rows))
+	var pts [][]float32
+	var signs []float32
 	for i, r := range rows {
 		eps[i] = make([]float32, j)
 		for f := range eps[i] {
 			eps[i][f] = float32(math.Abs(float64(last[i][f] - recon[i][f])))
 		}
-		neg := make([]float32, j)
-		for f := range neg {
-			neg[f] = -eps[i][f]
-		}
-		for k := 1; k <= cfg.K; k++ {
-			pp, pm := make([]float32, j), make([]float32, j)
-			for f := range pp {
-				step := float32(float64(k)*invK) * eps[i][f]
-				pp[f], pm[f] = last[i][f]+step, last[i][f]-step
-			}
-			if err := acc.add(pp, r.sign, plus[i], eps[i], invK); err != nil {
-				return nil, err
-			}
-			if err := acc.add(pm, r.sign, minus[i], neg, invK); err != nil {
-				return nil, err
+		for _, dir := range []float32{1, -1} {
+			for k := 1; k <= cfg.K; k++ {
+				pt := make([]float32, j)
+				for f := range pt {
+					pt[f] = last[i][f] + dir*float32(float64(k)*invK)*eps[i][f]
+				}
+				pts = append(pts, pt)
+				signs = append(signs, r.sign)
 			}
 		}
 	}
-	if err := acc.flush(); err != nil {
+	_, grads, err := e.probeMany(ctx, pts, signs)
+	if err != nil {
 		return nil, err
 	}
-	tm.Uncertainty += time.Since(t0).Seconds()
-
 	out := make([]*Explanation, len(queries))
 	for qi, q := range queries {
+		first := rows[qi*cfg.Paths]
 		target := 1
-		if rows[qi*cfg.Paths].sign < 0 {
+		if first.sign < 0 {
 			target = 0
 		}
 		predicted := 0
@@ -167,45 +125,59 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 		out[qi] = &Explanation{
 			Target: target, PredictedClass: predicted,
 			X: append([]float64(nil), q.X...), XOriginal: e.scaler.InverseRow(q.X),
-			ProbStart: float64(rows[qi*cfg.Paths].prob[0]),
+			ProbStart: float64(first.kept.points[0].prob),
 		}
 	}
 	for i, r := range rows {
-		p := e.pathResult(cfg, r, phi[i], plus[i], minus[i], eps[i])
+		plus, minus := make([]float64, j), make([]float64, j)
+		base := i * 2 * cfg.K
+		for k := 0; k < cfg.K; k++ {
+			gp, gm := grads[base+k], grads[base+cfg.K+k]
+			for f := 0; f < j; f++ {
+				plus[f] += float64(eps[i][f]) * invK * float64(gp[f])
+				minus[f] -= float64(eps[i][f]) * invK * float64(gm[f])
+			}
+		}
+		p := e.pathResult(cfg, r, plus, minus, eps[i])
 		out[r.query].Paths = append(out[r.query].Paths, p)
 	}
 	for _, ex := range out {
 		ex.expectation()
 	}
+	tm.Uncertainty += time.Since(t0).Seconds()
 	return out, nil
 }
 
-func (e *Explainer) pathResult(cfg Config, r *row, phi, plus, minus []float64, eps []float32) *Path {
-	n := len(r.points)
-	p := &Path{
-		Points: make([][]float64, n), Probability: toF64(r.prob),
-		Uncertainty: toF64(r.unc), UncertaintyPaper: toF64(r.uncPaper),
-		Attribution: phi, AttributionPlus: plus, AttributionMinus: minus, Epsilon: toF64(eps),
-		Steps: n - 1, Failure: r.failure,
+func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []float32) *Path {
+	kept := r.kept.points
+	if kept[len(kept)-1].step != r.last.step {
+		kept = append(kept, r.last)
 	}
-	if r.path > 0 && cfg.StartNoise > 0 {
+	p := &Path{
+		Points: make([][]float64, len(kept)), Step: make([]int, len(kept)),
+		Probability: make([]float64, len(kept)), Uncertainty: make([]float64, len(kept)), UncertaintyPaper: make([]float64, len(kept)),
+		Attribution: r.phi, AttributionPlus: plus, AttributionMinus: minus, Epsilon: toF64(eps),
+		Steps: r.n - 1, Failure: r.failure,
+	}
+	if r.offset {
 		p.Steps-- // the jump to the offset start is not an optimisation step
 	}
-	for i, pt := range r.points {
-		p.Points[i] = toF64(pt)
+	for i, k := range kept {
+		p.Points[i], p.Step[i] = toF64(k.x), k.step
+		p.Probability[i], p.Uncertainty[i], p.UncertaintyPaper[i] = float64(k.prob), float64(k.unc), float64(k.uncPapr)
 	}
-	p.Counterfactual = p.Points[n-1]
+	p.Counterfactual = toF64(r.last.x)
 	p.CounterfactualOriginal = e.scaler.InverseRow(p.Counterfactual)
-	p.ProbEnd = p.Probability[n-1]
+	p.ProbEnd = float64(r.last.prob)
 	p.Valid = p.ProbEnd >= cfg.Threshold && r.failure == ""
 	sum := 0.0
-	for _, v := range phi {
+	for _, v := range r.phi {
 		sum += v
 	}
 	p.CompletenessGap = sum - (p.ProbEnd - p.Probability[0])
-	p.CFUncertainty, p.CFUncertaintyPaper = p.Uncertainty[n-1], p.UncertaintyPaper[n-1]
+	p.CFUncertainty, p.CFUncertaintyPaper = float64(r.last.unc), float64(r.last.uncPapr)
 	p.CFReconError = mean(p.Epsilon)
-	p.PathUncertainty, p.PathUncertaintyPaper = mean(p.Uncertainty), mean(p.UncertaintyPaper)
+	p.PathUncertainty, p.PathUncertaintyPaper = r.sumUnc/float64(r.n), r.sumPaper/float64(r.n)
 	return p
 }
 
@@ -244,47 +216,4 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
-}
-
-// accumulator streams gradient probes: it collects points in chunks and, for each, adds
-// scale · w ⊙ ∇F(τ|point) into dst. Memory stays at one chunk, whatever the path count.
-type accumulator struct {
-	e     *Explainer
-	ctx   context.Context
-	pts   [][]float32
-	signs []float32
-	jobs  []accJob
-}
-
-type accJob struct {
-	dst   []float64
-	w     []float32
-	scale float64
-}
-
-func (a *accumulator) add(pt []float32, sign float32, dst []float64, w []float32, scale float64) error {
-	a.pts = append(a.pts, pt)
-	a.signs = append(a.signs, sign)
-	a.jobs = append(a.jobs, accJob{dst, w, scale})
-	if len(a.pts) >= probeChunk {
-		return a.flush()
-	}
-	return nil
-}
-
-func (a *accumulator) flush() error {
-	if len(a.pts) == 0 {
-		return nil
-	}
-	_, g, err := a.e.probeMany(a.ctx, a.pts, a.signs)
-	if err != nil {
-		return err
-	}
-	for k, job := range a.jobs {
-		for f := range job.dst {
-			job.dst[f] += job.scale * float64(job.w[f]) * float64(g[k][f])
-		}
-	}
-	a.pts, a.signs, a.jobs = a.pts[:0], a.signs[:0], a.jobs[:0]
-	return nil
 }

@@ -81,7 +81,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	f.logf("done: optimisation %.2fs, attribution %.2fs, uncertainty %.2fs", tm.Optimisation, tm.Attribution, tm.Uncertainty)
+	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs", tm.Optimisation, tm.Uncertainty)
 	printExplanations(stdout, s, ex, idx, f.split, f.top)
 	if f.jsonPath != "" {
 		doc := explainDoc(s, cfg, f.split, ex, idx)
@@ -161,31 +161,52 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, i
 // resultJSON is one instance in quce explain's JSON. With several paths the attribution
 // fields are the expectations over paths (exQUCE) and the counterfactual is path 1's.
 type resultJSON struct {
-	Index                  int       `json:"index"`
-	SplitRow               int       `json:"split_row"`
-	PredictedClass         int       `json:"predicted_class"`
-	TargetClass            int       `json:"target_class"`
-	ProbTargetStart        float64   `json:"prob_target_start"`
-	ProbTargetEnd          float64   `json:"prob_target_end"`
-	Valid                  bool      `json:"valid"`
-	Failure                string    `json:"failure,omitempty"`
-	X                      []float64 `json:"x"`
-	Counterfactual         []float64 `json:"counterfactual"`
-	XOriginal              []float64 `json:"x_original"`
-	CounterfactualOriginal []float64 `json:"counterfactual_original"`
-	Attribution            []float64 `json:"attribution"`
-	AttributionStd         []float64 `json:"attribution_std"`
-	AttributionPlus        []float64 `json:"attribution_plus"`
-	AttributionMinus       []float64 `json:"attribution_minus"`
-	Epsilon                []float64 `json:"epsilon"`
-	CompletenessGap        float64   `json:"completeness_gap"`
-	CFUncertainty          float64   `json:"cf_uncertainty"`
-	CFUncertaintyPaper     float64   `json:"cf_uncertainty_paper"`
-	PathUncertainty        float64   `json:"path_uncertainty"`
-	PathUncertaintyPaper   float64   `json:"path_uncertainty_paper"`
-	PathSteps              int       `json:"path_steps"`
-	Paths                  int       `json:"paths"`
-	ValidPaths             float64   `json:"valid_paths"`
+	Index                  int    `json:"index"`
+	SplitRow               int    `json:"split_row"`
+	PredictedClass         int    `json:"predicted_class"`
+	TargetClass            int    `json:"target_class"`
+	ProbTargetStart        jnum   `json:"prob_target_start"`
+	ProbTargetEnd          jnum   `json:"prob_target_end"`
+	Valid                  bool   `json:"valid"`
+	Failure                string `json:"failure,omitempty"`
+	X                      jvec   `json:"x"`
+	Counterfactual         jvec   `json:"counterfactual"`
+	XOriginal              jvec   `json:"x_original"`
+	CounterfactualOriginal jvec   `json:"counterfactual_original"`
+	Attribution            jvec   `json:"attribution"`
+	AttributionStd         jvec   `json:"attribution_std"`
+	AttributionPlus        jvec   `json:"attribution_plus"`
+	AttributionMinus       jvec   `json:"attribution_minus"`
+	Epsilon                jvec   `json:"epsilon"`
+	CompletenessGap        jnum   `json:"completeness_gap"`
+	CFUncertainty          jnum   `json:"cf_uncertainty"`
+	CFUncertaintyPaper     jnum   `json:"cf_uncertainty_paper"`
+	PathUncertainty        jnum   `json:"path_uncertainty"`
+	PathUncertaintyPaper   jnum   `json:"path_uncertainty_paper"`
+	PathSteps              int    `json:"path_steps"`
+	Paths                  int    `json:"paths"`
+	ValidPaths             jnum   `json:"valid_paths"`
+}
+
+// jnum and jvec are numbers that may be non-finite (a failed path's uncertainty, say):
+// JSON has no NaN or Inf, so they are written as null.
+type jnum float64
+
+func (v jnum) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(v))
+}
+
+type jvec []float64
+
+func (v jvec) MarshalJSON() ([]byte, error) {
+	out := make([]jnum, len(v))
+	for i, x := range v {
+		out[i] = jnum(x)
+	}
+	return json.Marshal(out)
 }
 
 func explainDoc(s *pipeline.Setup, cfg quce.Config, split string, ex []*quce.Explanation, idx []int) map[string]any {
@@ -194,13 +215,13 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, split string, ex []*quce.Exp
 		p := e.Path0()
 		results[i] = resultJSON{
 			Index: idx[i], SplitRow: i, PredictedClass: e.PredictedClass, TargetClass: e.Target,
-			ProbTargetStart: e.ProbStart, ProbTargetEnd: p.ProbEnd, Valid: p.Valid, Failure: p.Failure,
+			ProbTargetStart: jnum(e.ProbStart), ProbTargetEnd: jnum(p.ProbEnd), Valid: p.Valid, Failure: p.Failure,
 			X: e.X, Counterfactual: p.Counterfactual, XOriginal: e.XOriginal, CounterfactualOriginal: p.CounterfactualOriginal,
 			Attribution: e.Attribution, AttributionStd: e.AttributionStd, AttributionPlus: e.AttributionPlus,
-			AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon, CompletenessGap: e.CompletenessGap,
-			CFUncertainty: p.CFUncertainty, CFUncertaintyPaper: p.CFUncertaintyPaper,
-			PathUncertainty: p.PathUncertainty, PathUncertaintyPaper: p.PathUncertaintyPaper,
-			PathSteps: p.Steps, Paths: len(e.Paths), ValidPaths: e.ValidRate(),
+			AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon, CompletenessGap: jnum(e.CompletenessGap),
+			CFUncertainty: jnum(p.CFUncertainty), CFUncertaintyPaper: jnum(p.CFUncertaintyPaper),
+			PathUncertainty: jnum(p.PathUncertainty), PathUncertaintyPaper: jnum(p.PathUncertaintyPaper),
+			PathSteps: p.Steps, Paths: len(e.Paths), ValidPaths: jnum(e.ValidRate()),
 		}
 	}
 	return map[string]any{

@@ -77,4 +77,3 @@ func FuzzConfigFlags(f *testing.F) {
 		}
 	})
 }
-

@@ -1,0 +1,357 @@
+package quce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// row is the working state of one path of one instance. The path is walked one segment
+// at a time: each execution evaluates F(τ|·), its gradient and L_ε at the current point and
+// the rule's interior gradients on the segment that ends there, so the attribution and the
+// path metrics are accumulated as the path grows; only PathPoints points are stored.
+type row struct {
+	query  int // index into the queries
+	path   int // index among the instance's paths
+	x0     []float32
+	sign   float32
+	lo, hi []float32
+	move   []float32 // 1 where the feature may move, 0 where it is frozen
+	rng    *rand.Rand
+	offset bool // the path jumps from x to a seeded start before optimising
+
+	prev, cur   []float32 // the segment being walked
+	prevGrad    []float32 // ∇F(τ|prev)
+	curRecorded bool      // cur is already a point of the path
+	active      bool
+	validRun    int
+	failure     string
+
+	phi              []float64 // path attribution so far
+	n                int       // points so far
+	sumUnc, sumPaper float64   // Σ L_ε over the points (both forms)
+	kept             keptPoints
+	last             pointStats
+}
+
+// pointStats is what is known at one path point.
+type pointStats struct {
+	x                  []float32
+	step               int
+	prob, unc, uncPapr float32
+}
+
+// keptPoints are the stored points: every stride-th, plus the last (added at the end).
+type keptPoints struct {
+	stride int
+	points []pointStats
+}
+
+// record adds cur as the next point of the path, with its statistics, after integrating
+// the segment prev → cur. interior is the rule's interior gradient sum on that segment.
+func (r *row) record(rule Rule, k int, p float32, grad []float32, unc, uncPaper float32, interior []float32) {
+	if r.n > 0 {
+		w0, wIn, w1 := rule.weights(k)
+		for f := range r.phi {
+			d := float64(r.cur[f] - r.prev[f])
+			if d == 0 {
+				continue
+			}
+			s := w0*float64(r.prevGrad[f]) + w1*float64(grad[f])
+			if interior != nil {
+				s += wIn * float64(interior[f])
+			}
+			r.phi[f] += d * s
+		}
+	}
+	st := pointStats{x: r.cur, step: r.n, prob: p, unc: unc, uncPapr: uncPaper}
+	if r.kept.stride <= 1 || r.n%r.kept.stride == 0 {
+		r.kept.points = append(r.kept.points, st)
+	}
+	r.last = st
+	r.n++
+	r.sumUnc += float64(unc)
+	r.sumPaper += float64(uncPaper)
+	r.prevGrad = grad
+	r.curRecorded = true
+}
+
+// advance makes next the current point: the segment cur → next is walked next.
+func (r *row) advance(next []float32) {
+	r.prev, r.cur, r.curRecorded = r.cur, next, false
+}
+
+func (e *Explainer) initRows(cfg Config, rows []*row) {
+	stride := 1
+	if cfg.PathPoints > 0 {
+		stride = max(1, (cfg.Steps+2+cfg.PathPoints-2)/(cfg.PathPoints-1))
+	}
+	for _, r := range rows {
+		r.phi = make([]float64, e.NumFeatures())
+		r.kept.stride = stride
+		r.prev = r.x0
+	}
+}
+
+// minShardRows is the fewest rows worth a concurrent execution of their own: below it the
+// per-step overhead dominates and one execution is faster.
+const minShardRows = 32
+
+// optimiseSharded splits the rows over the CPU cores. Rows are independent, so each shard
+// runs its own executions concurrently; the Go backend keeps about one core busy per
+// execution, so this is where a second core pays.
+func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
+	e.initRows(cfg, rows)
+	shards := min(runtime.GOMAXPROCS(0), len(rows)/minShardRows)
+	if shards <= 1 {
+		return e.optimise(ctx, cfg, rows, true)
+	}
+	size := (len(rows) + shards - 1) / shards
+	errs := make([]error, shards)
+	var wg sync.WaitGroup
+	for k := 0; k < shards; k++ {
+		lo, hi := k*size, min((k+1)*size, len(rows))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = e.optimise(ctx, cfg, rows[lo:hi], k == 0)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// batch packs per-row vectors into one [R, J] tensor.
+func batch(rows []*row, j int, get func(*row) []float32) *tensors.Tensor {
+	flat := make([]float32, len(rows)*j)
+	for i, r := range rows {
+		copy(flat[i*j:], get(r))
+	}
+	return tensors.FromFlatDataAndDimensions(flat, len(rows), j)
+}
+
+// measured is one execution's outputs at the rows' current points.
+type measured struct {
+	p, unc, uncPaper []float32
+	grad, interior   []float32 // [R*J]; interior is nil when the rule has no interior nodes
+}
+
+func readMeasured(out []*tensors.Tensor, hasInterior bool) measured {
+	m := measured{
+		p:        tensors.MustCopyFlatData[float32](out[0]),
+		grad:     tensors.MustCopyFlatData[float32](out[1]),
+		unc:      tensors.MustCopyFlatData[float32](out[2]),
+		uncPaper: tensors.MustCopyFlatData[float32](out[3]),
+	}
+	if hasInterior {
+		m.interior = tensors.MustCopyFlatData[float32](out[4])
+	}
+	return m
+}
+
+// recordFrom records row i's current point from m, or fails the row if m is not finite
+// there (the path then ends at its previous point). It reports whether it recorded.
+func (m measured) recordFrom(cfg Config, r *row, i, j int, step int) bool {
+	g := m.grad[i*j : (i+1)*j : (i+1)*j]
+	var in []float32
+	if m.interior != nil {
+		in = m.interior[i*j : (i+1)*j : (i+1)*j]
+	}
+	if !finite(m.p[i]) || !finite(m.unc[i]) || !finite(m.uncPaper[i]) || !allFinite(g) || (in != nil && !allFinite(in)) {
+		if r.n == 0 {
+			r.fail("F, its gradient or L_ε is non-finite at the instance itself; fix: check the instance's values, they overflow the models")
+			// x itself: keep it as the whole path, so the failed result still says where
+			// it failed; its non-finite values are reported as such.
+			r.record(cfg.Rule, cfg.K, m.p[i], append([]float32(nil), g...), m.unc[i], m.uncPaper[i], nil)
+		} else {
+			r.fail(fmt.Sprintf("F, its gradient or L_ε became non-finite at step %d; fix: lower the learning rate or the λ weights", step))
+			r.cur, r.curRecorded = r.prev, true
+		}
+		return false
+	}
+	r.record(cfg.Rule, cfg.K, m.p[i], append([]float32(nil), g...), m.unc[i], m.uncPaper[i], in)
+	return true
+}
+
+func (r *row) fail(reason string) {
+	r.active = false
+	if r.failure == "" {
+		r.failure = reason
+	}
+}
+
+// measureExec evaluates the rows' current points (and the segments ending there) without
+// optimising, and records them.
+func (e *Explainer) measure(cfg Config, rows []*row, step int) error {
+	kind := execKind{rule: cfg.Rule, k: cfg.K}
+	ex, err := e.stepExec(kind)
+	if err != nil {
+		return err
+	}
+	j := e.NumFeatures()
+	sign := make([]float32, len(rows))
+	for i, r := range rows {
+		sign[i] = r.sign
+	}
+	out, err := ex.Exec(batch(rows, j, func(r *row) []float32 { return r.prev }),
+		batch(rows, j, func(r *row) []float32 { return r.cur }), tensors.FromFlatDataAndDimensions(sign, len(rows)))
+	if err != nil {
+		return fmt.Errorf("quce: evaluating path points: %w", err)
+	}
+	m := readMeasured(out, len(kind.rule.interiorNodes(kind.k)) > 0)
+	for i, r := range rows {
+		if !r.curRecorded {
+			m.recordFrom(cfg, r, i, j, step)
+		}
+	}
+	return nil
+}
+
+func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, report bool) error {
+	// Point 0, x itself, then the seeded start of offset paths.
+	starts := make([][]float32, len(rows))
+	for i, r := range rows {
+		starts[i], r.cur = r.cur, r.x0
+	}
+	if err := e.measure(cfg, rows, 0); err != nil {
+		return err
+	}
+	for i, r := range rows {
+		if r.offset {
+			r.advance(starts[i])
+		}
+	}
+	if err := e.measure(cfg, rows, 0); err != nil {
+		return err
+	}
+
+	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K}
+	ex, err := e.stepExec(kind)
+	if err != nil {
+		return err
+	}
+	hasInterior := len(cfg.Rule.interiorNodes(cfg.K)) > 0
+	n, j, L := len(rows), e.NumFeatures(), e.vae.Config.Latent
+	sign := make([]float32, n)
+	for i, r := range rows {
+		sign[i] = r.sign
+	}
+	signT := tensors.FromFlatDataAndDimensions(sign, n)
+	x0T := batch(rows, j, func(r *row) []float32 { return r.x0 })
+	loT := batch(rows, j, func(r *row) []float32 { return r.lo })
+	hiT := batch(rows, j, func(r *row) []float32 { return r.hi })
+	mT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
+	vT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
+	lam := tensors.FromValue([]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)})
+	zeros := make([]float32, j)
+	for t := 1; t <= cfg.Steps; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		anyActive := false
+		for _, r := range rows {
+			anyActive = anyActive || r.active
+		}
+		if !anyActive {
+			break
+		}
+		args := []any{
+			batch(rows, j, func(r *row) []float32 { return r.prev }),
+			batch(rows, j, func(r *row) []float32 { return r.cur }),
+			signT, x0T,
+			batch(rows, j, func(r *row) []float32 {
+				if r.active {
+					return r.move
+				}
+				return zeros
+			}),
+			loT, hiT, mT, vT, float32(t), lam, float32(cfg.LearningRate),
+		}
+		if cfg.Samples > 0 {
+			noise := make([]float32, cfg.Samples*n*L)
+			for i, r := range rows {
+				for s := 0; s < cfg.Samples; s++ {
+					for l := 0; l < L; l++ {
+						noise[(s*n+i)*L+l] = float32(r.rng.NormFloat64())
+					}
+				}
+			}
+			args = append(args, tensors.FromFlatDataAndDimensions(noise, cfg.Samples, n, L))
+		}
+		out, err := ex.Exec(args...)
+		if err != nil {
+			return fmt.Errorf("quce: optimisation step %d: %w", t, err)
+		}
+		m := readMeasured(out, hasInterior)
+		k := 4
+		if hasInterior {
+			k = 5
+		}
+		obj := tensors.MustCopyFlatData[float32](out[k])
+		next := tensors.MustCopyFlatData[float32](out[k+1])
+		mT, vT = out[k+2], out[k+3]
+		for i, r := range rows {
+			if !r.active {
+				continue
+			}
+			if !r.curRecorded && !m.recordFrom(cfg, r, i, j, t) {
+				continue
+			}
+			nx := next[i*j : (i+1)*j]
+			if !finite(obj[i]) || !allFinite(nx) {
+				r.fail(fmt.Sprintf("the objective or its gradient became non-finite at step %d (objective %v); fix: lower the learning rate or the λ weights", t, obj[i]))
+				continue
+			}
+			if cfg.EarlyStop > 0 {
+				// Counts consecutive valid points; the row stops at the current one.
+				if float64(r.last.prob) >= cfg.Threshold {
+					r.validRun++
+				} else {
+					r.validRun = 0
+				}
+				if r.validRun >= cfg.EarlyStop {
+					r.active = false
+					continue
+				}
+			}
+			r.advance(append([]float32(nil), nx...))
+		}
+		if report && e.Progress != nil {
+			e.Progress(t, cfg.Steps)
+		}
+	}
+	// The last point of every path (and its segment) still needs evaluating.
+	return e.measure(cfg, rows, cfg.Steps)
+}
+
+// measurePaths walks given paths (one per row, starting at x) through the same
+// measurement as QUCE's own paths.
+func (e *Explainer) measurePaths(ctx context.Context, cfg Config, rows []*row, paths [][][]float32) error {
+	longest := 0
+	for i, r := range rows {
+		longest = max(longest, len(paths[i]))
+		r.cur = r.x0
+	}
+	e.initRows(Config{PathPoints: cfg.PathPoints, Steps: longest}, rows)
+	for s := 0; s < longest; s++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if s > 0 {
+			for i, r := range rows {
+				if s < len(paths[i]) && r.failure == "" {
+					r.advance(paths[i][s])
+				}
+			}
+		}
+		if err := e.measure(cfg, rows, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
