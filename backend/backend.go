@@ -89,3 +89,15 @@ func New(config string) (b compute.Backend, err error) {
 	}
 	return b, nil
 }
+
+// ForSmallBatches returns a backend for executions of a few rows: when the default
+// backend is the pure-Go one, the same backend with sequential ops ("go:ops_sequential"),
+// several times faster for a batch of one (measured: 1000 QUCE steps for one row in 0.32 s
+// against 1.5 s); otherwise nil, meaning "use the default".
+func ForSmallBatches() (compute.Backend, error) {
+	_, info, err := Default()
+	if err != nil || info.Config != "go" {
+		return nil, err
+	}
+	return New("go:ops_sequential")
+}

@@ -170,6 +170,9 @@ func Prepare(opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Explainer.SmallBatch, err = backend.ForSmallBatches(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

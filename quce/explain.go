@@ -52,6 +52,11 @@ type Explainer struct {
 
 	// Progress, if set, is called after every optimisation step.
 	Progress func(step, steps int)
+
+	// SmallBatch, if set, runs the step executions of at most smallBatchRows (8) rows. The
+	// pure-Go backend with sequential ops (see backend.ForSmallBatches) is several times
+	// faster there, which is what makes a notebook's sliders feel live.
+	SmallBatch compute.Backend
 }
 
 // New makes an explainer for a classifier and a VAE trained on the same standardised
@@ -84,7 +89,11 @@ func (e *Explainer) stepExec(key execKind) (*graph.Exec, error) {
 	if ex, ok := e.steps[key]; ok {
 		return ex, nil
 	}
-	ex, err := graph.NewExec(e.backend, e.stepGraph(key))
+	b := e.backend
+	if key.small && e.SmallBatch != nil {
+		b = e.SmallBatch
+	}
+	ex, err := graph.NewExec(b, e.stepGraph(key))
 	if err != nil {
 		return nil, err
 	}

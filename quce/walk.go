@@ -98,6 +98,9 @@ func (e *Explainer) initRows(cfg Config, rows []*row) {
 	}
 }
 
+// smallBatchRows is the most rows run on Explainer.SmallBatch.
+const smallBatchRows = 8
+
 // minShardRows is the fewest rows worth a concurrent execution of their own: below it the
 // per-step overhead dominates and one execution is faster.
 const minShardRows = 32
@@ -188,7 +191,7 @@ func (r *row) fail(reason string) {
 // measureExec evaluates the rows' current points (and the segments ending there) without
 // optimising, and records them.
 func (e *Explainer) measure(cfg Config, rows []*row, step int) error {
-	kind := execKind{rule: cfg.Rule, k: cfg.K}
+	kind := execKind{rule: cfg.Rule, k: cfg.K, small: len(rows) <= smallBatchRows}
 	ex, err := e.stepExec(kind)
 	if err != nil {
 		return err
@@ -230,7 +233,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		return err
 	}
 
-	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K}
+	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K, small: len(rows) <= smallBatchRows}
 	ex, err := e.stepExec(kind)
 	if err != nil {
 		return err
