@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/dom"
 	"github.com/janpfeifer/gonb/gonbui/widgets"
 
 	"github.com/quce-go/quce/pipeline"
@@ -89,33 +91,45 @@ func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOpti
 	inst := widgets.Select(names).WithHtmlId(ids("instance")).AppendTo(ids("instance-box")).Done()
 	done := widgets.Button("Done").AppendTo(ids("done-box")).Done()
 
-	changes := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case changes <- struct{}{}:
-		default:
-		}
+	// The values come from the Listen channels, not from Value(): gonbui delivers a change
+	// to the widget and to the channel in separate goroutines, so Value() can be stale.
+	controls := []struct {
+		name  string
+		c     <-chan int
+		value *atomic.Int64
+	}{
+		{"lambda1", l1.Listen().LatestOnly().C, newValue(l1.Value())},
+		{"lambda2", l2.Listen().LatestOnly().C, newValue(l2.Value())},
+		{"lambda3", l3.Listen().LatestOnly().C, newValue(l3.Value())},
+		{"lr", lr.Listen().LatestOnly().C, newValue(lr.Value())},
+		{"steps", steps.Listen().LatestOnly().C, newValue(steps.Value())},
+		{"instance", inst.Listen().LatestOnly().C, newValue(inst.Value())},
 	}
-	for _, c := range []<-chan int{l1.Listen().LatestOnly().C, l2.Listen().LatestOnly().C, l3.Listen().LatestOnly().C,
-		lr.Listen().LatestOnly().C, steps.Listen().LatestOnly().C, inst.Listen().LatestOnly().C} {
+	changes := make(chan struct{}, 1)
+	for _, ctl := range controls {
 		go func() {
-			for range c {
-				notify()
+			for v := range ctl.c {
+				ctl.value.Store(int64(v))
+				select {
+				case changes <- struct{}{}:
+				default:
+				}
 			}
 		}()
 	}
+	value := func(i int) int { return int(controls[i].value.Load()) }
 	plotID := ids("plot")
 	var last string
 	redraw := func() {
 		c := cfg
-		c.Lambda1, c.Lambda2, c.Lambda3 = SliderValue(l1.Value()), SliderValue(l2.Value()), SliderValue(l3.Value())
-		c.LearningRate, c.Steps = SliderValue(lr.Value()), steps.Value()
-		for name, v := range map[string]string{"lambda1": fmt.Sprintf("%.3g", c.Lambda1), "lambda2": fmt.Sprintf("%.3g", c.Lambda2),
-			"lambda3": fmt.Sprintf("%.3g", c.Lambda3), "lr": fmt.Sprintf("%.3g", c.LearningRate), "steps": fmt.Sprint(c.Steps)} {
-			gonbui.UpdateHTML(ids(name+"-val"), v)
+		c.Lambda1, c.Lambda2, c.Lambda3 = SliderValue(value(0)), SliderValue(value(1)), SliderValue(value(2))
+		c.LearningRate, c.Steps = SliderValue(value(3)), value(4)
+		for i, v := range []string{fmt.Sprintf("%.3g", c.Lambda1), fmt.Sprintf("%.3g", c.Lambda2),
+			fmt.Sprintf("%.3g", c.Lambda3), fmt.Sprintf("%.3g", c.LearningRate), fmt.Sprint(c.Steps)} {
+			dom.SetInnerText(ids(controls[i].name+"-val"), v)
 		}
 		t0 := time.Now()
-		ex, err := s.Explainer.Explain(Context, c, []quce.Query{quce.NewQuery(rows[inst.Value()])})
+		ex, err := s.Explainer.Explain(Context, c, []quce.Query{quce.NewQuery(rows[min(max(value(5), 0), len(rows)-1)])})
 		if err == nil {
 			last, err = ExplanationHTML(s, ex[0], plots.Options{TopK: 10})
 		}
@@ -143,4 +157,10 @@ func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOpti
 			return Context.Err()
 		}
 	}
+}
+
+func newValue(v int) *atomic.Int64 {
+	a := &atomic.Int64{}
+	a.Store(int64(v))
+	return a
 }

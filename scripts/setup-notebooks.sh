@@ -13,7 +13,7 @@
 #
 # Usage: bash scripts/setup-notebooks.sh [--no-browser]   (--no-browser: skip chromium and npm)
 # Needs: Go 1.26.x, gcc, Node/npm, Debian apt (runs apt-get through sudo when not root).
-set -euo pipefail
+set -Eeuo pipefail
 
 GONB_VERSION=v0.11.5
 X_TOOLS_VERSION=v0.52.0   # golang.org/x/tools (goimports)
@@ -34,6 +34,8 @@ GOBIN=$(go env GOBIN); [ -n "$GOBIN" ] || GOBIN=$(go env GOPATH)/bin
 export GOBIN PATH=$GOBIN:$PATH
 T0=$(date +%s)
 step() { echo "setup-notebooks: $*"; }
+# timed CMD...: runs CMD and prints how long it took.
+timed() { local t=$SECONDS; "$@"; step "  ... $(( SECONDS - t ))s"; }
 trap 'echo "setup-notebooks: FAILED (line $LINENO)" >&2' ERR
 
 SUDO=
@@ -47,11 +49,11 @@ for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  step "apt-get install ${missing[*]} (a few minutes)"
-  t=$(date +%s)
+  step "apt-get update && apt-get install ${missing[*]} (~1.5 min)"
+  t=$SECONDS
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-  step "  apt done in $(( $(date +%s) - t ))s"
+  step "  ... $(( SECONDS - t ))s"
 else
   step "apt packages already installed: ${APT_PKGS[*]}"
 fi
@@ -67,13 +69,13 @@ if has_mod goimports golang.org/x/tools "$X_TOOLS_VERSION"; then
   step "goimports $X_TOOLS_VERSION already installed"
 else
   step "go install golang.org/x/tools/cmd/goimports@$X_TOOLS_VERSION (~40 s)"
-  go install "golang.org/x/tools/cmd/goimports@$X_TOOLS_VERSION"
+  timed go install "golang.org/x/tools/cmd/goimports@$X_TOOLS_VERSION"
 fi
 if has_mod gopls golang.org/x/tools/gopls "$GOPLS_VERSION"; then
   step "gopls $GOPLS_VERSION already installed"
 else
-  step "go install golang.org/x/tools/gopls@$GOPLS_VERSION (~2 min)"
-  go install "golang.org/x/tools/gopls@$GOPLS_VERSION"
+  step "go install golang.org/x/tools/gopls@$GOPLS_VERSION (~1-2 min)"
+  timed go install "golang.org/x/tools/gopls@$GOPLS_VERSION"
 fi
 if has_mod gonb github.com/janpfeifer/gonb "$GONB_VERSION"; then
   step "gonb $GONB_VERSION already installed"
@@ -81,16 +83,29 @@ else
   step "building gonb $GONB_VERSION from scripts/tools/gonb (~30 s)"
   grep -q "github.com/janpfeifer/gonb $GONB_VERSION" "$SCRIPTS/tools/gonb/go.mod" \
     || { echo "setup-notebooks: scripts/tools/gonb/go.mod does not pin gonb $GONB_VERSION" >&2; exit 1; }
-  (cd "$SCRIPTS/tools/gonb" && go install github.com/janpfeifer/gonb)
+  (cd "$SCRIPTS/tools/gonb" && timed go install github.com/janpfeifer/gonb)
 fi
 
 # --- 3. Register the kernel ---------------------------------------------------------------------
+# kernel.json gets "env": {"PATH": "$GOBIN:${PATH}"} (Jupyter expands ${PATH} at kernel start), so
+# the kernel finds goimports/gopls even when Jupyter is started from a shell without $GOBIN on PATH.
 KDIR=${JUPYTER_DATA_DIR:-$HOME/.local/share/jupyter}/kernels/gonb
-if [ -f "$KDIR/kernel.json" ] && grep -q "\"$GOBIN/gonb\"" "$KDIR/kernel.json"; then
+if [ -f "$KDIR/kernel.json" ] && grep -q "\"$GOBIN/gonb\"" "$KDIR/kernel.json" \
+   && grep -qF "\"PATH\": \"$GOBIN:\${PATH}\"" "$KDIR/kernel.json"; then
   step "gonb kernel already registered in $KDIR"
 else
   step "gonb --install (kernel spec in $KDIR)"
   gonb --install
+  /usr/bin/python3 - "$KDIR/kernel.json" "$GOBIN" <<'PY'
+import json, sys
+path, gobin = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    spec = json.load(f)
+spec.setdefault("env", {})["PATH"] = gobin + ":${PATH}"
+with open(path, "w") as f:
+    json.dump(spec, f, indent=1)
+    f.write("\n")
+PY
 fi
 # (`jupyter kernelspec` lives in Debian's jupyter-client package, which we do not need: ask Python.)
 /usr/bin/python3 -c 'import sys; from jupyter_client.kernelspec import KernelSpecManager as K; sys.exit("gonb" not in K().find_kernel_specs())' \
@@ -105,7 +120,7 @@ if [ $WITH_BROWSER = 1 ]; then
     step "playwright-core $want already installed in scripts/browser/node_modules"
   else
     step "npm ci in scripts/browser (playwright-core $want)"
-    (cd "$BR" && npm ci --no-audit --no-fund --loglevel=error)
+    (cd "$BR" && timed npm ci --no-audit --no-fund --loglevel=error)
   fi
 fi
 

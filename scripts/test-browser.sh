@@ -49,8 +49,13 @@ OUT=$(cd "$OUT" && pwd)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/quce-browser-work.XXXXXX")
 SERVER_PID=
+NODE_PID=
 cleanup() {
   rc=$?
+  if [ -n "$NODE_PID" ]; then
+    kill -TERM "$NODE_PID" 2>/dev/null || true  # playwright closes its Chromium when node exits
+    wait "$NODE_PID" 2>/dev/null || true
+  fi
   if [ -n "$SERVER_PID" ]; then
     # The server runs in its own session/process group (setsid): that takes its kernels and the
     # cell programs they started with it.
@@ -107,11 +112,13 @@ while time.time() < deadline:
 sys.exit(1)
 PY
 
-set +e
+# In the background + wait, so that a signal to this script is handled at once (cleanup kills it).
 JUPYTER_PORT=$PORT JUPYTER_TOKEN=$TOKEN NB_PATH="notebooks/$NAME" OUT_DIR="$OUT" WORK_DIR="$WORK" \
-  node "$SCRIPTS/browser/slider_test.js"
-rc=$?
-set -e
+  node "$SCRIPTS/browser/slider_test.js" &
+NODE_PID=$!
+rc=0
+wait "$NODE_PID" || rc=$?
+NODE_PID=
 if [ $rc -ne 0 ]; then
   echo "test-browser: FAILED ($NAME, rc=$rc); Jupyter log: $OUT/jupyter.log, screenshots in $OUT" >&2
   exit 1

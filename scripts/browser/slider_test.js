@@ -5,6 +5,7 @@
 //   JUPYTER_PORT, JUPYTER_TOKEN  the server;   NB_PATH  notebook path relative to the server root;
 //   OUT_DIR    screenshots and SVGs;           WORK_DIR scratch dir (Chromium profile);
 //   BROWSER_TIMEOUT  seconds for the cells before the slider (default 900);
+//   WIDGET_TIMEOUT   seconds from the slider appearing to an SVG in the widget cell (default 60);
 //   SLIDER_ATTEMPTS  tries of the widget cell (default 2: GoNB's comm_open race, see below);
 //   SVG_CHANGE_TIMEOUT seconds to wait for the SVG to change after moving the slider (default 20);
 //   SIMULATE_SLOW_ACK=1 freezes the kernel when the widget first connects (tests the retry).
@@ -23,6 +24,7 @@ const workDir = process.env.WORK_DIR || os.tmpdir();
 const cellsTimeout = 1000 * Number(process.env.BROWSER_TIMEOUT || 900);
 const attempts = Number(process.env.SLIDER_ATTEMPTS || 2);
 const changeTimeout = 1000 * Number(process.env.SVG_CHANGE_TIMEOUT || 20);
+const widgetTimeout = 1000 * Number(process.env.WIDGET_TIMEOUT || 60);
 if (!port || !token) {
   console.error('slider_test.js: JUPYTER_PORT and JUPYTER_TOKEN must be set (use scripts/test-browser.sh)');
   process.exit(2);
@@ -87,7 +89,7 @@ function firstSvg(i) {
 // --- Main -----------------------------------------------------------------------------------------
 (async () => {
   fs.mkdirSync(outDir, { recursive: true });
-  for (const s of ['before.png', 'after.png', 'failure.png', 'before.svg', 'after.svg']) fs.rmSync(outFile(s), { force: true });
+  for (const s of ['before.png', 'after.png', 'failure.png', 'failure_page.png', 'before.svg', 'after.svg']) fs.rmSync(outFile(s), { force: true });
   const userDataDir = fs.mkdtempSync(path.join(workDir, 'chromium-profile-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
@@ -97,7 +99,10 @@ function firstSvg(i) {
     viewport: { width: 1200, height: 1000 },
   });
   const page = context.pages()[0] || await context.newPage();
+  let commFailed = false; // GoNB's front end reported that its comm to the kernel failed
   page.on('console', m => {
+    if (/gonb_comm: failed to connect|Communication to GoNB not setup/.test(m.text())) commFailed = true;
+    if (/^Comm promise not found/.test(m.text()) && !process.env.ALLCONSOLE) return; // harmless GoNB noise
     if (process.env.ALLCONSOLE || m.type() === 'error' || /gonb|comm/i.test(m.text())) log(`[console.${m.type()}]`, m.text().slice(0, 300));
   });
   if (process.env.SIMULATE_SLOW_ACK) {
@@ -125,25 +130,44 @@ function firstSvg(i) {
 
   let widgetCell = -1;
   const outputWrapper = () => page.locator('#notebook-container .cell').nth(widgetCell).locator('.output_wrapper');
+  // Screenshot of the widget cell's whole output. The classic notebook scrolls an inner element
+  // (#site) and folds long outputs into a scroll box, so unfold it and make the viewport tall
+  // enough for the whole output before the shot.
   const shoot = async tag => {
+    await page.evaluate(i => { const c = Jupyter.notebook.get_cell(i); if (c.output_area.unscroll_area) c.output_area.unscroll_area(); }, widgetCell);
     const loc = outputWrapper();
+    const box = await loc.boundingBox();
+    if (box) await page.setViewportSize({ width: 1200, height: Math.min(8000, Math.max(1000, Math.ceil(box.height) + 300)) });
     await loc.scrollIntoViewIfNeeded().catch(() => {});
     await loc.screenshot({ path: outFile(tag + '.png') });
     log('screenshot', outFile(tag + '.png'));
   };
 
-  // Runs cell `i` and waits until its output has a slider and an SVG. Fails fast on error outputs.
-  const waitForWidget = async (timeoutMs, what) => {
+  // Waits until the widget cell's output shows a range input (returns pickSlider's answer) or
+  // timeoutMs passes (returns null). Fails fast on error outputs in cells 0..widgetCell.
+  const waitForSlider = async (timeoutMs, what) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const st = await page.evaluate(cellsState, widgetCell);
       if (st.error) throw new Error(`error output while ${what}: ${st.error}`);
       const sl = await page.evaluate(pickSlider, widgetCell);
-      const svg = sl && await page.evaluate(firstSvg, widgetCell);
-      if (sl && svg !== null) return sl;
+      if (sl) return sl;
       if (Date.now() > deadline) return null;
       await page.waitForTimeout(250);
     }
+  };
+
+  // Waits until the widget cell's output has an SVG (true), or false after timeoutMs or as soon as
+  // GoNB's front end reports a failed comm (the widget would never sync).
+  const waitForSvg = async timeoutMs => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && !commFailed) {
+      const st = await page.evaluate(cellsState, widgetCell);
+      if (st.error) throw new Error('error output in the widget cell: ' + st.error);
+      if (await page.evaluate(firstSvg, widgetCell) !== null) return true;
+      await page.waitForTimeout(250);
+    }
+    return false;
   };
 
   // Moves the slider (mouse drag, then keyboard if the drag did not change the value).
@@ -196,6 +220,7 @@ function firstSvg(i) {
     widgetCell = await page.evaluate(findWidgetCell);
     if (widgetCell < 0) throw new Error('no cell tagged "interactive" (and none creating a Slider) in ' + nbPath);
     log(`kernel connected; running cells 0..${widgetCell} (cell ${widgetCell} is the widget cell)`);
+    await page.evaluate(() => { if (window.IPython && IPython.OutputArea) IPython.OutputArea.auto_scroll_threshold = -1; });
     const tRun = Date.now();
     await page.evaluate(i => Jupyter.notebook.execute_cell_range(0, i + 1), widgetCell);
 
@@ -210,13 +235,19 @@ function firstSvg(i) {
         await page.waitForTimeout(2500);
         await page.evaluate(i => Jupyter.notebook.execute_cells([i]), widgetCell);
       }
-      const sl = await waitForWidget(attempt === 1 ? cellsTimeout : 120000,
+      commFailed = false;
+      const sl = await waitForSlider(attempt === 1 ? cellsTimeout : 120000,
         attempt === 1 ? `running cells 0..${widgetCell}` : 're-running the widget cell');
       if (!sl) {
-        log(`attempt ${attempt}: no slider and SVG in the widget cell's output yet`);
+        if (attempt === 1) throw new Error(`no slider in the widget cell's output after ${cellsTimeout / 1000}s`);
+        log(`attempt ${attempt}: no slider in the widget cell's output`);
         continue;
       }
-      if (attempt === 1) log(`slider and SVG visible after ${((Date.now() - tRun) / 1000).toFixed(1)}s`);
+      if (attempt === 1) log(`slider visible after ${((Date.now() - tRun) / 1000).toFixed(1)}s`);
+      if (!await waitForSvg(widgetTimeout)) {
+        log(`attempt ${attempt}: no SVG in the widget cell's output` + (commFailed ? ' (GoNB comm failed)' : ` after ${widgetTimeout / 1000}s`));
+        continue;
+      }
       log(`slider ${sl.selector} (${sl.count} range input(s); label "${sl.label}"), value ${sl.value} in [${sl.min}, ${sl.max}]`);
       await page.waitForTimeout(500); // let pending output updates land before taking the reference
       const before = await page.evaluate(firstSvg, widgetCell);
@@ -238,15 +269,19 @@ function firstSvg(i) {
       const after = await page.evaluate(firstSvg, widgetCell);
       fs.writeFileSync(outFile('after.svg'), after);
       await shoot('after');
-      // Latency of one isolated update (informational): one key press = one new value.
+      // Latency of one isolated update (informational): set the slider back to its first value
+      // (one input/change event pair, as a click would) and wait for the SVG to change again.
       const loc = page.locator(sl.selector);
-      await loc.focus();
-      const tKey = Date.now();
-      await page.keyboard.press(v1 > v0 ? 'ArrowLeft' : 'ArrowRight');
+      const tSet = Date.now();
+      await loc.evaluate((el, v) => {
+        el.value = v;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+      }, String(v0));
       if (await waitSvgChange(after, changeTimeout)) {
-        log(`single-step update (value ${await loc.inputValue()}): SVG changed in ${((Date.now() - tKey) / 1000).toFixed(2)}s`);
+        log(`one update (slider set back to ${v0}): SVG changed in ${((Date.now() - tSet) / 1000).toFixed(2)}s`);
       } else {
-        log(`note: a single-step move did not change the SVG within ${changeTimeout / 1000}s`);
+        log(`WARNING: setting the slider back to ${v0} (one change event) did not change the SVG within ${changeTimeout / 1000}s: the widget may miss single changes`);
       }
       passed = true;
     }
