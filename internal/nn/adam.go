@@ -146,3 +146,17 @@ func Rows(t *tensors.Tensor) ([][]float32, error) {
 	}
 	return out, nil
 }
+
+// CheckWidth reports the first row of X whose width is not want, naming the model.
+func CheckWidth(model string, X [][]float32, want int) error {
+	if len(X) == 0 {
+		return fmt.Errorf("%s: no rows given", model)
+	}
+	for i, row := range X {
+		if len(row) != want {
+			return fmt.Errorf("%s: row %d has %d features, the model was trained on %d; fix: use data with the model's columns or retrain",
+				model, i, len(row), want)
+		}
+	}
+	return nil
+}
