@@ -147,13 +147,7 @@ func (c *Classifier) Accuracy(b compute.Backend, X [][]float32, y []int) (float6
 }
 
 func (c *Classifier) checkWidth(X [][]float32) error {
-	for i, row := range X {
-		if len(row) != c.NumFeatures() {
-			return fmt.Errorf("classifier: row %d has %d features, the model was trained on %d; fix: use data with the model's columns or retrain",
-				i, len(row), c.NumFeatures())
-		}
-	}
-	return nil
+	return nn.CheckWidth("classifier", X, c.NumFeatures())
 }
 
 const fileKind = "classifier"

@@ -327,16 +327,7 @@ func (v *VAE) Reconstruct(b compute.Backend, X [][]float32) ([][]float32, error)
 }
 
 func (v *VAE) checkWidth(X [][]float32) error {
-	if len(X) == 0 {
-		return fmt.Errorf("vae: no rows given")
-	}
-	for i, row := range X {
-		if len(row) != v.NumFeatures() {
-			return fmt.Errorf("vae: row %d has %d features, the model was trained on %d; fix: use data with the model's columns or retrain",
-				i, len(row), v.NumFeatures())
-		}
-	}
-	return nil
+	return nn.CheckWidth("vae", X, v.NumFeatures())
 }
 
 const fileKind = "vae"
