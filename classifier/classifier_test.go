@@ -2,6 +2,7 @@ package classifier_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/quce-go/quce/backend"
@@ -56,5 +57,20 @@ func TestTrainAccuracyAndSaveLoad(t *testing.T) {
 		if p1[i] != p2[i] {
 			t.Fatalf("row %d: loaded model predicts %v, original %v", i, p2[i], p1[i])
 		}
+	}
+}
+
+func TestWrongFeatureCount(t *testing.T) {
+	b, _, _ := backend.Default()
+	xtr, _, ytr, _ := wbcSplit(t)
+	cfg := classifier.DefaultConfig()
+	cfg.Epochs = 1
+	c, err := classifier.Train(b, xtr, ytr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := [][]float32{xtr[0][:29]}
+	if _, err := c.Probabilities(b, short); err == nil || !strings.Contains(err.Error(), "row 0 has 29 features, the model was trained on 30") {
+		t.Errorf("29 features into a 30-feature model: %v", err)
 	}
 }
