@@ -16,6 +16,7 @@ require (
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/gomlx/compute v0.1.6 // indirect
+	github.com/gomlx/compute-onnx v0.1.5 // indirect
 	github.com/gomlx/go-xla v0.4.5 // indirect
 	github.com/gomlx/gomlx v0.28.8 // indirect
 	github.com/gx-org/backend v0.3.0 // indirect

@@ -120,7 +120,8 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 		default: // GD
 			newM, newV, update = m, v, grad
 		}
-		newXc := Clip(Sub(xc, Mul(Mul(lr, update), move)), lo, hi)
+		// Min(Max()) rather than Clip: ONNX Runtime lacks Clamp with tensor bounds.
+		newXc := Min(Max(Sub(xc, Mul(Mul(lr, update), move)), lo), hi)
 		return append(out, obj, newXc, newM, newV)
 	}
 }
