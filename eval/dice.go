@@ -45,14 +45,7 @@ type DiceResult struct {
 	Candidates     int       // candidates tried
 }
 
-// RunDice runs DiCE's "random" strategy for standardised rows xs (see DiceConfig): for
-// k = 1, 2, ... it draws cfg.Samples candidates per instance, each x with k randomly chosen
-// features replaced by values drawn uniformly from that feature's range [lo_j, hi_j]
-// (the training split's minimum and maximum, standardised); the first round with a
-// candidate in the other class (F(τ|·) ≥ ϑ) ends the search for that instance, and the
-// valid candidate closest to x in L1 is kept. Every instance has its own generator, seeded
-// by seed and the instance's values, so a result does not depend on the batch it is in.
-// This is DiCE's random sampler without its optional post-hoc sparsity step.
+// dice is RunDice with the model's compiled classifier.
 func (m *model) dice(ctx context.Context, xs [][]float64, lo, hi []float64, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -146,9 +139,15 @@ func hashRow(x []float64) uint64 {
 	return h.Sum64()
 }
 
-// RunDice runs the DiCE-random baseline (see DiceConfig and the method's description on
-// model.dice) for standardised rows xs with the classifier clf; lo and hi bound every
-// feature (standardised; usually the training split's minimum and maximum).
+// RunDice runs DiCE's "random" strategy for standardised rows xs with the classifier clf
+// (see DiceConfig): for
+// k = 1, 2, ... it draws cfg.Samples candidates per instance, each x with k randomly chosen
+// features replaced by values drawn uniformly from that feature's range [lo_j, hi_j]
+// (the training split's minimum and maximum, standardised); the first round with a
+// candidate in the other class (F(τ|·) ≥ ϑ) ends the search for that instance, and the
+// valid candidate closest to x in L1 is kept. Every instance has its own generator, seeded
+// by seed and the instance's values, so a result does not depend on the batch it is in.
+// This is DiCE's random sampler without its optional post-hoc sparsity step.
 func RunDice(ctx context.Context, b compute.Backend, clf *classifier.Classifier, xs [][]float64, lo, hi []float64, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
 	return newModel(b, clf).dice(ctx, xs, lo, hi, cfg, threshold, seed)
 }

@@ -2,7 +2,9 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 
 	"github.com/quce-go/quce/quce"
 )
@@ -103,7 +105,7 @@ func measure(ctx context.Context, e *quce.Explainer, mdl *model, o Options, outs
 				w := 1 / float64(o.Interp)
 				for k := 1; k <= o.Interp; k++ {
 					seg, frac := Locate(pts, k, o.Interp, o.ArcLength)
-					if frac == 0 && seg < len(oc.path.UncertaintyPaper) {
+					if frac == 0 && len(oc.path.UncertaintyPaper) == len(pts) && len(oc.path.Uncertainty) == len(pts) {
 						pi.pathTrained += w * oc.path.Uncertainty[seg]
 						pi.pathPaper += w * oc.path.UncertaintyPaper[seg]
 						continue
@@ -157,6 +159,17 @@ func measure(ctx context.Context, e *quce.Explainer, mdl *model, o Options, outs
 			at := p[2*i*j:]
 			oc.res.Metrics[Deletion] = GameScore(at[:j])
 			oc.res.Metrics[Insertion] = GameScore(at[j : 2*j])
+		}
+	}
+	for _, m := range o.Methods {
+		for _, oc := range outs[m] {
+			for k, v := range oc.res.Metrics {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					delete(oc.res.Metrics, k)
+					oc.res.Warnings = append(oc.res.Warnings, fmt.Sprintf("%s is %v; left out of the averages", k, v))
+				}
+			}
+			slices.Sort(oc.res.Warnings)
 		}
 	}
 	return nil

@@ -226,3 +226,47 @@ func TestApplies(t *testing.T) {
 		}
 	}
 }
+
+// aggregate by hand: three instances, the second invalid, the third with no path measured.
+func TestAggregate(t *testing.T) {
+	mk := func(valid, measured bool, metrics map[string]float64) *outcome {
+		return &outcome{res: InstanceResult{Valid: valid, Metrics: metrics}, measured: measured}
+	}
+	outs := []*outcome{
+		mk(true, true, map[string]float64{"path_uncertainty": 1, "path_uncertainty_trained": 2, CompletenessGap: -0.01, Deletion: 0.2, Insertion: 0.9,
+			CFUncertainty: 1, CFUncertaintyTrained: 3, CFReconError: 0.1, ProximityL1: 2, ProximityL2: 1, Sparsity: 3}),
+		mk(false, true, map[string]float64{"path_uncertainty": 3, "path_uncertainty_trained": 4, CompletenessGap: 0.03, Deletion: 0.4, Insertion: 0.7,
+			CFUncertainty: 9, CFUncertaintyTrained: 9, CFReconError: 0.9, ProximityL1: 9, ProximityL2: 9, Sparsity: 9}),
+		mk(true, false, map[string]float64{CFUncertainty: 2, CFUncertaintyTrained: 5, CFReconError: 0.3, ProximityL1: 4, ProximityL2: 3, Sparsity: 1}),
+	}
+	want := map[string]float64{
+		PathUncertaintyMean: 2, PathUncertaintyStd: 1, PathUncertaintyTrainedMean: 3, PathUncertaintyTrainedStd: 1,
+		CompletenessGap: 0.02, Deletion: 0.3, Insertion: 0.8, Validity: 2.0 / 3,
+		// Counterfactual metrics over the two valid instances only.
+		CFUncertainty: 1.5, CFUncertaintyTrained: 4, CFReconError: 0.2, ProximityL1: 3, ProximityL2: 2, Sparsity: 2,
+	}
+	got := aggregate(QUCE, outs, Options{})
+	if len(got) != len(want) {
+		t.Errorf("keys %v, want %v", got, want)
+	}
+	for k, w := range want {
+		if !near(got[k], w, 1e-12) {
+			t.Errorf("%s = %v, want %v", k, got[k], w)
+		}
+	}
+	all := aggregate(QUCE, outs, Options{AllCounterfactuals: true})
+	if !near(all[CFUncertainty], 4, 1e-12) || !near(all[ProximityL1], 5, 1e-12) {
+		t.Errorf("over every counterfactual: cf uncertainty %v, L1 %v; want 4, 5", all[CFUncertainty], all[ProximityL1])
+	}
+	// ig keeps only path metrics; dice-random only counterfactual ones.
+	for k := range aggregate(IG, outs, Options{}) {
+		if counterfactualMetrics[k] {
+			t.Errorf("ig has counterfactual metric %s", k)
+		}
+	}
+	for k := range aggregate(DiceRandom, outs, Options{}) {
+		if pathMetrics[k] || attributionMetrics[k] {
+			t.Errorf("dice-random has path metric %s", k)
+		}
+	}
+}

@@ -195,6 +195,15 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 			}
 		}
 	}
+	for _, m := range r.Methods {
+		for _, s := range r.Splits {
+			for _, in := range r.Instances[m][s] {
+				for _, w := range in.Warnings {
+					fmt.Fprintf(b, "- Warning: %s, %s, row %d: %s\n", m, s, in.Row, w)
+				}
+			}
+		}
+	}
 	if !listed {
 		fmt.Fprintln(b, "- No failures: every method gave a valid result for every instance.")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"time"
 
@@ -41,6 +42,9 @@ type Options struct {
 	// error, proximity, sparsity) over every counterfactual found, valid or not; by default
 	// they are averaged over valid counterfactuals only.
 	AllCounterfactuals bool
+	// KeepPaths keeps every path in InstanceResult.Path (memory: instances × points ×
+	// features); by default paths are dropped once measured.
+	KeepPaths bool
 	// Progress, if set, receives one line per phase.
 	Progress func(format string, args ...any)
 }
@@ -67,7 +71,7 @@ func (o Options) withDefaults() Options {
 	if len(o.Methods) == 0 {
 		o.Methods = d.Methods
 	}
-	if o.Config == (quce.Config{}) {
+	if reflect.ValueOf(o.Config).IsZero() {
 		o.Config = d.Config
 	}
 	if o.AGI == (AGIConfig{}) {
@@ -184,12 +188,14 @@ type InstanceResult struct {
 	// path_uncertainty_trained, cf_uncertainty, cf_uncertainty_trained, cf_recon_error,
 	// proximity_l1, proximity_l2, sparsity, completeness_gap (signed), deletion, insertion).
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// Warnings name per-instance metrics that came out non-finite and were left out.
+	Warnings []string `json:"warnings,omitempty"`
 	// CounterfactualOriginal is x_c in the data's units; Attribution is Φ (path methods).
 	CounterfactualOriginal []float64 `json:"counterfactual,omitempty"`
 	Attribution            []float64 `json:"attribution,omitempty"`
 
 	Counterfactual []float64   `json:"-"` // x_c, standardised
-	Path           [][]float64 `json:"-"` // the path, standardised (path methods)
+	Path           [][]float64 `json:"-"` // the path, standardised (path methods, with Options.KeepPaths)
 }
 
 // outcome is a method's raw result on one instance before the metrics.
@@ -247,6 +253,10 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 	}
 	mdl := newModel(s.Backend, s.Classifier)
 	lo, hi := trainRange(s.XTrain)
+	// Every point of every path is kept, so the path uncertainty is measured along the
+	// path itself (and the points the explainer measured are reused), not a thinned copy.
+	cfg := o.Config
+	cfg.PathPoints = 0
 
 	for _, split := range o.Splits {
 		xsAll, idx := s.XTrain, s.TrainIdx
@@ -278,7 +288,7 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		if slices.Contains(o.Methods, QUCE) || slices.Contains(o.Methods, IG) {
 			logf("eval: %s: QUCE on %d instances (%d steps)", split, len(xs), o.Config.Steps)
 			t0 := time.Now()
-			ex, err := s.Explainer.Explain(ctx, o.Config, queries)
+			ex, err := s.Explainer.Explain(ctx, cfg, queries)
 			if err != nil {
 				return nil, fmt.Errorf("eval: QUCE on the %s split: %w", split, err)
 			}
@@ -293,7 +303,7 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 			for i, x := range xs {
 				lines[i] = straightLine(x, quceEx[i].Path0().Counterfactual, igPoints)
 			}
-			ex, err := s.Explainer.ExplainPaths(ctx, o.Config, queries, lines)
+			ex, err := s.Explainer.ExplainPaths(ctx, cfg, queries, lines)
 			if err != nil {
 				return nil, fmt.Errorf("eval: IG on the %s split: %w", split, err)
 			}
@@ -301,11 +311,11 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 			outs[IG] = pathOutcomes(base, xs, ex, o.Config.Threshold, "ends at QUCE's counterfactual, which is not valid: ")
 		}
 		if slices.Contains(o.Methods, Wachter) {
-			cfg := o.Config
-			cfg.Lambda3 = 0
+			wcfg := cfg
+			wcfg.Lambda3 = 0
 			logf("eval: %s: Wachter (λ3 = 0) on %d instances", split, len(xs))
 			t0 := time.Now()
-			ex, err := s.Explainer.Explain(ctx, cfg, queries)
+			ex, err := s.Explainer.Explain(ctx, wcfg, queries)
 			if err != nil {
 				return nil, fmt.Errorf("eval: Wachter on the %s split: %w", split, err)
 			}
@@ -323,7 +333,7 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 			for i, p := range agi {
 				paths[i] = p.Points
 			}
-			ex, err := s.Explainer.ExplainPaths(ctx, o.Config, queries, paths)
+			ex, err := s.Explainer.ExplainPaths(ctx, cfg, queries, paths)
 			if err != nil {
 				return nil, fmt.Errorf("eval: measuring the AGI paths on the %s split: %w", split, err)
 			}
@@ -339,7 +349,7 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 					oc.res.Failure = fmt.Sprintf("AGI did not reach the other class in %d steps; %s", p.Steps, oc.res.Failure)
 				default:
 					oc.res.Valid = false
-					oc.res.Failure = fmt.Sprintf("AGI did not reach the other class in %d steps (F(τ|x) = %.3g < ϑ = %v)", p.Steps, p.ProbEnd, o.Config.Threshold)
+					oc.res.Failure = fmt.Sprintf("AGI did not reach the other class in %d steps (F(τ|·) = %.3g < ϑ = %v at the last point)", p.Steps, p.ProbEnd, o.Config.Threshold)
 				}
 			}
 			if rep.AGIFlipped == nil {
@@ -369,6 +379,9 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 			res := make([]InstanceResult, len(outs[m]))
 			for i, oc := range outs[m] {
 				res[i] = oc.res
+				if !o.KeepPaths {
+					res[i].Path = nil
+				}
 				if oc.res.Valid {
 					c.Valid++
 				}

@@ -247,7 +247,13 @@ func (e *Explainer) predict(queries []Query) ([]float64, error) {
 		}
 		xs[i] = toF32(q.X)
 	}
-	p, err := e.clf.Probabilities(e.backend, xs)
+	ones := make([]float32, len(xs))
+	for i := range ones {
+		ones[i] = 1
+	}
+	// The probe's compiled graph is reused across calls (a fresh classifier graph would be
+	// compiled every time).
+	p, _, err := e.probeMany(context.Background(), xs, ones)
 	if err != nil {
 		return nil, err
 	}
