@@ -109,8 +109,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		phases = append(phases, p)
 		f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs)", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty)
 	}
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	doc := map[string]any{
-		"backend": s.BackendInfo.Config, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
+		"backend":    s.BackendInfo.Config, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
 	}
 	b, err := json.MarshalIndent(doc, "", " ")
