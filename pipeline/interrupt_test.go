@@ -1,0 +1,53 @@
+package pipeline_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Interrupting a program while it trains (what GoNB does to a cell: SIGINT) stops it at
+// once and leaves the cache with complete entries only: the classifier written before the
+// interrupt, no VAE file and no temporary file.
+func TestInterruptLeavesNoHalfWrittenCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "interrupt")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/interrupt").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cache := filepath.Join(dir, "cache")
+	cmd := exec.Command(bin, cache)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "training the VAE") {
+	}
+	time.Sleep(300 * time.Millisecond)
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	t.Logf("stopped %.2f s after SIGINT (%v)", time.Since(sent).Seconds(), err)
+	if err == nil {
+		t.Fatal("the program finished instead of being interrupted")
+	}
+	var files []string
+	filepath.Walk(cache, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			files = append(files, filepath.Base(p))
+		}
+		return nil
+	})
+	if len(files) != 1 || files[0] != "classifier.json" {
+		t.Errorf("cache after the interrupt holds %v; want only the complete classifier.json", files)
+	}
+}
