@@ -74,10 +74,11 @@ function pickSlider(i) {
     if (enclosing) parts.push(enclosing.textContent);
     return parts.join(' ');
   };
-  const inp = inputs.find(x => /lambda[\s_-]*3|λ\s*3|λ₃/i.test(labelOf(x))) || inputs[inputs.length - 1];
+  const matched = inputs.find(x => /lambda[\s_-]*3|λ\s*3|λ₃/i.test(labelOf(x)));
+  const inp = matched || inputs[inputs.length - 1];
   if (!inp.id) inp.id = 'quce-test-slider-' + Math.random().toString(36).slice(2);
   return { selector: '#' + CSS.escape(inp.id), label: labelOf(inp).replace(/\s+/g, ' ').trim().slice(0, 120),
-           value: inp.value, min: inp.min, max: inp.max, count: inputs.length };
+           value: inp.value, min: inp.min, max: inp.max, count: inputs.length, matched: !!matched };
 }
 
 // innerHTML of the first <svg> in cell i's output (null if none).
@@ -147,12 +148,15 @@ function firstSvg(i) {
   // timeoutMs passes (returns null). Fails fast on error outputs in cells 0..widgetCell.
   const waitForSlider = async (timeoutMs, what) => {
     const deadline = Date.now() + timeoutMs;
+    let firstSeen = 0;
     for (;;) {
       const st = await page.evaluate(cellsState, widgetCell);
       if (st.error) throw new Error(`error output while ${what}: ${st.error}`);
       const sl = await page.evaluate(pickSlider, widgetCell);
-      if (sl) return sl;
-      if (Date.now() > deadline) return null;
+      // Sliders appear one by one: give the λ3 one a few seconds before falling back.
+      if (sl && !firstSeen) firstSeen = Date.now();
+      if (sl && (sl.matched || Date.now() - firstSeen > 5000)) return sl;
+      if (Date.now() > deadline) return sl;
       await page.waitForTimeout(250);
     }
   };
@@ -249,6 +253,7 @@ function firstSvg(i) {
         continue;
       }
       log(`slider ${sl.selector} (${sl.count} range input(s); label "${sl.label}"), value ${sl.value} in [${sl.min}, ${sl.max}]`);
+      if (!sl.matched) throw new Error(`no λ3 slider (id, name or label mentioning lambda3) among ${sl.count} range input(s)`);
       await page.waitForTimeout(500); // let pending output updates land before taking the reference
       const before = await page.evaluate(firstSvg, widgetCell);
       fs.writeFileSync(outFile('before.svg'), before);
