@@ -207,6 +207,7 @@ func (e *Explainer) measure(cfg Config, rows []*row, step int) error {
 		return fmt.Errorf("quce: evaluating path points: %w", err)
 	}
 	m := readMeasured(out, len(kind.rule.interiorNodes(kind.k)) > 0)
+	finalize(out)
 	for i, r := range rows {
 		if !r.curRecorded {
 			m.recordFrom(cfg, r, i, j, step)
@@ -297,6 +298,13 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		}
 		obj := tensors.MustCopyFlatData[float32](out[k])
 		next := tensors.MustCopyFlatData[float32](out[k+1])
+		// Free this step's buffers now rather than at garbage collection: a backend that
+		// keeps them outside Go's heap (ONNX Runtime) would otherwise grow with the steps.
+		// The optimiser state is freed once the next state has replaced it.
+		finalize(append(out[:k+2:k+2], mT, vT))
+		finalize(args[:2])
+		finalize(args[4:5])
+		finalize(args[12:]) // the latent noise, when sampled
 		mT, vT = out[k+2], out[k+3]
 		for i, r := range rows {
 			if !r.active {
@@ -357,4 +365,13 @@ func (e *Explainer) measurePaths(ctx context.Context, cfg Config, rows []*row, p
 		}
 	}
 	return nil
+}
+
+// finalize releases tensors' memory (on the device too) without waiting for the GC.
+func finalize[T any](ts []T) {
+	for _, t := range ts {
+		if tt, ok := any(t).(*tensors.Tensor); ok && tt != nil {
+			tt.FinalizeAll()
+		}
+	}
 }
