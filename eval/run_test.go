@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/vae"
 )
@@ -123,27 +123,8 @@ func TestRunSmallCSV(t *testing.T) {
 	t.Logf("\n%s", out)
 }
 
-var (
-	wbcOnce  sync.Once
-	wbcSetup *pipeline.Setup
-	wbcErr   error
-)
-
-// wbc prepares W-BC with the default models once, through the repository's model cache.
-func wbc(t testing.TB) *pipeline.Setup {
-	t.Helper()
-	wbcOnce.Do(func() {
-		dir := os.Getenv("QUCE_CACHE")
-		if dir == "" {
-			dir = filepath.Join("..", ".quce-cache")
-		}
-		wbcSetup, wbcErr = pipeline.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: dir})
-	})
-	if wbcErr != nil {
-		t.Fatal(wbcErr)
-	}
-	return wbcSetup
-}
+// wbc is W-BC with the default models (see internal/testsetup).
+func wbc(t testing.TB) *pipeline.Setup { return testsetup.WBC(t) }
 
 // On W-BC with the default settings and a few instances: AGI paths stop exactly at the
 // flip, DiCE-random counterfactuals are valid and inside the training range, the metrics

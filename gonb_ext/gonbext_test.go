@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	gonbext "github.com/quce-go/quce/gonb_ext"
+	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -19,11 +20,7 @@ func TestOutsideNotebook(t *testing.T) {
 	}
 	dir := t.TempDir()
 	t.Setenv("QUCE_OUTPUT_DIR", dir)
-	cache := os.Getenv("QUCE_CACHE")
-	if cache == "" {
-		cache = filepath.Join("..", ".quce-cache")
-	}
-	s, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: cache})
+	s, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: testsetup.CacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

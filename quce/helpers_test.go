@@ -2,37 +2,15 @@ package quce_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 
+	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
 
-var (
-	setupOnce sync.Once
-	setup     *pipeline.Setup
-	setupErr  error
-)
-
-// wbc prepares W-BC with the default models once per test binary, through the on-disk
-// cache in the repository's .quce-cache (or $QUCE_CACHE) so reruns do not retrain.
-func wbc(t testing.TB) *pipeline.Setup {
-	t.Helper()
-	setupOnce.Do(func() {
-		dir := os.Getenv("QUCE_CACHE")
-		if dir == "" {
-			dir = filepath.Join("..", ".quce-cache")
-		}
-		setup, setupErr = pipeline.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: dir})
-	})
-	if setupErr != nil {
-		t.Fatal(setupErr)
-	}
-	return setup
-}
+// wbc is W-BC with the default models (see internal/testsetup).
+func wbc(t testing.TB) *pipeline.Setup { return testsetup.WBC(t) }
 
 func queries(rows [][]float64) []quce.Query {
 	qs := make([]quce.Query, len(rows))

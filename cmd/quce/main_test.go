@@ -8,14 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quce-go/quce/internal/testsetup"
 )
 
-func cacheDir() string {
-	if d := os.Getenv("QUCE_CACHE"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", ".quce-cache")
-}
+func cacheDir() string { return testsetup.CacheDir() }
 
 func TestExplainJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "e.json")
