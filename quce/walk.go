@@ -225,13 +225,17 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 	if err := e.measure(cfg, rows, 0); err != nil {
 		return err
 	}
+	offsets := false
 	for i, r := range rows {
 		if r.offset {
 			r.advance(starts[i])
+			offsets = true
 		}
 	}
-	if err := e.measure(cfg, rows, 0); err != nil {
-		return err
+	if offsets {
+		if err := e.measure(cfg, rows, 0); err != nil {
+			return err
+		}
 	}
 
 	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K, small: len(rows) <= smallBatchRows}
