@@ -3,8 +3,6 @@ package gonbext
 import (
 	"fmt"
 	"html"
-	"math"
-	"sort"
 	"strings"
 
 	"github.com/quce-go/quce/eval"
@@ -92,11 +90,7 @@ func ExplanationHTML(s *pipeline.Setup, ex *quce.Explanation, o plots.Options) (
 // changesTable lists the top features: original value → counterfactual, attribution ± bars.
 func changesTable(s *pipeline.Setup, ex *quce.Explanation, top int) string {
 	p := ex.Path0()
-	order := make([]int, len(ex.Attribution))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return math.Abs(ex.Attribution[order[a]]) > math.Abs(ex.Attribution[order[b]]) })
+	order := quce.RankFeatures(ex.Attribution)
 	var b strings.Builder
 	fmt.Fprintf(&b, "<p>Predicted <b>%s</b>; target <b>%s</b>: F(target) %.4f → %.4f (%s, %d steps, completeness gap %.1e, counterfactual uncertainty %.3f).</p>",
 		html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
@@ -136,12 +130,7 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 	b.WriteString("</tr></thead><tbody>")
 	for i, ex := range exs {
 		p := ex.Path0()
-		top := 0
-		for f := range ex.Attribution {
-			if math.Abs(ex.Attribution[f]) > math.Abs(ex.Attribution[top]) {
-				top = f
-			}
-		}
+		top := quce.RankFeatures(ex.Attribution)[0]
 		fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%s</td><td>%d</td><td>%.1e</td><td>%.3f</td><td>%.3f</td><td>%s</td></tr>",
 			i, html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
 			ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty, p.PathUncertainty,

@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/quce-go/quce/quce"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -264,10 +265,5 @@ func featureNames(names []string, n int) ([]string, error) {
 // rankByMagnitude returns the indices of the k largest |v|, largest first; ties keep the
 // feature order.
 func rankByMagnitude(v []float64, k int) []int {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return math.Abs(v[idx[a]]) > math.Abs(v[idx[b]]) })
-	return idx[:k]
+	return quce.RankFeatures(v)[:k]
 }

@@ -3,6 +3,7 @@ package quce
 import (
 	"context"
 	"math"
+	"sort"
 	"time"
 )
 
@@ -208,6 +209,16 @@ func (x *Explanation) expectation() {
 		}
 	}
 	x.CompletenessGap = sumPhi - (meanEnd - x.ProbStart)
+}
+
+// RankFeatures orders features by |attribution|, largest first (ties keep feature order).
+func RankFeatures(attr []float64) []int {
+	order := make([]int, len(attr))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return math.Abs(attr[order[a]]) > math.Abs(attr[order[b]]) })
+	return order
 }
 
 func mean(v []float64) float64 {

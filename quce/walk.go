@@ -188,7 +188,7 @@ func (r *row) fail(reason string) {
 	}
 }
 
-// measureExec evaluates the rows' current points (and the segments ending there) without
+// measure evaluates the rows' current points (and the segments ending there) without
 // optimising, and records them.
 func (e *Explainer) measure(cfg Config, rows []*row, step int) error {
 	kind := execKind{rule: cfg.Rule, k: cfg.K, small: len(rows) <= smallBatchRows}

@@ -9,7 +9,6 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -125,16 +124,6 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-// topFeatures orders features by |attribution|, largest first.
-func topFeatures(attr []float64) []int {
-	order := make([]int, len(attr))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return math.Abs(attr[order[a]]) > math.Abs(attr[order[b]]) })
-	return order
-}
-
 func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, idx []int, split string, top int) {
 	labels := s.Data.Labels
 	for i, e := range ex {
@@ -150,7 +139,7 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, i
 			split, i, idx[i]+1, labels[e.PredictedClass], labels[e.Target], e.ProbStart, p.ProbEnd, status, p.Steps, e.CompletenessGap)
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  feature\toriginal\t-> counterfactual\tattribution\t[minus, plus]")
-		for _, f := range topFeatures(e.Attribution)[:min(top, len(e.Attribution))] {
+		for _, f := range quce.RankFeatures(e.Attribution)[:min(top, len(e.Attribution))] {
 			fmt.Fprintf(tw, "  %s\t%.4g\t-> %.4g\t%+.4f\t[%+.4f, %+.4f]\n", s.Data.Features[f], e.XOriginal[f],
 				p.CounterfactualOriginal[f], e.Attribution[f], e.AttributionMinus[f], e.AttributionPlus[f])
 		}
