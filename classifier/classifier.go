@@ -1,12 +1,36 @@
-// Package classifier is the differentiable binary classifier that QUCE explains: an MLP
-// with ReLU hidden layers and one logit output, F(x) = P(y=1|x) = sigmoid(logit(x)),
-// trained with binary cross-entropy and Adam on minibatches.
+// Package classifier is the built-in classifier that QUCE explains when the user brings no
+// model of their own: an ordinary GoMLX model, a multilayer perceptron on standardised
+// features (see package data's Scaler).
 //
-// Inputs are standardised features (see package data's Scaler). The explainer builds its
-// own graphs from Logit, with the weights as constants.
+// The network is Config.Hidden dense layers with ReLU (layers.DenseWithBias and
+// activation.Relu), then a linear output layer:
+//
+//   - two classes: one logit z, P(y=1|x) = sigmoid(z), trained with binary cross-entropy on
+//     the logits;
+//   - C > 2 classes: C logits, P(y=c|x) = softmax(z)_c, trained with softmax cross-entropy on
+//     labels 0..C-1.
+//
+// Training uses GoMLX's train.Trainer with Adam (β = 0.9, 0.999 and ε = 1e-8, as in PyTorch
+// and the paper) on shuffled minibatches. The variable initialisation (GoMLX's default He
+// initialiser, seeded from the store's initializer_seed) and the shuffling both derive from
+// Config.Seed, so the same data and configuration train bit-identical weights on the same
+// backend.
+//
+// The trained variables live in a model.Store (Store), and the architecture is a model
+// function (ModelFn), so a user can run the classifier in their own GoMLX code. Save writes a
+// GoMLX checkpoint with a checksum manifest (package internal/savedmodel); a user loads it
+// without this package's help as
+//
+//	store := model.NewStore()
+//	_, err := checkpoint.Load(store).Dir(dir).Done()
+//	logits := model.MustCallOnce(backend, store, clf.ModelFn(), x) // or inside their own graph
+//
+// Inside the explainer the classifier is a quce.Model: Forward builds it into another graph
+// with the weights as constants (package gomlxmodel).
 package classifier
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,8 +38,22 @@ import (
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers"
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train"
+	"github.com/gomlx/gomlx/ml/train/loss"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
 
-	"github.com/quce-go/quce/internal/nn"
+	"github.com/quce-go/quce/gomlxmodel"
+	"github.com/quce-go/quce/internal/savedmodel"
+)
+
+// Adam's constants, as in PyTorch and the paper (GoMLX's own default ε is 1e-7).
+const (
+	adamBeta1   = 0.9
+	adamBeta2   = 0.999
+	adamEpsilon = 1e-8
 )
 
 // Config holds the architecture and training settings.
@@ -53,116 +91,320 @@ func (c Config) Validate() error {
 
 // Classifier is a trained model.
 type Classifier struct {
-	Config Config  `json:"config"`
-	Net    *nn.MLP `json:"net"`
+	Config Config
+
+	features int
+	classes  int
+	store    *model.Store      // the trained variables only (no optimizer state)
+	model    *gomlxmodel.Model // the same variables as graph constants, for Forward
 }
 
-// NumFeatures is the input width.
-func (c *Classifier) NumFeatures() int { return c.Net.Layers[0].In }
+// NumFeatures is the input width J.
+func (c *Classifier) NumFeatures() int { return c.features }
 
-// Logit builds the model's logit, shape [rows], for x of shape [rows, features], with the
-// weights given as nodes (constants or parameters, see nn.MLP).
-func Logit(params []*Node, x *Node) *Node {
-	out := nn.Forward(params, x)
-	return Reshape(out, out.Shape().Dimensions[0])
+// NumClasses is the number of classes: 2 for a binary classifier, else C.
+func (c *Classifier) NumClasses() int { return c.classes }
+
+// NumOutputs is the logits' width: 1 for a binary classifier (one logit), else C.
+func (c *Classifier) NumOutputs() int { return outputsFor(c.classes) }
+
+func outputsFor(classes int) int {
+	if classes == 2 {
+		return 1
+	}
+	return classes
 }
 
-// Train fits a classifier to standardised rows X with labels y (0 or 1).
-func Train(b compute.Backend, X [][]float32, y []int, cfg Config) (*Classifier, error) {
+// Forward builds the logits [rows, NumOutputs] for standardised x [rows, NumFeatures] into
+// x's graph, with the weights as constants. It makes the classifier a quce.Model.
+func (c *Classifier) Forward(x *Node) *Node { return c.model.Forward(x) }
+
+// Store returns the trained variables, for use in the user's own GoMLX code with ModelFn.
+// The classifier's graphs use a constant copy made when it was trained or loaded, so
+// changing these variables does not change the classifier.
+func (c *Classifier) Store() *model.Store { return c.store }
+
+// ModelFn returns the architecture as a GoMLX model function: standardised x
+// [rows, NumFeatures] in, logits [rows, NumOutputs] out. With Store (or a store loaded from
+// the saved folder with checkpoint.Load) it computes exactly what Forward does.
+func (c *Classifier) ModelFn() func(scope *model.Scope, x *Node) *Node {
+	return modelFn(c.Config.Hidden, c.NumOutputs())
+}
+
+// modelFn is the MLP: each hidden layer in scope "hidden_<i>", the output in "output".
+func modelFn(hidden []int, outputs int) func(scope *model.Scope, x *Node) *Node {
+	hidden = append([]int(nil), hidden...)
+	return func(scope *model.Scope, x *Node) *Node {
+		for i, h := range hidden {
+			x = activation.Relu(layers.DenseWithBias(scope.In("hidden_%d", i), x, h))
+		}
+		return layers.DenseWithBias(scope.In("output"), x, outputs)
+	}
+}
+
+// Train fits a classifier with the given number of classes to standardised rows X with
+// labels y in 0..classes-1.
+func Train(b compute.Backend, X [][]float32, y []int, classes int, cfg Config) (*Classifier, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if classes < 2 {
+		return nil, fmt.Errorf("classifier: %d classes; fix: train on data with at least 2 classes", classes)
 	}
 	if len(X) == 0 || len(X) != len(y) {
 		return nil, fmt.Errorf("classifier: %d rows and %d labels; fix: pass one label per row", len(X), len(y))
 	}
 	j := len(X[0])
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x636c6173))
-	net := nn.NewMLP(append(append([]int{j}, cfg.Hidden...), 1), rng)
-	tr, err := nn.NewTrainer(b, net.Tensors(), cfg.LearningRate, func(params, batch []*Node) *Node {
-		logit, label := Logit(params, batch[0]), batch[1]
-		// BCE with logits: softplus(z) - y·z, stable for saturated logits.
-		return ReduceAllMean(Sub(nn.StableSoftplus(logit), Mul(label, logit)))
-	})
-	if err != nil {
+	if j == 0 {
+		return nil, errors.New("classifier: rows have no features")
+	}
+	if err := checkWidth(X, j); err != nil {
 		return nil, err
 	}
+	for i, label := range y {
+		if label < 0 || label >= classes {
+			return nil, fmt.Errorf("classifier: row %d has label %d; fix: use labels 0..%d for %d classes", i, label, classes-1, classes)
+		}
+	}
+
+	outputs := outputsFor(classes)
+	fn := modelFn(cfg.Hidden, outputs)
+	store := model.NewStore()
+	// The store's random generator (used by the initialisers) starts from this seed.
+	store.RootScope().SetParam(model.ParamInitialSeed, int64(cfg.Seed))
+	lossFn := loss.SparseCategoricalCrossEntropyLogits
+	if outputs == 1 {
+		lossFn = loss.BinaryCrossentropyLogits
+	}
+	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(adamBeta1, adamBeta2).Epsilon(adamEpsilon).Done()
+	trainer := train.NewTrainer(b, store, fn, lossFn, opt, nil, nil)
+
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x636c6173))
 	bs := min(cfg.BatchSize, len(X))
 	order := make([]int, len(X))
 	for i := range order {
 		order[i] = i
 	}
-	xb := make([][]float32, bs)
-	yb := make([]float32, bs)
 	for epoch := 0; epoch < cfg.Epochs; epoch++ {
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		// Whole batches only, so one compiled step serves them all; the shuffle means
 		// every row is used over the epochs.
+		var last float32
 		for start := 0; start+bs <= len(order); start += bs {
-			for k := 0; k < bs; k++ {
-				xb[k] = X[order[start+k]]
-				yb[k] = float32(y[order[start+k]])
-			}
-			loss, err := tr.Step(nn.Matrix(xb, j), tensors.FromValue(yb))
+			batch := order[start : start+bs]
+			// The trainer takes ownership of (and frees) the batch tensors: fresh ones each step.
+			metrics, err := trainer.TrainStep(train.Batch{
+				Inputs: []*tensors.Tensor{rowsTensor(X, batch, j)},
+				Labels: []*tensors.Tensor{labelsTensor(y, batch, outputs)},
+			})
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("classifier: training step: %w", err)
 			}
-			if math.IsNaN(float64(loss)) || math.IsInf(float64(loss), 0) {
-				return nil, fmt.Errorf("classifier: training loss became %v at epoch %d; fix: lower the learning rate", loss, epoch)
+			last = tensors.ToScalar[float32](metrics[0])
+			for _, m := range metrics {
+				m.FinalizeAll()
 			}
 		}
+		// A NaN in the weights keeps the loss NaN, so checking once an epoch is enough.
+		if math.IsNaN(float64(last)) || math.IsInf(float64(last), 0) {
+			return nil, fmt.Errorf("classifier: training loss became %v at epoch %d; fix: lower the learning rate", last, epoch)
+		}
 	}
-	if err := net.SetTensors(tr.Params()); err != nil {
+	weights, err := trainedVariables(store)
+	if err != nil {
 		return nil, err
 	}
-	return &Classifier{Config: cfg, Net: net}, nil
+	return newClassifier(cfg, j, classes, weights)
 }
 
-// Probabilities returns P(y=1|x) for each standardised row.
-func (c *Classifier) Probabilities(b compute.Backend, X [][]float32) ([]float32, error) {
-	if err := c.checkWidth(X); err != nil {
+// trainedVariables copies the model's variables out of the training store, leaving the
+// optimizer's moments, step counters, metrics and random state behind: what a user loads
+// should be the model, not the training run.
+func trainedVariables(from *model.Store) (*model.Store, error) {
+	to := model.NewStore()
+	for v := range from.IterVariables() {
+		if !v.Trainable {
+			continue
+		}
+		value, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("classifier: variable %s: %w", v.Path(), err)
+		}
+		if _, err := to.CreateVariable(v.Path(), value); err != nil {
+			return nil, fmt.Errorf("classifier: variable %s: %w", v.Path(), err)
+		}
+	}
+	return to, nil
+}
+
+// FromStore makes a classifier of the given configuration from variables already in store,
+// laid out as ModelFn builds them (trained in the user's own code, edited, or written by
+// hand, such as a linear model with Hidden empty). The store is kept as is; its values are
+// copied as constants for Forward now, so later changes to it are not seen.
+func FromStore(store *model.Store, cfg Config, features, classes int) (*Classifier, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	out, err := ExecOnce(b, func(x *Node) *Node {
-		return Sigmoid(Logit(c.Net.Consts(x.Graph()), x))
-	}, nn.Matrix(X, c.NumFeatures()))
+	if features <= 0 || classes < 2 {
+		return nil, fmt.Errorf("classifier: %d features and %d classes; fix: use at least 1 feature and 2 classes", features, classes)
+	}
+	return newClassifier(cfg, features, classes, store)
+}
+
+func newClassifier(cfg Config, features, classes int, store *model.Store) (*Classifier, error) {
+	m, err := gomlxmodel.New(store, modelFn(cfg.Hidden, outputsFor(classes)), features)
+	if err != nil {
+		return nil, err
+	}
+	return &Classifier{Config: cfg, features: features, classes: classes, store: store, model: m}, nil
+}
+
+// rowsTensor packs the rows X[idx] into a [len(idx), j] tensor.
+func rowsTensor(X [][]float32, idx []int, j int) *tensors.Tensor {
+	flat := make([]float32, 0, len(idx)*j)
+	for _, i := range idx {
+		flat = append(flat, X[i]...)
+	}
+	return tensors.FromFlatDataAndDimensions(flat, len(idx), j)
+}
+
+// labelsTensor is y[idx] as the loss wants it: float32 0/1 [n, 1] for one logit, int32
+// class indices [n, 1] for the softmax.
+func labelsTensor(y []int, idx []int, outputs int) *tensors.Tensor {
+	if outputs == 1 {
+		flat := make([]float32, len(idx))
+		for k, i := range idx {
+			flat[k] = float32(y[i])
+		}
+		return tensors.FromFlatDataAndDimensions(flat, len(idx), 1)
+	}
+	flat := make([]int32, len(idx))
+	for k, i := range idx {
+		flat[k] = int32(y[i])
+	}
+	return tensors.FromFlatDataAndDimensions(flat, len(idx), 1)
+}
+
+// Logits returns the logits [rows][NumOutputs] for standardised rows X.
+func (c *Classifier) Logits(b compute.Backend, X [][]float32) ([][]float32, error) {
+	if err := checkWidth(X, c.features); err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(X))
+	for i := range idx {
+		idx[i] = i
+	}
+	out, err := ExecOnce(b, c.Forward, rowsTensor(X, idx, c.features))
 	if err != nil {
 		return nil, fmt.Errorf("classifier: predicting: %w", err)
 	}
-	return tensors.CopyFlatData[float32](out)
+	flat, err := tensors.CopyFlatData[float32](out)
+	if err != nil {
+		return nil, err
+	}
+	k := c.NumOutputs()
+	rows := make([][]float32, len(X))
+	for i := range rows {
+		rows[i] = flat[i*k : (i+1)*k : (i+1)*k]
+	}
+	return rows, nil
 }
 
-// Accuracy is the share of rows whose predicted class (P ≥ 0.5) equals the label.
+// Predict returns the predicted class of each standardised row: for one logit, class 1
+// when the logit is ≥ 0 (P ≥ 0.5); else the class with the largest logit (the first on ties).
+func (c *Classifier) Predict(b compute.Backend, X [][]float32) ([]int, error) {
+	logits, err := c.Logits(b, X)
+	if err != nil {
+		return nil, err
+	}
+	pred := make([]int, len(logits))
+	for i, z := range logits {
+		if len(z) == 1 {
+			if z[0] >= 0 {
+				pred[i] = 1
+			}
+			continue
+		}
+		for k := range z {
+			if z[k] > z[pred[i]] {
+				pred[i] = k
+			}
+		}
+	}
+	return pred, nil
+}
+
+// Accuracy is the share of rows whose predicted class (see Predict) equals the label.
 func (c *Classifier) Accuracy(b compute.Backend, X [][]float32, y []int) (float64, error) {
-	p, err := c.Probabilities(b, X)
+	if len(X) != len(y) {
+		return 0, fmt.Errorf("classifier: %d rows and %d labels; fix: pass one label per row", len(X), len(y))
+	}
+	pred, err := c.Predict(b, X)
 	if err != nil {
 		return 0, err
 	}
 	right := 0
-	for i, pi := range p {
-		if (pi >= 0.5) == (y[i] == 1) {
+	for i, p := range pred {
+		if p == y[i] {
 			right++
 		}
 	}
-	return float64(right) / float64(len(p)), nil
+	return float64(right) / float64(len(pred)), nil
 }
 
-func (c *Classifier) checkWidth(X [][]float32) error {
-	return nn.CheckWidth("classifier", X, c.NumFeatures())
+// checkWidth reports the first row of X whose width is not want.
+func checkWidth(X [][]float32, want int) error {
+	if len(X) == 0 {
+		return errors.New("classifier: no rows given")
+	}
+	for i, row := range X {
+		if len(row) != want {
+			return fmt.Errorf("classifier: row %d has %d features, the model was trained on %d; fix: use data with the model's columns or retrain",
+				i, len(row), want)
+		}
+	}
+	return nil
 }
 
-const fileKind = "classifier"
+// kind tells a saved classifier from a saved VAE.
+const kind = "classifier"
 
-// Save writes the classifier to path (atomically, with a checksum).
-func (c *Classifier) Save(path string) error { return nn.Save(path, fileKind, c) }
+// meta is what the manifest records besides the weights: enough to rebuild ModelFn.
+type meta struct {
+	Kind     string `json:"kind"`
+	Config   Config `json:"config"`
+	Features int    `json:"features"`
+	Classes  int    `json:"classes"`
+}
 
-// Load reads a classifier written by Save.
-func Load(path string) (*Classifier, error) {
-	c := &Classifier{}
-	if err := nn.Load(path, fileKind, c); err != nil {
+// Save writes the classifier into the folder dir (created or replaced atomically): a GoMLX
+// checkpoint of Store plus a manifest with the configuration and checksums.
+func (c *Classifier) Save(dir string) error {
+	return savedmodel.Save(dir, c.store, meta{Kind: kind, Config: c.Config, Features: c.features, Classes: c.classes})
+}
+
+// Load reads a classifier written by Save. A damaged folder gives an error wrapping
+// savedmodel.ErrCorrupt; a missing one an error wrapping fs.ErrNotExist.
+func Load(dir string) (*Classifier, error) {
+	var m meta
+	store, err := savedmodel.Load(dir, &m)
+	if err != nil {
 		return nil, err
 	}
-	if c.Net == nil || len(c.Net.Layers) == 0 {
-		return nil, fmt.Errorf("loading classifier from %s: %w: no layers", path, nn.ErrCorrupt)
+	if m.Kind != kind {
+		return nil, savedmodel.Corrupt(dir, "it holds a %q, not a %s", m.Kind, kind)
+	}
+	if err := m.Config.Validate(); err != nil {
+		return nil, savedmodel.Corrupt(dir, "%v", err)
+	}
+	if m.Features <= 0 || m.Classes < 2 {
+		return nil, savedmodel.Corrupt(dir, "%d features and %d classes", m.Features, m.Classes)
+	}
+	c, err := newClassifier(m.Config, m.Features, m.Classes, store)
+	if err != nil {
+		// The checksums matched, so the variables are what was saved, but they do not fit
+		// the recorded architecture.
+		return nil, savedmodel.Corrupt(dir, "the variables do not fit the configuration: %v", err)
 	}
 	return c, nil
 }

@@ -1,18 +1,41 @@
 package classifier_test
 
 import (
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/savedmodel"
 )
 
-func wbcSplit(t testing.TB) (xtr, xte [][]float32, ytr, yte []int) {
+func testBackend(t testing.TB) compute.Backend {
 	t.Helper()
-	ds := data.WBC()
+	b, _, err := backend.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// split returns the standardised train and test rows of ds (20% test, seed 1).
+func split(t testing.TB, ds *data.Dataset) (xtr, xte [][]float32, ytr, yte []int) {
+	t.Helper()
 	tr, te, err := data.Split(ds, 0.2, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -22,55 +45,360 @@ func wbcSplit(t testing.TB) (xtr, xte [][]float32, ytr, yte []int) {
 	return data.ToFloat32(sc.Transform(train.X)), data.ToFloat32(sc.Transform(test.X)), train.Y, test.Y
 }
 
-func TestTrainAccuracyAndSaveLoad(t *testing.T) {
-	b, _, err := backend.Default()
+func wbcSplit(t testing.TB) (xtr, xte [][]float32, ytr, yte []int) {
+	t.Helper()
+	return split(t, data.WBC())
+}
+
+var (
+	wbcOnce sync.Once
+	wbcClf  *classifier.Classifier
+	wbcErr  error
+)
+
+// trainedWBC is the default classifier on W-BC, trained once for the tests that only read it.
+func trainedWBC(t testing.TB) *classifier.Classifier {
+	t.Helper()
+	wbcOnce.Do(func() {
+		xtr, _, ytr, _ := wbcSplit(t)
+		t0 := time.Now()
+		wbcClf, wbcErr = classifier.Train(testBackend(t), xtr, ytr, 2, classifier.DefaultConfig())
+		t.Logf("W-BC training took %v", time.Since(t0))
+	})
+	if wbcErr != nil {
+		t.Fatal(wbcErr)
+	}
+	return wbcClf
+}
+
+func TestTrainQuality(t *testing.T) {
+	b := testBackend(t)
+	iris, err := data.Load(filepath.Join("..", "testdata", "iris.csv"), data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	xtr, xte, ytr, yte := wbcSplit(t)
-	c, err := classifier.Train(b, xtr, ytr, classifier.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name    string
+		ds      *data.Dataset
+		epochs  int
+		lr      float64
+		outputs int
+		minAcc  float64
+	}{
+		{"wbc", data.WBC(), 100, 1e-3, 1, 0.95},
+		// 120 rows make 3 batches an epoch: more epochs and a larger step than W-BC's.
+		{"iris", iris, 300, 3e-3, 3, 0.9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			xtr, xte, ytr, yte := split(t, tc.ds)
+			var c *classifier.Classifier
+			if tc.name == "wbc" {
+				c = trainedWBC(t)
+			} else {
+				cfg := classifier.DefaultConfig()
+				cfg.Epochs, cfg.LearningRate = tc.epochs, tc.lr
+				t0 := time.Now()
+				var err error
+				if c, err = classifier.Train(b, xtr, ytr, tc.ds.NumClasses(), cfg); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("training took %v", time.Since(t0))
+			}
+			if c.NumFeatures() != tc.ds.NumFeatures() || c.NumOutputs() != tc.outputs || c.NumClasses() != tc.ds.NumClasses() {
+				t.Errorf("features %d, outputs %d, classes %d; want %d, %d, %d",
+					c.NumFeatures(), c.NumOutputs(), c.NumClasses(), tc.ds.NumFeatures(), tc.outputs, tc.ds.NumClasses())
+			}
+			acc, err := c.Accuracy(b, xte, yte)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trainAcc, _ := c.Accuracy(b, xtr, ytr)
+			t.Logf("accuracy: train %.4f, test %.4f", trainAcc, acc)
+			if acc <= tc.minAcc {
+				t.Errorf("test accuracy %.4f ≤ %.2f", acc, tc.minAcc)
+			}
+		})
 	}
-	acc, err := c.Accuracy(b, xte, yte)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("W-BC test accuracy %.4f", acc)
-	if acc < 0.95 {
-		t.Errorf("test accuracy %.4f < 0.95", acc)
-	}
-	path := filepath.Join(t.TempDir(), "clf.json")
-	if err := c.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	c2, err := classifier.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p1, _ := c.Probabilities(b, xte)
-	p2, err := c2.Probabilities(b, xte)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range p1 {
-		if p1[i] != p2[i] {
-			t.Fatalf("row %d: loaded model predicts %v, original %v", i, p2[i], p1[i])
+}
+
+// weights returns every variable's values, by path.
+func weights(t testing.TB, s *model.Store) map[string][]float32 {
+	t.Helper()
+	out := map[string][]float32{}
+	for v := range s.IterVariables() {
+		flat, err := tensors.CopyFlatData[float32](v.MustValue())
+		if err != nil {
+			t.Fatalf("%s: %v", v.Path(), err)
 		}
+		out[v.Path()] = flat
+	}
+	return out
+}
+
+func TestDeterministic(t *testing.T) {
+	b := testBackend(t)
+	xtr, _, ytr, _ := wbcSplit(t)
+	cfg := classifier.DefaultConfig()
+	cfg.Epochs = 5
+	train := func(seed uint64) map[string][]float32 {
+		cfg.Seed = seed
+		c, err := classifier.Train(b, xtr, ytr, 2, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return weights(t, c.Store())
+	}
+	w1, w2, w3 := train(7), train(7), train(8)
+	if len(w1) != 4 {
+		t.Errorf("store holds %d variables, want 4 (weights and biases of 2 layers): %v", len(w1), slices.Sorted(maps.Keys(w1)))
+	}
+	for path, v := range w1 {
+		if !slices.Equal(v, w2[path]) {
+			t.Errorf("%s differs between two trainings with the same seed", path)
+		}
+	}
+	if slices.Equal(w1["/output/dense/weights"], w3["/output/dense/weights"]) {
+		t.Error("seeds 7 and 8 trained the same weights")
+	}
+}
+
+func TestSaveLoad(t *testing.T) {
+	b := testBackend(t)
+	c := trainedWBC(t)
+	_, xte, _, _ := wbcSplit(t)
+	want, err := c.Logits(b, xte)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "clf")
+	// Twice: the second save replaces the first.
+	for round := range 2 {
+		if err := c.Save(dir); err != nil {
+			t.Fatal(err)
+		}
+		c2, err := classifier.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c2.NumFeatures() != c.NumFeatures() || c2.NumOutputs() != c.NumOutputs() || !slices.Equal(c2.Config.Hidden, c.Config.Hidden) {
+			t.Fatalf("round %d: loaded %d features, %d outputs, %v hidden", round, c2.NumFeatures(), c2.NumOutputs(), c2.Config.Hidden)
+		}
+		got, err := c2.Logits(b, xte)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("round %d, row %d: loaded model gives %v, original %v", round, i, got[i], want[i])
+			}
+		}
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 {
+		t.Errorf("the parent folder holds %d entries after two saves, want only the model: %v", len(entries), entries)
+	}
+}
+
+func TestDamagedSave(t *testing.T) {
+	c := trainedWBC(t)
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, dir string) string // returns the file the error must name
+	}{
+		{"truncated bin", func(t *testing.T, dir string) string {
+			f := findFile(t, dir, ".bin")
+			truncate(t, f)
+			return filepath.Base(f)
+		}},
+		{"edited manifest", func(t *testing.T, dir string) string {
+			f := filepath.Join(dir, savedmodel.ManifestName)
+			raw, _ := os.ReadFile(f)
+			edited := strings.Replace(string(raw), `"epochs": 100`, `"epochs": 101`, 1)
+			if edited == string(raw) {
+				t.Fatalf("no epochs in %s", raw)
+			}
+			if err := os.WriteFile(f, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return savedmodel.ManifestName
+		}},
+		{"missing checkpoint json", func(t *testing.T, dir string) string {
+			f := findFile(t, dir, ".json")
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Base(f)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "clf")
+			if err := c.Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			file := tc.damage(t, dir)
+			_, err := classifier.Load(dir)
+			if !errors.Is(err, savedmodel.ErrCorrupt) {
+				t.Fatalf("got %v, want an error wrapping savedmodel.ErrCorrupt", err)
+			}
+			if !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "fix: delete the folder and retrain") {
+				t.Errorf("error %q does not name %s or say how to fix it", err, file)
+			}
+		})
+	}
+	t.Run("missing folder", func(t *testing.T) {
+		_, err := classifier.Load(filepath.Join(t.TempDir(), "none"))
+		if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, savedmodel.ErrCorrupt) {
+			t.Errorf("got %v, want a not-exist error", err)
+		}
+	})
+}
+
+// findFile returns the file in dir (not the manifest) whose name ends with suffix.
+func findFile(t *testing.T, dir, suffix string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != savedmodel.ManifestName && strings.HasSuffix(e.Name(), suffix) {
+			return filepath.Join(dir, e.Name())
+		}
+	}
+	t.Fatalf("no *%s file in %s", suffix, dir)
+	return ""
+}
+
+func truncate(t *testing.T, path string) {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, info.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	b := testBackend(t)
+	X := [][]float32{{0, 1}, {1, 0}, {1, 1}, {0, 0}}
+	y := []int{0, 1, 1, 0}
+	good := classifier.DefaultConfig()
+	good.Epochs = 1
+	with := func(f func(*classifier.Config)) classifier.Config {
+		c := good
+		f(&c)
+		return c
+	}
+	for _, tc := range []struct {
+		name    string
+		X       [][]float32
+		y       []int
+		classes int
+		cfg     classifier.Config
+		want    string
+	}{
+		{"zero width", X, y, 2, with(func(c *classifier.Config) { c.Hidden = []int{8, 0} }), "hidden layer 1 has width 0"},
+		{"no epochs", X, y, 2, with(func(c *classifier.Config) { c.Epochs = 0 }), "epochs = 0"},
+		{"no batch", X, y, 2, with(func(c *classifier.Config) { c.BatchSize = -1 }), "batch size = -1"},
+		{"zero learning rate", X, y, 2, with(func(c *classifier.Config) { c.LearningRate = 0 }), "learning rate = 0"},
+		{"one class", X, y, 1, good, "1 classes"},
+		{"label out of range", X, []int{0, 1, 2, 0}, 2, good, "row 2 has label 2"},
+		{"negative label", X, []int{0, -1, 1, 0}, 3, good, "row 1 has label -1"},
+		{"labels missing", X, y[:3], 2, good, "4 rows and 3 labels"},
+		{"ragged rows", [][]float32{{0, 1}, {1}}, []int{0, 1}, 2, good, "row 1 has 1 features"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := classifier.Train(b, tc.X, tc.y, tc.classes, tc.cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
 	}
 }
 
 func TestWrongFeatureCount(t *testing.T) {
-	b, _, _ := backend.Default()
-	xtr, _, ytr, _ := wbcSplit(t)
+	b := testBackend(t)
+	c := trainedWBC(t)
+	xtr, _, _, _ := wbcSplit(t)
+	short := [][]float32{xtr[0][:29]}
+	if _, err := c.Logits(b, short); err == nil || !strings.Contains(err.Error(), "row 0 has 29 features, the model was trained on 30") {
+		t.Errorf("29 features into a 30-feature model: %v", err)
+	}
+}
+
+// A folder whose checksums hold but whose variables do not fit the recorded architecture
+// (written by other code, or by a bug) is reported as damaged, not loaded.
+func TestVariablesDoNotFit(t *testing.T) {
+	c := trainedWBC(t)
+	for _, tc := range []struct {
+		name string
+		edit func(path string, v *tensors.Tensor) *tensors.Tensor // nil drops the variable
+	}{
+		{"missing variable", func(path string, v *tensors.Tensor) *tensors.Tensor {
+			if path == "/output/dense/biases" {
+				return nil
+			}
+			return v
+		}},
+		{"wrong shape", func(path string, v *tensors.Tensor) *tensors.Tensor {
+			if path == "/hidden_0/dense/weights" {
+				return tensors.FromShape(shapes.Make(dtypes.Float32, 30, 59))
+			}
+			return v
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := model.NewStore()
+			for v := range c.Store().IterVariables() {
+				if value := tc.edit(v.Path(), v.MustValue()); value != nil {
+					if _, err := store.CreateVariable(v.Path(), value); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			dir := filepath.Join(t.TempDir(), "clf")
+			meta := map[string]any{"kind": "classifier", "config": c.Config, "features": 30, "classes": 2}
+			if err := savedmodel.Save(dir, store, meta); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := classifier.Load(dir); !errors.Is(err, savedmodel.ErrCorrupt) {
+				t.Errorf("got %v, want an error wrapping savedmodel.ErrCorrupt", err)
+			} else {
+				t.Log(err)
+			}
+		})
+	}
+}
+
+// FromStore takes weights made elsewhere: here logit = x1 + 2·x2 − 0.5 with no hidden layer.
+func TestFromStore(t *testing.T) {
+	b := testBackend(t)
+	store := model.NewStore()
+	for path, v := range map[string]*tensors.Tensor{
+		"/output/dense/weights": tensors.FromValue([][]float32{{1}, {2}}),
+		"/output/dense/biases":  tensors.FromValue([]float32{-0.5}),
+	} {
+		if _, err := store.CreateVariable(path, v); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg := classifier.DefaultConfig()
-	cfg.Epochs = 1
-	c, err := classifier.Train(b, xtr, ytr, cfg)
+	cfg.Hidden = nil
+	c, err := classifier.FromStore(store, cfg, 2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	short := [][]float32{xtr[0][:29]}
-	if _, err := c.Probabilities(b, short); err == nil || !strings.Contains(err.Error(), "row 0 has 29 features, the model was trained on 30") {
-		t.Errorf("29 features into a 30-feature model: %v", err)
+	logits, err := c.Logits(b, [][]float32{{0, 0}, {1, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if logits[0][0] != -0.5 || logits[1][0] != 2.5 {
+		t.Errorf("logits %v, want [[-0.5] [2.5]]", logits)
+	}
+	if _, err := classifier.FromStore(store, classifier.DefaultConfig(), 2, 2); err == nil {
+		t.Error("a store without the hidden layer was taken for a one-hidden-layer classifier")
 	}
 }

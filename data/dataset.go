@@ -3,17 +3,18 @@ package data
 import (
 	"bytes"
 	_ "embed"
+	"slices"
 	"sync"
 )
 
 // Dataset is a labelled tabular data set: rows of float64 features and a
-// 0/1 label per row.
+// class index per row.
 type Dataset struct {
 	Name     string      // "wbc (embedded)" or the file path (the name given to Parse)
 	Features []string    // feature column names, in order
 	X        [][]float64 // rows x features
-	Y        []int       // 0/1 labels, one per row
-	Labels   [2]string   // original label text mapped to 0 and to 1
+	Y        []int       // class index 0..NumClasses()-1, one per row
+	Labels   []string    // original label text of class 0, 1, ..., NumClasses()-1
 	Target   string      // name of the target column
 	Checksum string      // hex sha256 of the raw file bytes
 }
@@ -24,6 +25,10 @@ func (d *Dataset) Rows() int { return len(d.X) }
 // NumFeatures returns the number of feature columns.
 func (d *Dataset) NumFeatures() int { return len(d.Features) }
 
+// NumClasses returns the number of classes, len(d.Labels): 2 for a binary
+// target. Every d.Y[i] is in [0, NumClasses()).
+func (d *Dataset) NumClasses() int { return len(d.Labels) }
+
 // Subset returns a new Dataset holding copies of the rows idx (in the given
 // order; an index may repeat). Name, feature names, labels, target and
 // checksum are kept. It panics if an index is out of range, like slice
@@ -33,7 +38,7 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		Name:     d.Name,
 		Features: append([]string(nil), d.Features...),
 		X:        make([][]float64, len(idx)),
-		Labels:   d.Labels,
+		Labels:   slices.Clone(d.Labels),
 		Target:   d.Target,
 		Checksum: d.Checksum,
 	}
@@ -92,7 +97,7 @@ func WBC() *Dataset {
 		}
 		d.Name = wbcName
 		// The file codes the classes 0/1 (scikit-learn's coding); name them for people.
-		d.Labels = [2]string{"malignant", "benign"}
+		d.Labels = []string{"malignant", "benign"}
 		wbcData = d
 	})
 	return wbcData.clone()

@@ -3,6 +3,7 @@ package data
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestWBC(t *testing.T) {
 	if ones != 357 {
 		t.Errorf("WBC has %d benign (1) rows, want 357", ones)
 	}
-	if d.Name != "wbc (embedded)" || d.Target != "target" || d.Labels != [2]string{"malignant", "benign"} {
+	if d.Name != "wbc (embedded)" || d.Target != "target" || !slices.Equal(d.Labels, []string{"malignant", "benign"}) || d.NumClasses() != 2 {
 		t.Errorf("Name, Target, Labels = %q, %q, %q", d.Name, d.Target, d.Labels)
 	}
 	if d.Features[0] != "mean_radius" || d.Features[29] != "worst_fractal_dimension" {
@@ -52,8 +53,9 @@ func TestWBC(t *testing.T) {
 	d.X[0][0] = -1
 	d.Y[0] = 7
 	d.Features[0] = "changed"
+	d.Labels[0] = "changed"
 	e := WBC()
-	if e.X[0][0] != 17.99 || e.Y[0] != 0 || e.Features[0] != "mean_radius" {
+	if e.X[0][0] != 17.99 || e.Y[0] != 0 || e.Features[0] != "mean_radius" || e.Labels[0] != "malignant" {
 		t.Errorf("modifying one WBC() result changed another")
 	}
 }
@@ -64,7 +66,7 @@ func TestSubset(t *testing.T) {
 		Features: []string{"a", "b"},
 		X:        [][]float64{{1, 2}, {3, 4}, {5, 6}},
 		Y:        []int{0, 1, 1},
-		Labels:   [2]string{"n", "p"},
+		Labels:   []string{"n", "p"},
 		Target:   "t",
 		Checksum: "abc",
 	}
@@ -74,7 +76,7 @@ func TestSubset(t *testing.T) {
 		Features: []string{"a", "b"},
 		X:        [][]float64{{5, 6}, {1, 2}, {5, 6}},
 		Y:        []int{1, 0, 1},
-		Labels:   [2]string{"n", "p"},
+		Labels:   []string{"n", "p"},
 		Target:   "t",
 		Checksum: "abc",
 	}
@@ -83,7 +85,8 @@ func TestSubset(t *testing.T) {
 	}
 	s.X[0][0] = 99
 	s.Features[0] = "z"
-	if d.X[2][0] != 5 || d.Features[0] != "a" {
+	s.Labels[0] = "z"
+	if d.X[2][0] != 5 || d.Features[0] != "a" || d.Labels[0] != "n" {
 		t.Errorf("Subset shares memory with the original")
 	}
 	if e := d.Subset(nil); e.Rows() != 0 || e.NumFeatures() != 2 {

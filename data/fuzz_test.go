@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,6 +18,8 @@ func FuzzParse(f *testing.F) {
 		"\"a\",\"b\",t\n\"1.5\", \" 2 \",yes\n3,4,no\n",
 		"a,t\n1,0\n2,0\n",
 		"a,t\n1,x\n2,y\n3,z\n",
+		"a,t\n1,10\n2,9\n3,9.0\n4,2\n",
+		"a,t\n1,setosa\n2,virginica\n3,versicolor\n4,setosa\n",
 		"a,a,t\n1,2,0\n",
 		"a,b,t\n1,nan,0\n",
 		"a,b,t\n1,2\n",
@@ -54,13 +57,19 @@ func FuzzParse(f *testing.F) {
 		if d.Rows() == 0 || d.NumFeatures() == 0 || len(d.Y) != d.Rows() {
 			t.Fatalf("bad shape: %d rows, %d features, %d labels", d.Rows(), d.NumFeatures(), len(d.Y))
 		}
-		if d.Labels[0] == "" || d.Labels[1] == "" || d.Labels[0] == d.Labels[1] {
-			t.Fatalf("bad labels %q", d.Labels)
+		nc := d.NumClasses()
+		if nc < 2 || nc > MaxClasses || nc != len(d.Labels) {
+			t.Fatalf("%d classes, labels %q", nc, d.Labels)
+		}
+		for c, l := range d.Labels {
+			if l == "" || slices.Contains(d.Labels[:c], l) {
+				t.Fatalf("bad labels %q", d.Labels)
+			}
 		}
 		if tt := strings.TrimSpace(target); tt != "" && d.Target != tt {
 			t.Fatalf("Target = %q, want %q", d.Target, target)
 		}
-		seen := [2]bool{}
+		seen := make([]bool, nc)
 		for i, row := range d.X {
 			if len(row) != d.NumFeatures() {
 				t.Fatalf("row %d has %d values, want %d", i, len(row), d.NumFeatures())
@@ -70,14 +79,14 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("row %d has %v", i, v)
 				}
 			}
-			if y := d.Y[i]; y != 0 && y != 1 {
+			if y := d.Y[i]; y < 0 || y >= nc {
 				t.Fatalf("row %d label %d", i, y)
 			} else {
 				seen[y] = true
 			}
 		}
-		if !seen[0] || !seen[1] {
-			t.Fatalf("only one class in Y")
+		if slices.Contains(seen, false) {
+			t.Fatalf("a class has no rows: seen %v", seen)
 		}
 		if len(d.Checksum) != 64 {
 			t.Fatalf("checksum %q", d.Checksum)

@@ -2,9 +2,11 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -55,7 +57,7 @@ func TestLoadLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows() != rows || d.NumFeatures() != nf || d.Labels != [2]string{"neg", "pos"} {
+	if d.Rows() != rows || d.NumFeatures() != nf || !slices.Equal(d.Labels, []string{"neg", "pos"}) {
 		t.Fatalf("got %dx%d labels %q", d.Rows(), d.NumFeatures(), d.Labels)
 	}
 	n1 := 0
@@ -70,5 +72,38 @@ func TestLoadLarge(t *testing.T) {
 	t.Logf("file %d bytes, data %d bytes, allocated %d bytes", fi.Size(), dataBytes, alloc)
 	if limit := 2*uint64(fi.Size()) + 3*dataBytes; alloc > limit {
 		t.Errorf("allocated %d bytes loading a %d-byte file, want at most %d", alloc, fi.Size(), limit)
+	}
+}
+
+// BenchmarkParse measures Parse on a generated 20000-row, 10-feature file
+// with a two-class target (the common case).
+func BenchmarkParse(b *testing.B) {
+	const rows, nf = 20000, 10
+	var buf bytes.Buffer
+	for j := 0; j < nf; j++ {
+		buf.WriteString("f" + strconv.Itoa(j) + ",")
+	}
+	buf.WriteString("label\n")
+	r := splitMix64{s: 1}
+	for i := 0; i < rows; i++ {
+		for j := 0; j < nf; j++ {
+			v := float64(r.next()>>11)/(1<<53)*200 - 100
+			buf.WriteString(strconv.FormatFloat(v, 'f', 4, 64))
+			buf.WriteByte(',')
+		}
+		if i%3 == 0 {
+			buf.WriteString("pos\n")
+		} else {
+			buf.WriteString("neg\n")
+		}
+	}
+	in := buf.Bytes()
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := Parse(bytes.NewReader(in), "bench.csv", LoadOptions{})
+		if err != nil || d.Rows() != rows {
+			b.Fatal(err)
+		}
 	}
 }

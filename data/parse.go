@@ -3,6 +3,7 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -20,9 +22,15 @@ import (
 // LoadOptions configures Load and Parse.
 type LoadOptions struct {
 	// Target is the name of the target (label) column. "" selects the
-	// last column.
+	// last column. (The quce command sets it with its -target flag, which
+	// is why error fixes name that flag.)
 	Target string
 }
+
+// MaxClasses is the largest number of distinct values accepted in the
+// target column. A column with more is almost certainly a continuous
+// measurement rather than a class label.
+const MaxClasses = 50
 
 // Load reads a CSV file with a header row (see Parse). Dataset.Name is the
 // path. A file that cannot be opened is reported as an *Error wrapping the
@@ -89,9 +97,10 @@ const slabFloats = 1 << 15
 // cells ("1.5"), spaces around cells, blank lines. Rejected, each with an
 // *Error naming file, line, column and value: an empty file or one with no
 // data rows, ragged rows, empty cells, non-numeric, NaN or infinite
-// feature values, a target with other than two distinct values, duplicate
-// or empty column names, an unknown target column and a file with no
-// feature columns. A constant feature column is kept.
+// feature values, a target with fewer than two or more than [MaxClasses]
+// distinct values, duplicate or empty column names, an unknown target
+// column and a file with no feature columns. A constant feature column is
+// kept. See the package documentation for how target values are numbered.
 //
 // Parse streams the input, so memory use is proportional to the data.
 func Parse(r io.Reader, name string, opts LoadOptions) (*Dataset, error) {
@@ -223,7 +232,7 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 				Line:    hline,
 				Column:  want,
 				Problem: "target column not found in the header; available columns: " + listColumns(header),
-				Fix:     "set LoadOptions.Target to one of the available columns (or leave it empty to use the last column)",
+				Fix:     "pass one of the available columns with -target NAME (or leave -target out to use the last column)",
 			}
 		}
 		tcol = k
@@ -246,14 +255,11 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 	}
 	d := &Dataset{Name: p.name, Features: features, Target: header[tcol]}
 
-	// Data rows.
+	// Data rows. Classes are numbered in order of first appearance while
+	// reading and renumbered at the end (see classOrder).
 	var (
-		labelKey  [2]string
-		labelText [2]string
-		labelNum  [2]float64
-		labelIsNm [2]bool
-		nlab      int
-		slab      []float64
+		labs labelSet
+		slab []float64
 	)
 	for {
 		rec, line, err := p.next()
@@ -290,38 +296,23 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 				}
 			}
 			if j == tcol {
-				// Fast path: the exact text of a label already seen.
-				if nlab > 0 && s == labelText[0] {
-					y = 0
+				var ok bool
+				if y, ok = labs.find(s); ok {
 					continue
 				}
-				if nlab > 1 && s == labelText[1] {
-					y = 1
-					continue
-				}
-				key, v, isNum := labelKeyOf(s)
-				switch {
-				case nlab > 0 && key == labelKey[0]:
-					y = 0
-				case nlab > 1 && key == labelKey[1]:
-					y = 1
-				case nlab < 2:
-					labelKey[nlab], labelText[nlab] = key, strings.Clone(s)
-					labelNum[nlab], labelIsNm[nlab] = v, isNum
-					y = nlab
-					nlab++
-				default:
+				if len(labs.text) == MaxClasses {
 					cl, _ := p.cr.FieldPos(j)
 					return nil, &Error{
 						File:   p.name,
 						Line:   cl,
 						Column: header[j],
 						Value:  clip(s),
-						Problem: fmt.Sprintf("is a third class in the target column (first three values seen: %q, %q, %q); a binary target needs exactly two",
-							clip(labelText[0]), clip(labelText[1]), clip(s)),
-						Fix: "keep only two label values (merge or remove classes), or choose another target column with LoadOptions.Target",
+						Problem: fmt.Sprintf("is distinct value number %d in the target column (first seen: %s, ...); at most %d classes are supported, so the column is probably a continuous measurement, not a class label",
+							MaxClasses+1, quoteList(labs.text[:3]), MaxClasses),
+						Fix: fmt.Sprintf("choose the class column with -target NAME (or group the values into at most %d classes)", MaxClasses),
 					}
 				}
+				y = labs.add(s)
 				continue
 			}
 			v, perr := strconv.ParseFloat(s, 64)
@@ -357,32 +348,98 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 			Fix:     "add one row per sample below the header",
 		}
 	}
-	if nlab < 2 {
+	if len(labs.text) < 2 {
 		return nil, &Error{
 			File:    p.name,
 			Column:  d.Target,
-			Problem: fmt.Sprintf("target column has only one class (%q); a binary target needs exactly two", clip(labelText[0])),
-			Fix:     "include samples of both classes, or choose another target column with LoadOptions.Target",
+			Problem: fmt.Sprintf("target column has only one class (%q); a classifier needs at least two", clip(labs.text[0])),
+			Fix:     "include samples of at least two classes, or choose the class column with -target NAME",
 		}
 	}
-	// Decide which label maps to 0. Labels were numbered in order of first
-	// appearance; swap if the second one should be 0.
-	var swap bool
-	switch {
-	case labelIsNm[0] && labelIsNm[1]:
-		// {0,1} keeps its mapping; any other pair of numbers is sorted.
-		swap = labelNum[1] < labelNum[0]
-	default:
-		swap = labelText[1] < labelText[0]
+	order := labs.classOrder()
+	remap := make([]int, len(order))
+	identity := true
+	for c, old := range order {
+		remap[old] = c
+		identity = identity && c == old
 	}
-	if swap {
+	if !identity {
 		for i, y := range d.Y {
-			d.Y[i] = 1 - y
+			d.Y[i] = remap[y]
 		}
-		labelText[0], labelText[1] = labelText[1], labelText[0]
 	}
-	d.Labels = labelText
+	d.Labels = make([]string, len(order))
+	for c, old := range order {
+		d.Labels[c] = labs.text[old]
+	}
 	return d, nil
+}
+
+// labelSet holds the distinct target values seen so far, numbered in order
+// of first appearance.
+type labelSet struct {
+	text  []string  // first spelling seen of each class
+	key   []string  // identity of each class (see labelKeyOf)
+	num   []float64 // numeric value of each class, if isNum
+	isNum []bool
+}
+
+// find returns the number of the class of target cell s, if already seen.
+func (l *labelSet) find(s string) (int, bool) {
+	// Fast path: the exact text of a class already seen.
+	for c, t := range l.text {
+		if s == t {
+			return c, true
+		}
+	}
+	if len(l.text) == 0 {
+		return 0, false
+	}
+	// Another spelling of a number already seen ("1.0" after "1").
+	key, _, _ := labelKeyOf(s)
+	for c, k := range l.key {
+		if key == k {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// add records s, not yet seen, as a new class and returns its number.
+func (l *labelSet) add(s string) int {
+	key, v, isNum := labelKeyOf(s)
+	l.text = append(l.text, strings.Clone(s))
+	l.key = append(l.key, key)
+	l.num = append(l.num, v)
+	l.isNum = append(l.isNum, isNum)
+	return len(l.text) - 1
+}
+
+// classOrder returns the first-appearance numbers of the classes in final
+// order: by value if every class is a number (so {0,1} keeps its mapping
+// and "10" comes after "9"), otherwise by text. For two classes this is the
+// mapping this package has always used.
+func (l *labelSet) classOrder() []int {
+	order := make([]int, len(l.text))
+	for i := range order {
+		order[i] = i
+	}
+	if !slices.Contains(l.isNum, false) {
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(l.num[a], l.num[b]) })
+	} else {
+		slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(l.text[a], l.text[b]) })
+	}
+	return order
+}
+
+// quoteList formats values as a comma-separated list of clipped, quoted
+// strings.
+func quoteList(vals []string) string {
+	q := make([]string, len(vals))
+	for i, v := range vals {
+		q[i] = strconv.Quote(clip(v))
+	}
+	return strings.Join(q, ", ")
 }
 
 // labelKeyOf returns the identity of a target value: numbers are compared

@@ -4,21 +4,26 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// wantErr describes the expected fields of an *Error. Problem is matched
-// as a substring; Line, Column and Value exactly.
+// wantErr describes the expected fields of an *Error. Problem and fix are
+// matched as substrings (an empty fix only requires some fix); Line,
+// Column and Value exactly.
 type wantErr struct {
 	line    int
 	column  string
 	value   string
 	problem string
+	fix     string
 }
 
 func checkErr(t *testing.T, err error, file string, w wantErr) {
@@ -47,6 +52,12 @@ func checkErr(t *testing.T, err error, file string, w wantErr) {
 	}
 	if e.Fix == "" {
 		t.Errorf("Fix is empty (%v)", err)
+	}
+	if !strings.Contains(e.Fix, w.fix) {
+		t.Errorf("Fix = %q, want it to contain %q", e.Fix, w.fix)
+	}
+	if strings.Contains(e.Fix, "LoadOptions") {
+		t.Errorf("Fix = %q names a Go field; users see CLI flags", e.Fix)
 	}
 	if !strings.Contains(err.Error(), "fix: ") {
 		t.Errorf("message %q has no fix", err.Error())
@@ -88,12 +99,17 @@ func TestParseErrors(t *testing.T) {
 		{"blank feature cell", "a,b,t\n1,2,0\n   ,2,1\n", LoadOptions{}, wantErr{line: 3, column: "a", problem: "cell is empty"}},
 		{"empty quoted cell", "a,b,t\n1,\"\",1\n", LoadOptions{}, wantErr{line: 2, column: "b", problem: "cell is empty"}},
 		{"empty target cell", "a,b,t\n1,2,0\n1,2,\n", LoadOptions{}, wantErr{line: 3, column: "t", problem: "cell is empty"}},
-		{"one class", "a,t\n1,0\n2,0\n3, 0\n", LoadOptions{}, wantErr{column: "t", problem: `only one class ("0")`}},
+		{"one class", "a,t\n1,0\n2,0\n3, 0\n", LoadOptions{},
+			wantErr{column: "t", problem: `only one class ("0")`, fix: "-target NAME"}},
 		{"one class numeric spellings", "a,t\n1,1\n2,1.0\n", LoadOptions{}, wantErr{column: "t", problem: "only one class"}},
-		{"three classes", "a,t\n1,x\n2,y\n3,y\n4,z\n5,w\n", LoadOptions{},
-			wantErr{line: 5, column: "t", value: "z", problem: `first three values seen: "x", "y", "z"`}},
-		{"three numeric classes", "a,t\n1,0\n2,1\n3,2\n", LoadOptions{},
-			wantErr{line: 4, column: "t", value: "2", problem: `first three values seen: "0", "1", "2"`}},
+		{"one text class", "a,t\n1,setosa\n2,setosa\n", LoadOptions{},
+			wantErr{column: "t", problem: `only one class ("setosa")`, fix: "-target NAME"}},
+		{"51 numeric classes (continuous column)", targetCSV(numbered(0, 51, 0.5)), LoadOptions{},
+			wantErr{line: 52, column: "t", value: "25", problem: `distinct value number 51 in the target column (first seen: "0", "0.5", "1", ...)`, fix: "choose the class column with -target NAME"}},
+		{"51 text classes", targetCSV(append(numberedText(50), "c1", "new")), LoadOptions{},
+			wantErr{line: 53, column: "t", value: "new", problem: "at most 50 classes", fix: "-target NAME"}},
+		{"many classes, error at the 51st", targetCSV(numbered(0, 1000, 1)), LoadOptions{},
+			wantErr{line: 52, column: "t", value: "50", problem: "distinct value number 51", fix: "-target NAME"}},
 		{"duplicate column", "a,b,a,t\n1,2,3,0\n", LoadOptions{},
 			wantErr{line: 1, column: "a", problem: "more than once (columns 1 and 3)"}},
 		{"duplicate column after trimming", " a , b,a ,t\n", LoadOptions{},
@@ -104,7 +120,7 @@ func TestParseErrors(t *testing.T) {
 			wantErr{line: 3, column: "a", problem: "more than once"}},
 		{"empty column name", "a,,t\n1,2,0\n", LoadOptions{}, wantErr{line: 1, problem: "header column 2 has no name"}},
 		{"unknown target", "a,b,t\n1,2,0\n", LoadOptions{Target: "label"},
-			wantErr{line: 1, column: "label", problem: `available columns: "a", "b", "t"`}},
+			wantErr{line: 1, column: "label", problem: `available columns: "a", "b", "t"`, fix: "-target NAME"}},
 		{"no feature columns", "target\n0\n1\n", LoadOptions{}, wantErr{line: 1, column: "target", problem: "no feature columns"}},
 		{"no feature columns named target", "y\n0\n1\n", LoadOptions{Target: "y"}, wantErr{line: 1, column: "y", problem: "no feature columns"}},
 		{"semicolon separated", "a;b;t\n1;2;0\n", LoadOptions{}, wantErr{line: 1, column: "a;b;t", problem: "no feature columns"}},
@@ -169,7 +185,7 @@ func TestParseAccepts(t *testing.T) {
 		Features: []string{"a", "b"},
 		X:        [][]float64{{1.5, 2}, {-3, 4e2}, {5, 0.25}},
 		Y:        []int{0, 1, 1},
-		Labels:   [2]string{"0", "1"},
+		Labels:   []string{"0", "1"},
 		Target:   "target",
 	}
 	tests := []struct {
@@ -202,7 +218,7 @@ func TestParseAccepts(t *testing.T) {
 			}
 			if tc.name == "numeric label spellings" {
 				want := *want
-				want.Labels = [2]string{"0.0", "1.0"}
+				want.Labels = []string{"0.0", "1.0"}
 				checkDataset(t, d, &want)
 				return
 			}
@@ -213,7 +229,7 @@ func TestParseAccepts(t *testing.T) {
 
 func checkDataset(t *testing.T, got, want *Dataset) {
 	t.Helper()
-	if got.Name != want.Name || got.Target != want.Target || got.Labels != want.Labels {
+	if got.Name != want.Name || got.Target != want.Target || !slices.Equal(got.Labels, want.Labels) {
 		t.Errorf("Name, Target, Labels = %q, %q, %q; want %q, %q, %q",
 			got.Name, got.Target, got.Labels, want.Name, want.Target, want.Labels)
 	}
@@ -226,8 +242,9 @@ func checkDataset(t *testing.T, got, want *Dataset) {
 	if !reflect.DeepEqual(got.Y, want.Y) {
 		t.Errorf("Y = %v, want %v", got.Y, want.Y)
 	}
-	if got.Rows() != len(want.X) || got.NumFeatures() != len(want.Features) {
-		t.Errorf("Rows, NumFeatures = %d, %d; want %d, %d", got.Rows(), got.NumFeatures(), len(want.X), len(want.Features))
+	if got.Rows() != len(want.X) || got.NumFeatures() != len(want.Features) || got.NumClasses() != len(want.Labels) {
+		t.Errorf("Rows, NumFeatures, NumClasses = %d, %d, %d; want %d, %d, %d",
+			got.Rows(), got.NumFeatures(), got.NumClasses(), len(want.X), len(want.Features), len(want.Labels))
 	}
 }
 
@@ -242,7 +259,7 @@ func TestParseTargetOption(t *testing.T) {
 		Features: []string{"a", "b", "c"},
 		X:        [][]float64{{1, 2, 3}, {4, 5, 5}, {7, 8, 5}},
 		Y:        []int{1, 0, 1},
-		Labels:   [2]string{"no", "yes"},
+		Labels:   []string{"no", "yes"},
 		Target:   "label",
 	})
 	// Default target is the last column; a constant feature is kept.
@@ -258,43 +275,162 @@ func TestParseTargetOption(t *testing.T) {
 	}
 }
 
+// targetCSV returns a CSV with one feature column x and a target column t
+// holding labels, one row each.
+func targetCSV(labels []string) string {
+	var b strings.Builder
+	b.WriteString("x,t\n")
+	for i, l := range labels {
+		b.WriteString(strconv.Itoa(i%10) + "," + l + "\n")
+	}
+	return b.String()
+}
+
+// numbered returns n numbers from start in steps of step, as text.
+func numbered(start float64, n int, step float64) []string {
+	v := make([]string, n)
+	for i := range v {
+		v[i] = strconv.FormatFloat(start+float64(i)*step, 'g', -1, 64)
+	}
+	return v
+}
+
+// numberedText returns "c0", "c1", ..., "c<n-1>".
+func numberedText(n int) []string {
+	v := make([]string, n)
+	for i := range v {
+		v[i] = "c" + strconv.Itoa(i)
+	}
+	return v
+}
+
 func TestLabelMapping(t *testing.T) {
+	desc50 := numbered(49, 50, -1) // "49", "48", ..., "0"
+	y50 := make([]int, 50)
+	for i := range y50 {
+		y50[i] = 49 - i
+	}
 	tests := []struct {
 		name   string
 		labels []string // target cells, in row order
-		want   [2]string
+		want   []string
 		y      []int
 	}{
-		{"0/1 keeps mapping", []string{"1", "0", "1"}, [2]string{"0", "1"}, []int{1, 0, 1}},
-		{"0.0/1.0 keeps mapping", []string{"1.0", "0.0"}, [2]string{"0.0", "1.0"}, []int{1, 0}},
-		{"mixed spellings of 0 and 1", []string{"1", "0.0", "1.0", "0"}, [2]string{"0.0", "1"}, []int{1, 0, 1, 0}},
-		{"-0 is 0", []string{"1", "-0", "0"}, [2]string{"-0", "1"}, []int{1, 0, 0}},
-		{"1/2 sorted numerically", []string{"2", "1", "2"}, [2]string{"1", "2"}, []int{1, 0, 1}},
-		{"-1/1", []string{"1", "-1"}, [2]string{"-1", "1"}, []int{1, 0}},
-		{"9/10 numeric not lexical", []string{"10", "9"}, [2]string{"9", "10"}, []int{1, 0}},
-		{"M/B lexical", []string{"M", "B", "M"}, [2]string{"B", "M"}, []int{1, 0, 1}},
-		{"yes/no lexical", []string{"yes", "no"}, [2]string{"no", "yes"}, []int{1, 0}},
-		{"number and text lexical", []string{"benign", "1"}, [2]string{"1", "benign"}, []int{1, 0}},
-		{"case matters", []string{"b", "B"}, [2]string{"B", "b"}, []int{1, 0}},
-		{"quoted and spaced", []string{`" M "`, "B", " M"}, [2]string{"B", "M"}, []int{1, 0, 1}},
-		{"already ordered", []string{"a", "b"}, [2]string{"a", "b"}, []int{0, 1}},
+		// Two classes: the mapping this package has always used.
+		{"0/1 keeps mapping", []string{"1", "0", "1"}, []string{"0", "1"}, []int{1, 0, 1}},
+		{"0.0/1.0 keeps mapping", []string{"1.0", "0.0"}, []string{"0.0", "1.0"}, []int{1, 0}},
+		{"mixed spellings of 0 and 1", []string{"1", "0.0", "1.0", "0"}, []string{"0.0", "1"}, []int{1, 0, 1, 0}},
+		{"-0 is 0", []string{"1", "-0", "0"}, []string{"-0", "1"}, []int{1, 0, 0}},
+		{"1/2 sorted numerically", []string{"2", "1", "2"}, []string{"1", "2"}, []int{1, 0, 1}},
+		{"-1/1", []string{"1", "-1"}, []string{"-1", "1"}, []int{1, 0}},
+		{"9/10 numeric not lexical", []string{"10", "9"}, []string{"9", "10"}, []int{1, 0}},
+		{"M/B lexical", []string{"M", "B", "M"}, []string{"B", "M"}, []int{1, 0, 1}},
+		{"yes/no lexical", []string{"yes", "no"}, []string{"no", "yes"}, []int{1, 0}},
+		{"number and text lexical", []string{"benign", "1"}, []string{"1", "benign"}, []int{1, 0}},
+		{"case matters", []string{"b", "B"}, []string{"B", "b"}, []int{1, 0}},
+		{"quoted and spaced", []string{`" M "`, "B", " M"}, []string{"B", "M"}, []int{1, 0, 1}},
+		{"already ordered", []string{"a", "b"}, []string{"a", "b"}, []int{0, 1}},
+
+		// More classes: the same rule, generalised.
+		{"three text classes", []string{"x", "y", "y", "z"}, []string{"x", "y", "z"}, []int{0, 1, 1, 2}},
+		{"four text classes sorted", []string{"x", "y", "y", "z", "w"}, []string{"w", "x", "y", "z"}, []int{1, 2, 2, 3, 0}},
+		{"iris species sorted", []string{"virginica", "setosa", "versicolor", "setosa"},
+			[]string{"setosa", "versicolor", "virginica"}, []int{2, 0, 1, 0}},
+		{"0/1/2 keeps numbers", []string{"2", "0", "1", "0"}, []string{"0", "1", "2"}, []int{2, 0, 1, 0}},
+		{"numeric by value, 10 after 9", []string{"10", "9", "2", "100", "9"}, []string{"2", "9", "10", "100"}, []int{2, 1, 0, 3, 1}},
+		{"negative and decimal numbers", []string{"-1", "0.5", "-2.5", "1e1"}, []string{"-2.5", "-1", "0.5", "1e1"}, []int{1, 2, 0, 3}},
+		{"numeric spellings of three classes", []string{"2", "1.0", "0", "1", "2.0", "0.0"},
+			[]string{"0", "1.0", "2"}, []int{2, 1, 0, 1, 2, 0}},
+		{"numbers and text lexical", []string{"a", "9", "10"}, []string{"10", "9", "a"}, []int{2, 1, 0}},
+		{"text case and spaces", []string{"b", " B", `"a"`, "b "}, []string{"B", "a", "b"}, []int{2, 0, 1, 2}},
+		{"50 classes accepted", desc50, numbered(0, 50, 1), y50},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var b strings.Builder
-			b.WriteString("x,y\n")
-			for i, l := range tc.labels {
-				b.WriteString(string(rune('0'+i%10)) + "," + l + "\n")
-			}
-			d, err := Parse(strings.NewReader(b.String()), "l.csv", LoadOptions{})
+			d, err := Parse(strings.NewReader(targetCSV(tc.labels)), "l.csv", LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Labels != tc.want {
+			if !slices.Equal(d.Labels, tc.want) {
 				t.Errorf("Labels = %q, want %q", d.Labels, tc.want)
+			}
+			if d.NumClasses() != len(tc.want) {
+				t.Errorf("NumClasses = %d, want %d", d.NumClasses(), len(tc.want))
 			}
 			if !reflect.DeepEqual(d.Y, tc.y) {
 				t.Errorf("Y = %v, want %v", d.Y, tc.y)
+			}
+		})
+	}
+}
+
+// irisLike returns an Iris-shaped CSV: the header of Iris, 50 rows of each
+// species, interleaved with virginica first so that first appearance and
+// class order differ.
+func irisLike() string {
+	var b strings.Builder
+	b.WriteString("sepal_length,sepal_width,petal_length,petal_width,species\r\n")
+	species := []string{"virginica", "setosa", "versicolor"}
+	for i := range 150 {
+		k := float64(i % 50)
+		fmt.Fprintf(&b, "%.1f,%.1f,%.1f,%.1f,%s\r\n", 4.3+k/20, 2+k/25, 1+k/10, 0.1+k/20, species[i%3])
+	}
+	return b.String()
+}
+
+func TestParseIris(t *testing.T) {
+	type source struct {
+		name string
+		load func() (*Dataset, error)
+	}
+	sources := []source{
+		{"inline", func() (*Dataset, error) {
+			return Parse(strings.NewReader(irisLike()), "iris.csv", LoadOptions{Target: "species"})
+		}},
+	}
+	// The shared copy of the real data set, where this checkout has it.
+	const shared = "/work/shared/data/iris.csv"
+	if _, err := os.Stat(shared); err == nil {
+		sources = append(sources, source{"shared file", func() (*Dataset, error) {
+			return Load(shared, LoadOptions{Target: "species"})
+		}})
+	}
+	for _, src := range sources {
+		t.Run(src.name, func(t *testing.T) {
+			d, err := src.load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{"setosa", "versicolor", "virginica"}; !slices.Equal(d.Labels, want) || d.NumClasses() != 3 {
+				t.Errorf("Labels = %q (%d classes), want %q", d.Labels, d.NumClasses(), want)
+			}
+			if d.Rows() != 150 || d.NumFeatures() != 4 || d.Target != "species" {
+				t.Errorf("got %dx%d, target %q; want 150x4, target species", d.Rows(), d.NumFeatures(), d.Target)
+			}
+			var count [3]int
+			for i, y := range d.Y {
+				if y < 0 || y >= 3 {
+					t.Fatalf("row %d has class %d", i, y)
+				}
+				count[y]++
+			}
+			if count != [3]int{50, 50, 50} {
+				t.Errorf("rows per class = %v, want 50 each", count)
+			}
+			// A stratified split keeps every class in both parts.
+			train, test, err := Split(d, 0.2, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(train) != 120 || len(test) != 30 {
+				t.Errorf("split %d/%d, want 120/30", len(train), len(test))
+			}
+			var inTest [3]int
+			for _, i := range test {
+				inTest[d.Y[i]]++
+			}
+			if inTest != [3]int{10, 10, 10} {
+				t.Errorf("test rows per class = %v, want 10 each", inTest)
 			}
 		})
 	}

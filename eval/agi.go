@@ -10,7 +10,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
-	"github.com/quce-go/quce/classifier"
+	"github.com/quce-go/quce/quce"
 )
 
 // AGIConfig holds the settings of the individual AGI baseline.
@@ -19,7 +19,7 @@ type AGIConfig struct {
 	MaxSteps int     `json:"max_steps"` // the step limit
 }
 
-// DefaultAGIConfig is SPEC.md's η = 0.01, at most 1000 steps.
+// DefaultAGIConfig is η = 0.01, at most 1000 steps (docs/METHOD.md#baselines).
 func DefaultAGIConfig() AGIConfig { return AGIConfig{Eta: 0.01, MaxSteps: 1000} }
 
 // Validate reports the first bad setting.
@@ -37,28 +37,29 @@ func (c AGIConfig) Validate() error {
 type AGIPath struct {
 	Points    [][]float64 // x = Points[0], then one point per step (standardised)
 	Original  int         // f(x): the class the path moves away from
-	Flipped   bool        // F(τ|last point) ≥ ϑ with τ = 1 − f(x): the run reached the other class
+	Target    int         // τ: the class the path moves towards
+	Flipped   bool        // F(τ|last point) ≥ ϑ: the run reached the target class
 	Steps     int         // steps taken (len(Points) − 1)
 	ProbStart float64     // F(τ|x)
 	ProbEnd   float64     // F(τ|last point)
 }
 
-// model runs the classifier in graphs of its own: logits in fixed-size chunks (one compiled
-// shape) and the AGI step. It is safe for concurrent use.
+// model runs the classifier in graphs of its own: class probabilities in fixed-size chunks
+// (one compiled shape) and the AGI step. It is safe for concurrent use.
 type model struct {
 	b   compute.Backend
-	clf *classifier.Classifier
+	clf *quce.Classifier
 
 	mu    sync.Mutex
-	logit *graph.Exec
+	probs *graph.Exec
 	step  *graph.Exec
 }
 
-func newModel(b compute.Backend, clf *classifier.Classifier) *model {
+func newModel(b compute.Backend, clf *quce.Classifier) *model {
 	return &model{b: b, clf: clf}
 }
 
-// chunk is the fixed row count of logit executions.
+// chunk is the fixed row count of probability executions.
 const chunk = 4096
 
 func (m *model) exec(slot **graph.Exec, fn any) (*graph.Exec, error) {
@@ -83,16 +84,15 @@ func (m *model) exec(slot **graph.Exec, fn any) (*graph.Exec, error) {
 	return *slot, nil
 }
 
-// logits returns the classifier's logit at standardised points (float64 in, float32 model).
-func (m *model) logits(ctx context.Context, pts [][]float64) ([]float64, error) {
-	ex, err := m.exec(&m.logit, func(x *graph.Node) *graph.Node {
-		return classifier.Logit(m.clf.Net.Consts(x.Graph()), x)
-	})
+// classProbs returns F(c|x) for every class at standardised points (float64 in, float32
+// model).
+func (m *model) classProbs(ctx context.Context, pts [][]float64) ([][]float64, error) {
+	ex, err := m.exec(&m.probs, func(x *graph.Node) *graph.Node { return graph.Exp(m.clf.LogProbs(x)) })
 	if err != nil {
 		return nil, err
 	}
-	j := m.clf.NumFeatures()
-	out := make([]float64, 0, len(pts))
+	j, c := m.clf.NumFeatures(), m.clf.NumClasses()
+	out := make([][]float64, 0, len(pts))
 	for start := 0; start < len(pts); start += chunk {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -111,58 +111,59 @@ func (m *model) logits(ctx context.Context, pts [][]float64) ([]float64, error) 
 		if err != nil {
 			return nil, fmt.Errorf("eval: running the classifier: %w", err)
 		}
-		l := tensors.MustCopyFlatData[float32](res[0])
+		p := tensors.MustCopyFlatData[float32](res[0])
 		for i := 0; i < end-start; i++ {
-			out = append(out, float64(l[i]))
+			row := make([]float64, c)
+			for k := range row {
+				row[k] = float64(p[i*c+k])
+			}
+			out = append(out, row)
 		}
 	}
 	return out, nil
 }
 
-// probClass returns F(class_i | pts_i) for each point, computed in float64 from the logit.
-func (m *model) probClass(ctx context.Context, pts [][]float64, class []int) ([]float64, error) {
-	l, err := m.logits(ctx, pts)
-	if err != nil {
-		return nil, err
+// targets resolves the target class of each row: targets[i] when given (≥ 0), else the
+// default target (quce.DefaultTarget) of the row's class probabilities probs[i].
+func targetsFor(probs [][]float64, targets []int, threshold float64) ([]int, error) {
+	if targets != nil && len(targets) != len(probs) {
+		return nil, fmt.Errorf("eval: %d target classes for %d rows", len(targets), len(probs))
 	}
-	out := make([]float64, len(l))
-	for i, z := range l {
-		out[i] = probOf(z, class[i])
+	out := make([]int, len(probs))
+	for i, p := range probs {
+		out[i] = quce.DefaultTarget(p, threshold)
+		if targets != nil && targets[i] >= 0 {
+			if targets[i] >= len(p) {
+				return nil, fmt.Errorf("eval: row %d: target class %d of a %d-class model", i, targets[i], len(p))
+			}
+			out[i] = targets[i]
+		}
 	}
 	return out, nil
 }
 
-// probOf is F(class | x) = σ(±logit).
-func probOf(logit float64, class int) float64 {
-	if class == 0 {
-		logit = -logit
-	}
-	return 1 / (1 + math.Exp(-logit))
-}
-
-// agiStepGraph: inputs x [R,J], s [R] (+1 when f(x) = 1, −1 when 0), active [R] (1 or 0),
-// eta (scalar). Outputs the moved points x − η·active·sign(∇ s·logit(x)) and their logits.
-// The gradient of log F(f(x)|x) = log σ(s·logit) is (1 − σ)·s·∇logit, whose sign is that of
-// s·∇logit; using the logit directly keeps the sign when σ saturates to 1 in float32.
+// agiStepGraph: inputs x [R,J], target [R,C] (one-hot τ), active [R] (1 or 0), eta (scalar).
+// Outputs the moved points x + η·active·sign(∇ log F(τ|x)) and F(c|·) [R,C] there.
+// log F(τ|·) is the log-softmax (or −softplus) form, whose gradient does not vanish where
+// F(τ|x) is tiny, as it is at the start of the path.
 func (m *model) agiStepGraph(in []*graph.Node) []*graph.Node {
-	x, s, active, eta := in[0], in[1], in[2], in[3]
-	params := m.clf.Net.Consts(x.Graph())
-	score := graph.Mul(classifier.Logit(params, x), s)
-	grad := graph.Gradient(graph.ReduceAllSum(score), x)[0]
+	x, target, active, eta := in[0], in[1], in[2], in[3]
+	grad := graph.Gradient(graph.ReduceAllSum(m.clf.TargetLogProb(x, target)), x)[0]
 	move := graph.Mul(graph.Sign(grad), graph.ExpandAxes(graph.Mul(active, eta), -1))
-	next := graph.Sub(x, move)
-	return []*graph.Node{next, classifier.Logit(params, next)}
+	next := graph.Add(x, move)
+	return []*graph.Node{next, graph.Exp(m.clf.LogProbs(next))}
 }
 
 // RunAGI runs the individual AGI baseline on standardised rows xs, all rows at once: every
-// row takes signed-gradient steps x ← x − η·sign(∇ log F(f(x)|x)) away from its original
-// class f(x) (at threshold ϑ) and stops on its own as soon as F(τ|x) ≥ ϑ, τ = 1 − f(x), or
-// after cfg.MaxSteps steps. No step is taken from a point already in class τ.
-func RunAGI(ctx context.Context, b compute.Backend, clf *classifier.Classifier, xs [][]float64, cfg AGIConfig, threshold float64) ([]*AGIPath, error) {
-	return newModel(b, clf).agi(ctx, xs, cfg, threshold)
+// row takes signed-gradient steps x ← x + η·sign(∇ log F(τ|x)) towards its target class τ
+// (targets[i], or the default target when targets is nil or targets[i] < 0) and stops on its
+// own as soon as F(τ|x) ≥ ϑ, or after cfg.MaxSteps steps. No step is taken from a point
+// already in class τ. For a binary model this is the step away from the original class.
+func RunAGI(ctx context.Context, b compute.Backend, clf *quce.Classifier, xs [][]float64, targets []int, cfg AGIConfig, threshold float64) ([]*AGIPath, error) {
+	return newModel(b, clf).agi(ctx, xs, targets, cfg, threshold)
 }
 
-func (m *model) agi(ctx context.Context, xs [][]float64, cfg AGIConfig, threshold float64) ([]*AGIPath, error) {
+func (m *model) agi(ctx context.Context, xs [][]float64, targets []int, cfg AGIConfig, threshold float64) ([]*AGIPath, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -172,7 +173,11 @@ func (m *model) agi(ctx context.Context, xs [][]float64, cfg AGIConfig, threshol
 	if len(xs) == 0 {
 		return nil, nil
 	}
-	logit0, err := m.logits(ctx, xs)
+	probs0, err := m.classProbs(ctx, xs)
+	if err != nil {
+		return nil, err
+	}
+	tgt, err := targetsFor(probs0, targets, threshold)
 	if err != nil {
 		return nil, err
 	}
@@ -180,22 +185,18 @@ func (m *model) agi(ctx context.Context, xs [][]float64, cfg AGIConfig, threshol
 	if err != nil {
 		return nil, err
 	}
-	n, j := len(xs), m.clf.NumFeatures()
+	n, j, c := len(xs), m.clf.NumFeatures(), m.clf.NumClasses()
 	paths := make([]*AGIPath, n)
 	cur := make([]float32, n*j)
-	s := make([]float32, n)
+	onehot := make([]float32, n*c)
 	active := make([]float32, n)
 	for i, x := range xs {
-		orig := 0
-		if probOf(logit0[i], 1) >= threshold {
-			orig = 1
-		}
-		p := &AGIPath{Points: [][]float64{append([]float64(nil), x...)}, Original: orig}
-		p.ProbStart = probOf(logit0[i], 1-orig)
+		p := &AGIPath{Points: [][]float64{append([]float64(nil), x...)}, Original: quce.PredictedClass(probs0[i], threshold), Target: tgt[i]}
+		p.ProbStart = probs0[i][tgt[i]]
 		p.ProbEnd = p.ProbStart
 		p.Flipped = p.ProbEnd >= threshold
 		paths[i] = p
-		s[i] = float32(2*orig - 1)
+		onehot[i*c+tgt[i]] = 1
 		if !p.Flipped {
 			active[i] = 1
 		}
@@ -203,7 +204,7 @@ func (m *model) agi(ctx context.Context, xs [][]float64, cfg AGIConfig, threshol
 			cur[i*j+f] = float32(v)
 		}
 	}
-	sT := tensors.FromFlatDataAndDimensions(s, n)
+	targetT := tensors.FromFlatDataAndDimensions(onehot, n, c)
 	for step := 1; step <= cfg.MaxSteps; step++ {
 		running := false
 		for _, a := range active {
@@ -215,13 +216,13 @@ func (m *model) agi(ctx context.Context, xs [][]float64, cfg AGIConfig, threshol
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		res, err := ex.Call(tensors.FromFlatDataAndDimensions(append([]float32(nil), cur...), n, j), sT,
+		res, err := ex.Call(tensors.FromFlatDataAndDimensions(append([]float32(nil), cur...), n, j), targetT,
 			tensors.FromFlatDataAndDimensions(append([]float32(nil), active...), n), float32(cfg.Eta))
 		if err != nil {
 			return nil, fmt.Errorf("eval: AGI step %d: %w", step, err)
 		}
 		next := tensors.MustCopyFlatData[float32](res[0])
-		logit := tensors.MustCopyFlatData[float32](res[1])
+		probs := tensors.MustCopyFlatData[float32](res[1])
 		for i, p := range paths {
 			if active[i] == 0 {
 				continue
@@ -233,7 +234,7 @@ func (m *model) agi(ctx context.Context, xs [][]float64, cfg AGIConfig, threshol
 			copy(cur[i*j:(i+1)*j], next[i*j:(i+1)*j])
 			p.Points = append(p.Points, pt)
 			p.Steps = step
-			p.ProbEnd = probOf(float64(logit[i]), 1-p.Original)
+			p.ProbEnd = float64(probs[i*c+p.Target])
 			if p.ProbEnd >= threshold {
 				p.Flipped = true
 				active[i] = 0

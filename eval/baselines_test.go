@@ -5,17 +5,42 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gomlx/gomlx/core/graph"
+	gomlx "github.com/gomlx/gomlx/ml/model"
+
 	"github.com/quce-go/quce/backend"
-	"github.com/quce-go/quce/classifier"
-	"github.com/quce-go/quce/internal/nn"
+	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/gomlxmodel"
+	"github.com/quce-go/quce/quce"
 )
 
-// linearClassifier is F(1|x) = σ(w·x + b) as a one-layer classifier.
-func linearClassifier(w []float32, b float32) *classifier.Classifier {
-	return &classifier.Classifier{
-		Config: classifier.DefaultConfig(),
-		Net:    &nn.MLP{Layers: []nn.Layer{{In: len(w), Out: 1, W: w, B: []float32{b}}}},
+// linearClassifier is F(1|x) = σ(w·x + b), a GoMLX model taking standardised units (the
+// scaler is the identity).
+func linearClassifier(t *testing.T, w []float32, b float32) *quce.Classifier {
+	t.Helper()
+	store := gomlx.NewStore()
+	col := make([][]float32, len(w))
+	for i, v := range w {
+		col[i] = []float32{v}
 	}
+	store.RootScope().VariableWithValue("w", col)
+	store.RootScope().VariableWithValue("b", []float32{b})
+	m, err := gomlxmodel.New(store, func(scope *gomlx.Scope, x *graph.Node) *graph.Node {
+		g := x.Graph()
+		return graph.Add(graph.Dot(x, scope.GetVariable("w").NodeValue(g)).Product(), graph.ExpandAxes(scope.GetVariable("b").NodeValue(g), 0))
+	}, len(w))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &data.Scaler{Mean: make([]float64, len(w)), Std: make([]float64, len(w))}
+	for i := range sc.Std {
+		sc.Std[i] = 1
+	}
+	clf, err := quce.NewClassifier(m, quce.Standardized, quce.Logits, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clf
 }
 
 // AGI on logit = x1 + 2·x2, by hand. Row 0: logit 0.152 (class 1); each step moves both
@@ -27,7 +52,7 @@ func TestAGIStopsAtFlip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clf := linearClassifier([]float32{1, 2}, 0)
+	clf := linearClassifier(t, []float32{1, 2}, 0)
 	xs := [][]float64{{0.05, 0.051}, {-0.1, 0.021}}
 	cases := []struct {
 		name      string
@@ -41,7 +66,7 @@ func TestAGIStopsAtFlip(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			paths, err := RunAGI(context.Background(), b, clf, xs, AGIConfig{Eta: 0.01, MaxSteps: c.maxSteps}, 0.5)
+			paths, err := RunAGI(context.Background(), b, clf, xs, nil, AGIConfig{Eta: 0.01, MaxSteps: c.maxSteps}, 0.5)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +96,7 @@ func TestAGIStopsAtFlip(t *testing.T) {
 			}
 		})
 	}
-	if _, err := RunAGI(context.Background(), b, clf, xs, AGIConfig{Eta: 0, MaxSteps: 10}, 0.5); err == nil {
+	if _, err := RunAGI(context.Background(), b, clf, xs, nil, AGIConfig{Eta: 0, MaxSteps: 10}, 0.5); err == nil {
 		t.Error("η = 0 was accepted")
 	}
 }
@@ -83,8 +108,8 @@ func TestAGISaturated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clf := linearClassifier([]float32{100, 100}, 0)
-	paths, err := RunAGI(context.Background(), b, clf, [][]float64{{1, 1}}, AGIConfig{Eta: 0.6, MaxSteps: 10}, 0.5)
+	clf := linearClassifier(t, []float32{100, 100}, 0)
+	paths, err := RunAGI(context.Background(), b, clf, [][]float64{{1, 1}}, nil, AGIConfig{Eta: 0.6, MaxSteps: 10}, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +124,11 @@ func TestDiceValidAndInRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	// logit = x1 − x2 + 0.5·x3; features range over [-2, 2] except x3 over [0, 1].
-	clf := linearClassifier([]float32{1, -1, 0.5}, 0)
+	clf := linearClassifier(t, []float32{1, -1, 0.5}, 0)
 	lo, hi := []float64{-2, -2, 0}, []float64{2, 2, 1}
 	xs := [][]float64{{1, 0, 0.5}, {-1, 1, 0}, {0.2, 0.1, 1}, {-0.3, 0.2, 0.2}}
 	run := func(seed uint64) []*DiceResult {
-		res, err := RunDice(context.Background(), b, clf, xs, lo, hi, DiceConfig{Samples: 200}, 0.5, seed)
+		res, err := RunDice(context.Background(), b, clf, xs, nil, lo, hi, DiceConfig{Samples: 200}, 0.5, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +167,7 @@ func TestDiceValidAndInRange(t *testing.T) {
 	}
 	// An unreachable class is a reported failure, not a dropped row: with every feature
 	// confined to a range where the logit stays positive, class 0 cannot be reached.
-	far, err := RunDice(context.Background(), b, clf, [][]float64{{1, 0, 0}}, []float64{1, -1, 0}, []float64{2, 0, 1}, DiceConfig{Samples: 50}, 0.5, 1)
+	far, err := RunDice(context.Background(), b, clf, [][]float64{{1, 0, 0}}, nil, []float64{1, -1, 0}, []float64{2, 0, 1}, DiceConfig{Samples: 50}, 0.5, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

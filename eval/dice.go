@@ -9,7 +9,7 @@ import (
 
 	"github.com/gomlx/compute"
 
-	"github.com/quce-go/quce/classifier"
+	"github.com/quce-go/quce/quce"
 )
 
 // DiceConfig holds the settings of the DiCE "random" baseline.
@@ -40,13 +40,14 @@ func (c DiceConfig) Validate() error {
 type DiceResult struct {
 	Counterfactual []float64 // the closest valid candidate (standardised); nil when none was found
 	Original       int       // f(x)
+	Target         int       // τ
 	ProbEnd        float64   // F(τ|x_c); without a counterfactual, the highest F(τ|·) of any candidate
 	Features       int       // k of the round that found it, or of the last round tried (features drawn for change)
 	Candidates     int       // candidates tried
 }
 
 // dice is RunDice with the model's compiled classifier.
-func (m *model) dice(ctx context.Context, xs [][]float64, lo, hi []float64, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
+func (m *model) dice(ctx context.Context, xs [][]float64, targets []int, lo, hi []float64, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -61,18 +62,18 @@ func (m *model) dice(ctx context.Context, xs [][]float64, lo, hi []float64, cfg 
 	if maxK == 0 || maxK > j {
 		maxK = j
 	}
-	logit0, err := m.logits(ctx, xs)
+	probs0, err := m.classProbs(ctx, xs)
+	if err != nil {
+		return nil, err
+	}
+	tgt, err := targetsFor(probs0, targets, threshold)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*DiceResult, len(xs))
 	rngs := make([]*rand.Rand, len(xs))
 	for i, x := range xs {
-		orig := 0
-		if probOf(logit0[i], 1) >= threshold {
-			orig = 1
-		}
-		out[i] = &DiceResult{Original: orig}
+		out[i] = &DiceResult{Original: quce.PredictedClass(probs0[i], threshold), Target: tgt[i]}
 		rngs[i] = rand.New(rand.NewPCG(seed, hashRow(x)))
 	}
 	for k := 1; k <= maxK; k++ {
@@ -86,7 +87,6 @@ func (m *model) dice(ctx context.Context, xs [][]float64, lo, hi []float64, cfg 
 			break
 		}
 		cands := make([][]float64, 0, len(pending)*cfg.Samples)
-		classes := make([]int, 0, cap(cands))
 		for _, i := range pending {
 			for c := 0; c < cfg.Samples; c++ {
 				cand := append([]float64(nil), xs[i]...)
@@ -95,10 +95,9 @@ func (m *model) dice(ctx context.Context, xs [][]float64, lo, hi []float64, cfg 
 					cand[feat] = lo[feat] + rngs[i].Float64()*(hi[feat]-lo[feat])
 				}
 				cands = append(cands, cand)
-				classes = append(classes, 1-out[i].Original)
 			}
 		}
-		p, err := m.probClass(ctx, cands, classes)
+		probs, err := m.classProbs(ctx, cands)
 		if err != nil {
 			return nil, err
 		}
@@ -109,15 +108,16 @@ func (m *model) dice(ctx context.Context, xs [][]float64, lo, hi []float64, cfg 
 			best := math.Inf(1)
 			for c := 0; c < cfg.Samples; c++ {
 				idx := n*cfg.Samples + c
+				p := probs[idx][r.Target]
 				if r.Counterfactual == nil {
-					r.ProbEnd = max(r.ProbEnd, p[idx])
+					r.ProbEnd = max(r.ProbEnd, p)
 				}
-				if p[idx] < threshold {
+				if p < threshold {
 					continue
 				}
 				if d := L1(cands[idx], xs[i]); d < best {
 					best = d
-					r.Counterfactual, r.ProbEnd, r.Features = cands[idx], p[idx], k
+					r.Counterfactual, r.ProbEnd, r.Features = cands[idx], p, k
 				}
 			}
 		}
@@ -144,10 +144,11 @@ func hashRow(x []float64) uint64 {
 // k = 1, 2, ... it draws cfg.Samples candidates per instance, each x with k randomly chosen
 // features replaced by values drawn uniformly from that feature's range [lo_j, hi_j]
 // (the training split's minimum and maximum, standardised); the first round with a
-// candidate in the other class (F(τ|·) ≥ ϑ) ends the search for that instance, and the
+// candidate in the target class τ (F(τ|·) ≥ ϑ; targets[i], or the default target when
+// targets is nil or targets[i] < 0) ends the search for that instance, and the
 // valid candidate closest to x in L1 is kept. Every instance has its own generator, seeded
 // by seed and the instance's values, so a result does not depend on the batch it is in.
 // This is DiCE's random sampler without its optional post-hoc sparsity step.
-func RunDice(ctx context.Context, b compute.Backend, clf *classifier.Classifier, xs [][]float64, lo, hi []float64, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
-	return newModel(b, clf).dice(ctx, xs, lo, hi, cfg, threshold, seed)
+func RunDice(ctx context.Context, b compute.Backend, clf *quce.Classifier, xs [][]float64, targets []int, lo, hi []float64, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
+	return newModel(b, clf).dice(ctx, xs, targets, lo, hi, cfg, threshold, seed)
 }

@@ -1,6 +1,7 @@
 // Package eval runs the paper's evaluation: QUCE against its baselines on any prepared
 // data set, with one classifier, one VAE and the same batched machinery for every method,
-// and reports the metrics of SPEC.md as the paper's tables and as JSON.
+// and reports the paper's metrics (docs/METHOD.md, "Metrics") as the paper's tables and as
+// JSON.
 //
 // # Methods
 //
@@ -24,7 +25,8 @@
 //
 // # Metrics
 //
-// Keys and applicability are in MetricKeys and Applies. The choices SPEC.md leaves open:
+// Keys and applicability are in MetricKeys and Applies. How each is computed, including the
+// choices the paper leaves open:
 //
 //   - Path uncertainty is the paper-form L_ε ((1/J)Σ(x − x̂)² + KL, z = μ(x), the paper's
 //     "VAE loss") averaged over Options.Interp = 1000 interpolation points of the path: the
@@ -33,7 +35,8 @@
 //     steps, such as QUCE's and ig's by default, is thus sampled exactly at its own points,
 //     whose L_ε the explainer already measured and which are reused. Mean and population
 //     standard deviation over instances. The trained (negative-ELBO) form is reported too
-//     (path_uncertainty_trained_*, cf_uncertainty_trained), as SPEC.md asks.
+//     (path_uncertainty_trained_*, cf_uncertainty_trained); docs/METHOD.md, "The VAE and its
+//     uncertainty", explains the two forms.
 //   - Counterfactual uncertainty, reconstruction error (mean over features of
 //     |x_c − dec(μ(x_c))|), proximity (L1, L2 in standardised units) and sparsity (features
 //     with |x_c,j − x_j| > 1e-3 standardised) average over valid counterfactuals (all of
@@ -50,5 +53,7 @@
 //
 // The N instances of a split are a seeded sample (Options.Seed), listed in data order.
 // The paper's W-BC figures (PaperWBC) are shown beside ours, marked "paper", only when the
-// data set is the embedded W-BC; they are for reference and nothing is tuned to them.
+// data set is the embedded W-BC; they are for reference and nothing is tuned to them. Why they
+// differ in scale from ours is in docs/METHOD.md, "Why our uncertainty figures differ from the
+// paper's".
 package eval

@@ -151,9 +151,13 @@ func measure(ctx context.Context, e *quce.Explainer, mdl *model, o Options, outs
 		}
 	}
 	if len(game) > 0 {
-		p, err := mdl.probClass(ctx, game, gameClass)
+		probs, err := mdl.classProbs(ctx, game)
 		if err != nil {
 			return err
+		}
+		p := make([]float64, len(probs))
+		for i, pr := range probs {
+			p[i] = pr[gameClass[i]]
 		}
 		for i, oc := range gameOwners {
 			at := p[2*i*j:]

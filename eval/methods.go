@@ -8,7 +8,7 @@ import (
 // Method names an explanation method under evaluation.
 type Method string
 
-// The methods (SPEC.md, "Baselines").
+// The methods (docs/METHOD.md#baselines).
 const (
 	// QUCE is the QUCE search with the options' Config.
 	QUCE Method = "quce"

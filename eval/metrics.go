@@ -22,7 +22,7 @@ const (
 	SecondsPerInstance  = "seconds_per_instance"  // wall time of the method / instances
 
 	// The same two uncertainties in the trained (negative-ELBO) form of L_ε, which is the
-	// one the QUCE objective minimises; SPEC.md asks for both forms to be reported.
+	// one the QUCE objective minimises; both forms are reported (docs/METHOD.md#the-vae-and-its-uncertainty).
 	PathUncertaintyTrainedMean = "path_uncertainty_trained_mean"
 	PathUncertaintyTrainedStd  = "path_uncertainty_trained_std"
 	CFUncertaintyTrained       = "cf_uncertainty_trained"

@@ -12,9 +12,9 @@ import (
 // uncertainty, Table 3 counterfactual L_ε, Table 4 counterfactual reconstruction, and the
 // supplement's deletion table), in Report.Metrics' shape. The paper's deletion table has no
 // split; it is under the key "all". The paper's "DiCE" (the DiCE library, strategy not
-// stated) is filed under dice-random. They are shown for reference only: per SPEC.md the
-// authors' notebook measured uncertainty with an untrained VAE, so our figures are not
-// expected to match, and nothing here is tuned to them.
+// stated) is filed under dice-random. They are shown for reference only: the authors'
+// notebook measured uncertainty with an untrained VAE (docs/METHOD.md), so our figures are
+// not expected to match, and nothing here is tuned to them.
 var PaperWBC = map[Method]map[string]map[string]float64{
 	QUCE: {
 		Train: {PathUncertaintyMean: 0.82, PathUncertaintyStd: 0.16, CFUncertainty: 0.93, CFReconError: 0.73},
@@ -220,7 +220,7 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 	fmt.Fprintf(b, "- QUCE: λ = (%g, %g, %g), %s, φ %g, %d steps, %s rule, K %d, ϑ %g; wachter is the same with λ3 = 0. DiCE-random: %d samples per round.\n",
 		st.Config.Lambda1, st.Config.Lambda2, st.Config.Lambda3, st.Config.Optimizer, st.Config.LearningRate, st.Config.Steps, st.Config.Rule, st.Config.K, st.Config.Threshold, st.Dice.Samples)
 	if showPaper {
-		fmt.Fprintln(b, "- \"paper\" columns are the paper's own W-BC figures (Tables 2–4 and the supplement's deletion table), for reference only; its DiCE row is the DiCE library. Per SPEC.md the authors' notebook scored uncertainty with an untrained VAE, so they are not expected to match, and nothing here is tuned to them.")
+		fmt.Fprintln(b, "- \"paper\" columns are the paper's own W-BC figures (Tables 2–4 and the supplement's deletion table), for reference only; its DiCE row is the DiCE library. The authors' notebook scored uncertainty with an untrained VAE (docs/METHOD.md), so they are not expected to match, and nothing here is tuned to them.")
 	}
 	fmt.Fprintf(b, "- Total wall time %.1f s.\n", r.Seconds)
 }

@@ -25,8 +25,11 @@ type Options struct {
 	// Config is QUCE's configuration (zero: quce.DefaultConfig()). wachter uses it with
 	// Lambda3 = 0; ig and agi are measured with its attribution rule, K and threshold.
 	Config quce.Config
-	AGI    AGIConfig  // zero: DefaultAGIConfig()
-	Dice   DiceConfig // zero: DefaultDiceConfig()
+	// Class names the target class τ of every instance by its label; "" gives each instance
+	// its default target (see quce.DefaultTarget).
+	Class string
+	AGI   AGIConfig  // zero: DefaultAGIConfig()
+	Dice  DiceConfig // zero: DefaultDiceConfig()
 	// IGPoints is the number of points of the straight IG path (K_total), x and x_c
 	// included; 0 means as many as the QUCE path has (Config.Steps + 1).
 	IGPoints int
@@ -175,7 +178,7 @@ type InstanceResult struct {
 	Row      int `json:"row"`      // row of the data set (0-based)
 	Label    int `json:"label"`    // the data's label
 	Original int `json:"original"` // f(x), the model's class at threshold ϑ
-	Target   int `json:"target"`   // τ = 1 − f(x)
+	Target   int `json:"target"`   // τ
 	// Valid is F(τ|x_c) ≥ ϑ (for ig: QUCE's counterfactual, where its path ends).
 	Valid bool `json:"valid"`
 	// Failure says why the instance has no valid result ("" when it has one).
@@ -208,7 +211,7 @@ type outcome struct {
 
 // Run evaluates the chosen methods on N instances of each chosen split of s, with one
 // classifier, one VAE and the same batched machinery for every method, and computes the
-// metrics of SPEC.md. QUCE runs once per split and ig reuses its counterfactuals.
+// metrics (docs/METHOD.md#metrics). QUCE runs once per split and ig reuses its counterfactuals.
 func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 	start := time.Now()
 	o = o.withDefaults()
@@ -251,7 +254,11 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		rep.Counts[m] = map[string]Counts{}
 		rep.Instances[m] = map[string][]InstanceResult{}
 	}
-	mdl := newModel(s.Backend, s.Classifier)
+	mdl := newModel(s.Backend, s.Explainer.Classifier())
+	target, err := ClassIndex(s.Data.Labels, o.Class)
+	if err != nil {
+		return nil, err
+	}
 	lo, hi := trainRange(s.XTrain)
 	// Every point of every path is kept, so the path uncertainty is measured along the
 	// path itself (and the points the explainer measured are reused), not a thinned copy.
@@ -278,8 +285,10 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 			base[i] = InstanceResult{Index: i, Row: rows[i], Label: s.Data.Y[rows[i]]}
 		}
 		queries := make([]quce.Query, len(xs))
+		targets := make([]int, len(xs))
 		for i, x := range xs {
 			queries[i] = quce.NewQuery(x)
+			queries[i].Target, targets[i] = target, target
 		}
 
 		outs := map[Method][]*outcome{}
@@ -325,7 +334,7 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		if slices.Contains(o.Methods, AGI) {
 			logf("eval: %s: AGI on %d instances (η %v, at most %d steps)", split, len(xs), o.AGI.Eta, o.AGI.MaxSteps)
 			t0 := time.Now()
-			agi, err := mdl.agi(ctx, xs, o.AGI, o.Config.Threshold)
+			agi, err := mdl.agi(ctx, xs, targets, o.AGI, o.Config.Threshold)
 			if err != nil {
 				return nil, fmt.Errorf("eval: AGI on the %s split: %w", split, err)
 			}
@@ -360,7 +369,7 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		if slices.Contains(o.Methods, DiceRandom) {
 			logf("eval: %s: DiCE-random on %d instances (%d samples per round)", split, len(xs), o.Dice.Samples)
 			t0 := time.Now()
-			dr, err := mdl.dice(ctx, xs, lo, hi, o.Dice, o.Config.Threshold, o.Seed)
+			dr, err := mdl.dice(ctx, xs, targets, lo, hi, o.Dice, o.Config.Threshold, o.Seed)
 			if err != nil {
 				return nil, fmt.Errorf("eval: DiCE-random on the %s split: %w", split, err)
 			}
@@ -475,16 +484,30 @@ func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *qu
 	out := make([]*outcome, len(dr))
 	for i, d := range dr {
 		r := base[i]
-		r.Original, r.Target = d.Original, 1-d.Original
+		r.Original, r.Target = d.Original, d.Target
 		r.ProbEnd = d.ProbEnd
 		if d.Counterfactual != nil {
 			r.Valid = true
 			r.Counterfactual = d.Counterfactual
 			r.CounterfactualOriginal = e.Scaler().InverseRow(d.Counterfactual)
 		} else {
-			r.Failure = fmt.Sprintf("no candidate reached the other class (%d candidates changing up to %d features; best F(τ|·) = %.3g < ϑ)", d.Candidates, d.Features, d.ProbEnd)
+			r.Failure = fmt.Sprintf("no candidate reached the target class (%d candidates changing up to %d features; best F(τ|·) = %.3g < ϑ)", d.Candidates, d.Features, d.ProbEnd)
 		}
 		out[i] = &outcome{res: r, x: xs[i]}
 	}
 	return out
+}
+
+// ClassIndex is the index of the class labelled name among labels, or quce.AutoTarget for
+// "". An unknown name is an error that lists the classes.
+func ClassIndex(labels []string, name string) (int, error) {
+	if name == "" {
+		return quce.AutoTarget, nil
+	}
+	for i, l := range labels {
+		if l == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("-class %q names no class of the target; fix: use one of %q", name, labels)
 }

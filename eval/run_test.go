@@ -149,11 +149,8 @@ func TestRunWBCSmall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for k, p1 := range p {
-				pt := p1
-				if in.Target == 0 {
-					pt = 1 - p1
-				}
+			for k, probs := range p {
+				pt := probs[in.Target]
 				last := k == len(p)-1
 				if (pt >= 0.5) != (last && in.Valid) {
 					t.Errorf("AGI %s row %d: F(τ) = %v at point %d of %d", split, in.Row, pt, k, len(p))
@@ -170,7 +167,7 @@ func TestRunWBCSmall(t *testing.T) {
 				continue
 			}
 			p, _ := s.Explainer.Predict([][]float64{in.Counterfactual})
-			if pt := map[int]float64{0: 1 - p[0], 1: p[0]}[in.Target]; pt < 0.5 {
+			if pt := p[0][in.Target]; pt < 0.5 {
 				t.Errorf("DiCE %s row %d: F(τ|x_c) = %v", split, in.Row, pt)
 			}
 			for f, v := range in.Counterfactual {

@@ -153,7 +153,7 @@ func ShowMap(s *pipeline.Setup, ex *quce.Explanation) error {
 		{Method: "quce", Points: p.Points},
 		{Method: "ig", Points: [][]float64{ex.X, p.Counterfactual}},
 	}
-	agi, err := eval.RunAGI(Context, s.Backend, s.Classifier, [][]float64{ex.X}, eval.DefaultAGIConfig(), 0.5)
+	agi, err := eval.RunAGI(Context, s.Backend, s.Explainer.Classifier(), [][]float64{ex.X}, []int{ex.Target}, eval.DefaultAGIConfig(), 0.5)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/janpfeifer/gonb/gonbui"
 
-	"github.com/quce-go/quce/internal/nn"
+	"github.com/quce-go/quce/internal/atomicfile"
 )
 
 // InNotebook reports whether the program runs inside a GoNB kernel.
@@ -46,7 +46,7 @@ func display(name, fragment string) error {
 	}
 	n := outputCount.Add(1)
 	path := filepath.Join(dir, fmt.Sprintf("%03d-%s.html", n, name))
-	return nn.WriteFileAtomic(path, []byte("<!doctype html><meta charset=utf-8>\n"+fragment))
+	return atomicfile.WriteFile(path, []byte("<!doctype html><meta charset=utf-8>\n"+fragment))
 }
 
 // svgFragment strips the XML prolog so an SVG can sit inside HTML.

@@ -1,6 +1,8 @@
 package pipeline_test
 
 import (
+	"github.com/quce-go/quce/classifier"
+
 	"bufio"
 	"os"
 	"os/exec"
@@ -40,14 +42,25 @@ func TestInterruptLeavesNoHalfWrittenCache(t *testing.T) {
 	if err == nil {
 		t.Fatal("the program finished instead of being interrupted")
 	}
-	var files []string
+	var files, clfDirs []string
 	filepath.Walk(cache, func(p string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			files = append(files, filepath.Base(p))
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(cache, p)
+		parts := strings.Split(rel, string(filepath.Separator))
+		switch {
+		case info.IsDir() && len(parts) == 2 && parts[1] == "classifier":
+			clfDirs = append(clfDirs, p)
+		case !info.IsDir() && (len(parts) != 3 || parts[1] != "classifier"):
+			files = append(files, rel)
 		}
 		return nil
 	})
-	if len(files) != 1 || files[0] != "classifier.json" {
-		t.Errorf("cache after the interrupt holds %v; want only the complete classifier.json", files)
+	if len(files) != 0 || len(clfDirs) != 1 {
+		t.Fatalf("cache after the interrupt holds %v besides %v; want only the complete classifier folder", files, clfDirs)
+	}
+	if _, err := classifier.Load(clfDirs[0]); err != nil {
+		t.Errorf("the classifier left in the cache does not load: %v", err)
 	}
 }

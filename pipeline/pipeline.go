@@ -1,6 +1,7 @@
 // Package pipeline prepares everything an explanation needs from a dataset: the seeded
-// stratified split, the scaler, the trained classifier and VAE (loaded from an on-disk
-// cache when the same data and configuration were trained before) and the QUCE explainer.
+// stratified split, the scaler, the model to explain (the user's own, or the built-in
+// classifier trained on the split), the VAE (trained models are loaded from an on-disk cache
+// when the same data and configuration were trained before) and the QUCE explainer.
 //
 // The command-line tool and the notebook helpers both start here, so a notebook restart or
 // a second CLI run loads the models instead of retraining them.
@@ -21,7 +22,7 @@ import (
 	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/nn"
+	"github.com/quce-go/quce/internal/savedmodel"
 	"github.com/quce-go/quce/quce"
 	"github.com/quce-go/quce/vae"
 )
@@ -32,7 +33,19 @@ type Options struct {
 	TestFraction float64           // share of rows in the test split; 0 means 0.2
 	SplitSeed    int64             // seed of the stratified split
 	Classifier   classifier.Config // zero value: classifier.DefaultConfig()
-	VAE          vae.Config        // zero value: vae.DefaultConfig()
+	// Model, if set, is the classifier to explain (a user's own: see quce.Model); the
+	// built-in classifier is then not trained. Its outputs must match the data's classes:
+	// one output or two for a binary target, C for C classes.
+	Model quce.Model
+	// ModelInput says which units Model takes ("" means raw: an exported model normally
+	// standardises inside). Ignored for the built-in classifier, which takes standardised
+	// units.
+	ModelInput quce.Units
+	// ModelOutput says whether Model outputs logits ("", the default) or probabilities.
+	ModelOutput quce.Outputs
+	// ModelID names Model in the cache key and the outputs (e.g. its file and SHA-256).
+	ModelID string
+	VAE     vae.Config // zero value: vae.DefaultConfig()
 	// CacheDir holds trained models; "" disables the cache. DefaultCacheDir is the usual choice.
 	CacheDir string
 	// Log, if set, receives one line per phase.
@@ -46,11 +59,13 @@ type Setup struct {
 	TrainIdx, TestIdx []int
 	Scaler            *data.Scaler
 	XTrain, XTest     [][]float64 // standardised rows of each split
-	Classifier        *classifier.Classifier
-	VAE               *vae.VAE
-	Explainer         *quce.Explainer
-	Backend           compute.Backend
-	BackendInfo       backend.Info
+	// Model is the model being explained: Options.Model, or the built-in Classifier.
+	Model       quce.Model
+	Classifier  *classifier.Classifier // the built-in classifier; nil with Options.Model
+	VAE         *vae.VAE
+	Explainer   *quce.Explainer
+	Backend     compute.Backend
+	BackendInfo backend.Info
 
 	TrainAccuracy, TestAccuracy float64
 	VAETrain, VAETest           vae.Diagnosis
@@ -88,6 +103,19 @@ func Prepare(opts Options) (*Setup, error) {
 	if opts.Classifier.Epochs == 0 {
 		opts.Classifier = classifier.DefaultConfig()
 	}
+	if opts.Model != nil {
+		if opts.ModelInput == "" {
+			opts.ModelInput = quce.Raw
+		}
+		if opts.ModelOutput == "" {
+			opts.ModelOutput = quce.Logits
+		}
+		if err := checkModel(opts.Model, ds); err != nil {
+			return nil, err
+		}
+	} else {
+		opts.ModelInput, opts.ModelOutput = quce.Standardized, quce.Logits
+	}
 	if opts.VAE.MaxEpochs == 0 {
 		opts.VAE = vae.DefaultConfig()
 	}
@@ -110,24 +138,27 @@ func Prepare(opts Options) (*Setup, error) {
 	if opts.CacheDir != "" {
 		dir = filepath.Join(opts.CacheDir, s.CacheKey)
 	}
-	clfPath, vaePath := filepath.Join(dir, "classifier.json"), filepath.Join(dir, "vae.json")
+	clfPath, vaePath := filepath.Join(dir, "classifier"), filepath.Join(dir, "vae")
 
-	s.Classifier, err = loadCached(dir, clfPath, classifier.Load, s)
-	if err != nil {
-		return nil, err
-	}
-	if s.Classifier == nil {
-		logf("training the classifier %v on %d rows", opts.Classifier.Hidden, len(xtr))
-		t0 := time.Now()
-		if s.Classifier, err = classifier.Train(b, xtr, train.Y, opts.Classifier); err != nil {
+	s.Model = opts.Model
+	if s.Model == nil {
+		if s.Classifier, err = loadCached(dir, clfPath, classifier.Load, s); err != nil {
 			return nil, err
 		}
-		s.ClassifierSeconds = time.Since(t0).Seconds()
-		if dir != "" {
-			if err := s.Classifier.Save(clfPath); err != nil {
+		if s.Classifier == nil {
+			logf("training the classifier %v on %d rows", opts.Classifier.Hidden, len(xtr))
+			t0 := time.Now()
+			if s.Classifier, err = classifier.Train(b, xtr, train.Y, ds.NumClasses(), opts.Classifier); err != nil {
 				return nil, err
 			}
+			s.ClassifierSeconds = time.Since(t0).Seconds()
+			if dir != "" {
+				if err := s.Classifier.Save(clfPath); err != nil {
+					return nil, err
+				}
+			}
 		}
+		s.Model = s.Classifier
 	}
 	s.VAE, err = loadCached(dir, vaePath, vae.Load, s)
 	if err != nil {
@@ -147,11 +178,22 @@ func Prepare(opts Options) (*Setup, error) {
 		}
 	}
 	s.Cached = s.ClassifierSeconds == 0 && s.VAESeconds == 0
-	if s.TrainAccuracy, err = s.Classifier.Accuracy(b, xtr, train.Y); err != nil {
+	clf, err := quce.NewClassifier(s.Model, opts.ModelInput, opts.ModelOutput, s.Scaler)
+	if err != nil {
+		return nil, err
+	}
+	s.Explainer, err = quce.New(b, clf, s.VAE, s.Scaler, ds.Features)
+	if err != nil {
+		return nil, err
+	}
+	if s.Explainer.SmallBatch, err = backend.ForSmallBatches(); err != nil {
+		return nil, err
+	}
+	if s.TrainAccuracy, err = s.accuracy(s.XTrain, train.Y); err != nil {
 		return nil, err
 	}
 	if len(xte) > 0 {
-		if s.TestAccuracy, err = s.Classifier.Accuracy(b, xte, test.Y); err != nil {
+		if s.TestAccuracy, err = s.accuracy(s.XTest, test.Y); err != nil {
 			return nil, err
 		}
 		if s.VAETest, err = s.VAE.Diagnose(b, xte); err != nil {
@@ -166,14 +208,59 @@ func Prepare(opts Options) (*Setup, error) {
 	}
 	logf("classifier accuracy train %.3f test %.3f; VAE reconstruction MSE train %.3f test %.3f",
 		s.TrainAccuracy, s.TestAccuracy, s.VAETrain.ReconMSE, s.VAETest.ReconMSE)
-	s.Explainer, err = quce.New(b, s.Classifier, s.VAE, s.Scaler, ds.Features)
-	if err != nil {
-		return nil, err
-	}
-	if s.Explainer.SmallBatch, err = backend.ForSmallBatches(); err != nil {
-		return nil, err
-	}
 	return s, nil
+}
+
+// accuracy is the share of standardised rows xs whose predicted class is their label.
+func (s *Setup) accuracy(xs [][]float64, y []int) (float64, error) {
+	probs, err := s.Explainer.Predict(xs)
+	if err != nil {
+		return 0, err
+	}
+	right := 0
+	for i, p := range probs {
+		if quce.PredictedClass(p, 0.5) == y[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(len(probs)), nil
+}
+
+// featureNamer is a model that knows its input columns' names (an ONNX file may say).
+type featureNamer interface{ FeatureNames() []string }
+
+// checkModel checks a user's model against the data: feature count, feature names where
+// the model names them, and output count against the target's classes.
+func checkModel(m quce.Model, ds *data.Dataset) error {
+	j, c, k := m.NumFeatures(), m.NumOutputs(), ds.NumClasses()
+	if j != ds.NumFeatures() {
+		return fmt.Errorf("the model takes %d features but %s has %d (%s); fix: pass the data the model was trained on, with the same feature columns (and -target naming the class column)",
+			j, ds.Name, ds.NumFeatures(), shortList(ds.Features))
+	}
+	if fn, ok := m.(featureNamer); ok {
+		if names := fn.FeatureNames(); len(names) == j {
+			for f, n := range names {
+				if n != ds.Features[f] {
+					return fmt.Errorf("the model's feature %d is %q but column %d of %s is %q; fix: put the data's columns in the model's order", f+1, n, f+1, ds.Name, ds.Features[f])
+				}
+			}
+		}
+	}
+	switch {
+	case c == 1 && k != 2:
+		return fmt.Errorf("the model has one output (a binary classifier) but the target %q of %s has %d classes; fix: use a model with %d outputs, or a binary target", ds.Target, ds.Name, k, k)
+	case c > 1 && c != k:
+		return fmt.Errorf("the model has %d outputs but the target %q of %s has %d classes (%s); fix: use the data the model was trained on, or a model with one output per class", c, ds.Target, ds.Name, k, shortList(ds.Labels))
+	}
+	return nil
+}
+
+// shortList is the first few names of a list, for messages.
+func shortList(names []string) string {
+	if len(names) <= 5 {
+		return fmt.Sprintf("%q", names)
+	}
+	return fmt.Sprintf("%q …", names[:5])
 }
 
 // loadCached loads a model from the cache; a missing entry gives nil, and a damaged one is
@@ -189,15 +276,21 @@ func loadCached[M any](dir, path string, load func(string) (*M, error), s *Setup
 	if err == nil {
 		return m, nil
 	}
-	if errors.Is(err, nn.ErrCorrupt) {
+	if errors.Is(err, savedmodel.ErrCorrupt) {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("damaged cache entry %s was retrained: %v", path, err))
 		return nil, nil
 	}
 	return nil, err
 }
 
-// cacheKey names a cache entry by everything that determines the trained weights.
+// cacheKey names a cache entry by everything that determines the trained weights. With a
+// user's model only the VAE is trained, so the classifier's settings are left out (and the
+// VAE is shared by every model explained on the same data).
 func cacheKey(ds *data.Dataset, o Options, backendConfig string) string {
+	clf := &o.Classifier
+	if o.Model != nil {
+		clf = nil
+	}
 	key, _ := json.Marshal(struct {
 		Format     string
 		Data       string
@@ -205,10 +298,10 @@ func cacheKey(ds *data.Dataset, o Options, backendConfig string) string {
 		Features   []string
 		TestFrac   float64
 		SplitSeed  int64
-		Classifier classifier.Config
+		Classifier *classifier.Config
 		VAE        vae.Config
 		Backend    string
-	}{nn.FileFormat, ds.Checksum, ds.Target, ds.Features, o.TestFraction, o.SplitSeed, o.Classifier, o.VAE, backendConfig})
+	}{savedmodel.Format, ds.Checksum, ds.Target, ds.Features, o.TestFraction, o.SplitSeed, clf, o.VAE, backendConfig})
 	sum := sha256.Sum256(key)
 	return hex.EncodeToString(sum[:8])
 }

@@ -39,7 +39,7 @@ func TestCacheLoadsAndRepairs(t *testing.T) {
 	p1, _ := first.Explainer.Predict(first.XTest)
 	p2, _ := second.Explainer.Predict(second.XTest)
 	for i := range p1 {
-		if p1[i] != p2[i] {
+		if p1[i][1] != p2[i][1] {
 			t.Fatalf("row %d: loaded model predicts %v, trained %v", i, p2[i], p1[i])
 		}
 	}
@@ -54,9 +54,13 @@ func TestCacheLoadsAndRepairs(t *testing.T) {
 		t.Error("a changed configuration hit the old cache entry")
 	}
 	// A truncated entry is detected, reported and retrained.
-	path := filepath.Join(dir, first.CacheKey, "vae.json")
-	b, _ := os.ReadFile(path)
-	if err := os.WriteFile(path, b[:len(b)/2], 0o644); err != nil {
+	path := filepath.Join(dir, first.CacheKey, "vae")
+	ckpts, _ := filepath.Glob(filepath.Join(path, "checkpoint-*.bin"))
+	if len(ckpts) != 1 {
+		t.Fatalf("VAE cache entry holds %v; want one checkpoint", ckpts)
+	}
+	b, _ := os.ReadFile(ckpts[0])
+	if err := os.WriteFile(ckpts[0], b[:len(b)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fourth, err := pipeline.Prepare(opts(dir))

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -36,5 +37,28 @@ func BenchmarkExplain(b *testing.B) {
 				b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 			})
 		}
+	}
+}
+
+// BenchmarkExplainModelKinds times the speed issue's work unit (455 W-BC training rows,
+// n = 1000, the default rule and K, ± integrals) on the same 30→16→1 network given as a
+// native GoMLX model and as an ONNX file. Run with
+//
+//	go test ./quce -run XXX -bench ExplainModelKinds -benchtime 1x -count 3
+func BenchmarkExplainModelKinds(b *testing.B) {
+	for _, kind := range []struct {
+		name string
+		onnx bool
+	}{{"gomlx", false}, {"onnx", true}} {
+		b.Run(kind.name, func(b *testing.B) {
+			s := testsetup.WBCStd(kind.onnx)(b)
+			qs := queries(s.XTrain)
+			for b.Loop() {
+				if _, err := s.Explainer.Explain(context.Background(), quce.DefaultConfig(), qs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(qs))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
 	}
 }

@@ -9,7 +9,7 @@ import (
 // Optimizer is the update rule applied to the counterfactual.
 type Optimizer string
 
-// The optimisers of SPEC.md.
+// The optimisers (docs/METHOD.md#the-search-and-the-recorded-path).
 const (
 	Adam Optimizer = "adam" // β1 0.9, β2 0.999, ε 1e-8
 	SGD  Optimizer = "sgd"  // SGD with momentum 0.9 (PyTorch form)
@@ -21,7 +21,8 @@ type Rule string
 
 // The path-attribution rules.
 const (
-	// Riemann is SPEC.md's form: K right-endpoint points inside every path segment.
+	// Riemann is the paper's form (Prop. 1; docs/METHOD.md#path-attribution-and-completeness):
+	// K right-endpoint points inside every path segment.
 	Riemann Rule = "riemann"
 	// Trapezoid is the composite trapezoid rule with K sub-intervals per segment. With
 	// K = 1 it averages the gradients at the segment's two ends, which come with the

@@ -13,18 +13,18 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
-	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/vae"
 )
 
-// AutoTarget asks for the class opposite to the model's prediction.
+// AutoTarget asks for the default target class (see DefaultTarget): the other class of a
+// binary model, the most probable class other than the prediction of a multi-class one.
 const AutoTarget = -1
 
 // Query is one instance to explain, with its constraints.
 type Query struct {
 	X      []float64 // the instance, standardised
-	Target int       // τ: 0, 1 or AutoTarget
+	Target int       // τ: a class index (0 … classes−1) or AutoTarget
 	// Frozen marks features that may not change (nil: all may change).
 	Frozen []bool
 	// Lower and Upper bound each feature in original units (nil, or NaN/±Inf entries:
@@ -35,11 +35,11 @@ type Query struct {
 // NewQuery is a query for x (standardised) with the default target and no constraints.
 func NewQuery(x []float64) Query { return Query{X: x, Target: AutoTarget} }
 
-// Explainer explains a trained classifier's decisions with QUCE. It is safe for concurrent
+// Explainer explains a differentiable classifier's decisions with QUCE. It is safe for concurrent
 // use; the compiled graphs are shared.
 type Explainer struct {
 	backend  compute.Backend
-	clf      *classifier.Classifier
+	clf      *Classifier
 	vae      *vae.VAE
 	scaler   *data.Scaler
 	features []string
@@ -47,6 +47,7 @@ type Explainer struct {
 	mu    sync.Mutex
 	steps map[execKind]*graph.Exec
 	probe *graph.Exec
+	class *graph.Exec
 	point *graph.Exec
 	obj   *graph.Exec
 
@@ -59,13 +60,17 @@ type Explainer struct {
 	SmallBatch compute.Backend
 }
 
-// New makes an explainer for a classifier and a VAE trained on the same standardised
-// features; scaler converts to and from original units, features names the columns.
-func New(b compute.Backend, clf *classifier.Classifier, v *vae.VAE, scaler *data.Scaler, features []string) (*Explainer, error) {
+// New makes an explainer for a classifier (see NewClassifier) and a VAE trained on the same
+// standardised features; scaler converts to and from original units, features names the
+// columns.
+func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, features []string) (*Explainer, error) {
+	if clf == nil || v == nil || scaler == nil {
+		return nil, fmt.Errorf("quce: a classifier, a VAE and a scaler are all needed")
+	}
 	j := clf.NumFeatures()
 	switch {
 	case v.NumFeatures() != j:
-		return nil, fmt.Errorf("quce: the classifier has %d features and the VAE %d; fix: train both on the same columns", j, v.NumFeatures())
+		return nil, fmt.Errorf("quce: the model takes %d features and the VAE %d; fix: train the VAE on the model's columns", j, v.NumFeatures())
 	case len(scaler.Mean) != j:
 		return nil, fmt.Errorf("quce: the scaler has %d features and the models %d; fix: use the scaler fitted with the models", len(scaler.Mean), j)
 	case len(features) != j:
@@ -73,6 +78,12 @@ func New(b compute.Backend, clf *classifier.Classifier, v *vae.VAE, scaler *data
 	}
 	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, steps: map[execKind]*graph.Exec{}}, nil
 }
+
+// Classifier returns the model being explained, as the explainer sees it.
+func (e *Explainer) Classifier() *Classifier { return e.clf }
+
+// NumClasses is the number of classes of the model being explained.
+func (e *Explainer) NumClasses() int { return e.clf.NumClasses() }
 
 // Features returns the feature names.
 func (e *Explainer) Features() []string { return e.features }
@@ -114,8 +125,8 @@ func (e *Explainer) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error
 	return *slot, nil
 }
 
-// Predict returns F(1|x) for standardised rows.
-func (e *Explainer) Predict(xs [][]float64) ([]float64, error) {
+// Predict returns the class probabilities F(c|x) [rows][classes] for standardised rows.
+func (e *Explainer) Predict(xs [][]float64) ([][]float64, error) {
 	qs := make([]Query, len(xs))
 	for i, x := range xs {
 		qs[i] = NewQuery(x)
@@ -232,8 +243,9 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{})
 }
 
-// predict returns F(1|x) for each query, checking the queries' shapes and values.
-func (e *Explainer) predict(queries []Query) ([]float64, error) {
+// predict returns the class probabilities of each query, checking the queries' shapes and
+// values.
+func (e *Explainer) predict(queries []Query) ([][]float64, error) {
 	j := e.NumFeatures()
 	xs := make([][]float32, len(queries))
 	for i, q := range queries {
@@ -247,38 +259,69 @@ func (e *Explainer) predict(queries []Query) ([]float64, error) {
 		}
 		xs[i] = toF32(q.X)
 	}
-	ones := make([]float32, len(xs))
-	for i := range ones {
-		ones[i] = 1
-	}
-	// The probe's compiled graph is reused across calls (a fresh classifier graph would be
-	// compiled every time).
-	p, _, err := e.probeMany(context.Background(), xs, ones)
+	return e.classProbs(context.Background(), xs)
+}
+
+// classProbs returns F(c|x) [rows][classes] in fixed-size chunks (one compiled shape). For a
+// model declared to output probabilities it checks that they are: values outside [0, 1]
+// mean the outputs are logits (or something else), and explaining them as probabilities
+// would be silently wrong.
+func (e *Explainer) classProbs(ctx context.Context, pts [][]float32) ([][]float64, error) {
+	ex, err := e.lazyExec(&e.class, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.classGraph) })
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, len(p))
-	for i, v := range p {
-		out[i] = float64(v)
+	j, c := e.NumFeatures(), e.clf.NumClasses()
+	out := make([][]float64, 0, len(pts))
+	buf := make([]float32, probeChunk*j)
+	for start := 0; start < len(pts); start += probeChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		end := min(start+probeChunk, len(pts))
+		clear(buf)
+		for i := start; i < end; i++ {
+			copy(buf[(i-start)*j:], pts[i])
+		}
+		res, err := ex.Exec(tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j))
+		if err != nil {
+			return nil, fmt.Errorf("quce: running the model: %w", err)
+		}
+		logp := tensors.MustCopyFlatData[float32](res[0])
+		raw := tensors.MustCopyFlatData[float32](res[1])
+		finalize(res)
+		nOut := len(raw) / probeChunk
+		for i := 0; i < end-start; i++ {
+			if e.clf.output == Probabilities {
+				for k, v := range raw[i*nOut : (i+1)*nOut] {
+					if !(v >= -1e-6 && v <= 1+1e-6) {
+						return nil, fmt.Errorf("quce: the model is declared to output probabilities, but its output %d is %v on row %d; fix: declare its outputs as logits (-model-output logit)", k, v, start+i)
+					}
+				}
+			}
+			p := make([]float64, c)
+			for k := range p {
+				p[k] = math.Exp(float64(logp[i*c+k]))
+			}
+			out = append(out, p)
+		}
 	}
 	return out, nil
 }
 
-func (e *Explainer) makeRows(cfg Config, queries []Query, pred []float64) ([]*row, error) {
-	j := e.NumFeatures()
+func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*row, error) {
+	j, classes := e.NumFeatures(), e.clf.NumClasses()
 	var rows []*row
 	for qi, q := range queries {
 		target := q.Target
-		switch target {
-		case AutoTarget:
-			target = 1
-			if pred[qi] >= cfg.Threshold {
-				target = 0
-			}
-		case 0, 1:
-		default:
-			return nil, fmt.Errorf("quce: instance %d: target class %d; fix: use 0, 1 or AutoTarget (-1)", qi, q.Target)
+		switch {
+		case target == AutoTarget:
+			target = DefaultTarget(pred[qi], cfg.Threshold)
+		case target < 0 || target >= classes:
+			return nil, fmt.Errorf("quce: instance %d: target class %d; fix: use a class index from 0 to %d, or AutoTarget (-1)", qi, q.Target, classes-1)
 		}
+		onehot := make([]float32, classes)
+		onehot[target] = 1
 		move := make([]float32, j)
 		free := 0
 		for f := range move {
@@ -305,7 +348,7 @@ func (e *Explainer) makeRows(cfg Config, queries []Query, pred []float64) ([]*ro
 		}
 		for p := 0; p < cfg.Paths; p++ {
 			r := &row{
-				query: qi, path: p, x0: x0, sign: float32(2*target - 1), lo: lo, hi: hi, move: move, active: true,
+				query: qi, path: p, x0: x0, target: target, onehot: onehot, lo: lo, hi: hi, move: move, active: true,
 				// Keyed by the instance's values, not its position, so a row gets the same
 				// random numbers alone or inside any batch.
 				rng: rand.New(rand.NewPCG(cfg.Seed^h.Sum64(), uint64(p))),
@@ -360,32 +403,31 @@ func (e *Explainer) bounds(qi int, q Query) (lo, hi []float32, err error) {
 // probeChunk is the fixed row count of probe executions: one compiled shape serves all.
 const probeChunk = 1024
 
-// probeMany returns F(τ|·) and its gradient at many points, in fixed-size chunks.
-func (e *Explainer) probeMany(ctx context.Context, pts [][]float32, signs []float32) ([]float32, [][]float32, error) {
+// probeMany returns F(τ|·) and its gradient at many points, in fixed-size chunks; targets
+// are one-hot rows.
+func (e *Explainer) probeMany(ctx context.Context, pts, targets [][]float32) ([]float32, [][]float32, error) {
 	ex, err := e.lazyExec(&e.probe, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.probeGraph) })
 	if err != nil {
 		return nil, nil, err
 	}
-	j := e.NumFeatures()
+	j, c := e.NumFeatures(), e.clf.NumClasses()
 	probs := make([]float32, 0, len(pts))
 	grads := make([][]float32, 0, len(pts))
 	buf := make([]float32, probeChunk*j)
-	sg := make([]float32, probeChunk)
+	tg := make([]float32, probeChunk*c)
 	for start := 0; start < len(pts); start += probeChunk {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		end := min(start+probeChunk, len(pts))
 		clear(buf)
-		for i := range sg {
-			sg[i] = 1
-		}
+		clear(tg)
 		for i := start; i < end; i++ {
 			copy(buf[(i-start)*j:], pts[i])
-			sg[i-start] = signs[i]
+			copy(tg[(i-start)*c:], targets[i])
 		}
 		out, err := ex.Exec(tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
-			tensors.FromFlatDataAndDimensions(append([]float32(nil), sg...), probeChunk))
+			tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), probeChunk, c))
 		if err != nil {
 			return nil, nil, fmt.Errorf("quce: probing the classifier: %w", err)
 		}
@@ -445,7 +487,7 @@ func (e *Explainer) Objective(cfg Config, q Query, xc []float64) (float64, []flo
 	j := e.NumFeatures()
 	out, err := ex.Exec(tensors.FromFlatDataAndDimensions(toF32(xc), 1, j),
 		tensors.FromFlatDataAndDimensions(rows[0].x0, 1, j),
-		tensors.FromValue([]float32{rows[0].sign}),
+		tensors.FromFlatDataAndDimensions(rows[0].onehot, 1, len(rows[0].onehot)),
 		tensors.FromValue([]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)}))
 	if err != nil {
 		return 0, nil, err

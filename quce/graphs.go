@@ -3,33 +3,35 @@ package quce
 import (
 	. "github.com/gomlx/gomlx/core/graph"
 
-	"github.com/quce-go/quce/classifier"
-	"github.com/quce-go/quce/internal/nn"
 	"github.com/quce-go/quce/vae"
 )
 
 // Graph builders. Every quantity is per row: sums over rows are only ever taken to get
-// gradients with respect to the rows themselves, which keeps rows independent.
+// gradients with respect to the rows themselves, which keeps rows independent. The target
+// class τ of each row comes as a one-hot row target [R, classes], so binary and multi-class
+// models share every graph.
 
-// targetScore is s·logit(x) with s = +1 for τ = 1 and −1 for τ = 0, so that
-// F(τ|x) = σ(s·logit) and −log F(τ|x) = softplus(−s·logit), stable when saturated.
-func targetScore(clf []*Node, x, sign *Node) *Node {
-	return Mul(classifier.Logit(clf, x), sign)
-}
+// Adam's constants, as in PyTorch and the paper.
+const (
+	adamBeta1   = 0.9
+	adamBeta2   = 0.999
+	adamEpsilon = 1e-8
+)
 
 // probAndGrad returns F(τ|x) [R] and its gradient with respect to x [R, J].
-func probAndGrad(clf []*Node, x, sign *Node) (p, grad *Node) {
-	p = Sigmoid(targetScore(clf, x, sign))
+func probAndGrad(clf *Classifier, x, target *Node) (p, grad *Node) {
+	p = Exp(clf.TargetLogProb(x, target))
 	return p, Gradient(ReduceAllSum(p), x)[0]
 }
 
-// objective is G(x_c) of SPEC.md per row, with lam = [λ1, λ2, λ3]. noise (nil or
-// [S, R, latent]) selects sampled codes in L_ε. It also returns L_ε's parts.
-func objective(clf []*Node, vp vae.Params, sigma float64, xc, x0, sign, lam, noise *Node) (g, sqErr, kl *Node) {
-	nll := nn.StableSoftplus(Neg(targetScore(clf, xc, sign)))
+// objective is G(x_c) per row, with lam = [λ1, λ2, λ3]: λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖²
+// + λ3·L_ε(x_c). noise (nil or [S, R, latent]) selects sampled codes in L_ε. It also
+// returns L_ε's parts.
+func objective(clf *Classifier, v *vae.VAE, xc, x0, target, lam, noise *Node) (g, sqErr, kl *Node) {
+	nll := Neg(clf.TargetLogProb(xc, target))
 	prox := MulScalar(ReduceSum(Square(Sub(xc, x0)), 1), 0.5)
-	sqErr, kl = vae.LossParts(vp, xc, noise)
-	unc := vae.Combine(sqErr, kl, sigma, xc.Shape().Dimensions[1], vae.Trained)
+	sqErr, kl = v.LossParts(xc, noise)
+	unc := vae.Combine(sqErr, kl, v.Config.Sigma, xc.Shape().Dimensions[1], vae.Trained)
 	l1 := Slice(lam, AxisElem(0))
 	l2 := Slice(lam, AxisElem(1))
 	l3 := Slice(lam, AxisElem(2))
@@ -39,16 +41,16 @@ func objective(clf []*Node, vp vae.Params, sigma float64, xc, x0, sign, lam, noi
 
 // interiorGradSum is Σ_k ∇F(τ|prev + t_k·(xc − prev)) over the quadrature nodes t_k of
 // the segment prev → xc, [R, J]: the only gradients a rule needs beyond the path points.
-func interiorGradSum(clf []*Node, prev, xc, sign *Node, nodes []float64) *Node {
+func interiorGradSum(clf *Classifier, prev, xc, target *Node, nodes []float64) *Node {
 	d := Sub(xc, prev)
 	pts := make([]*Node, len(nodes))
-	signs := make([]*Node, len(nodes))
+	targets := make([]*Node, len(nodes))
 	for i, t := range nodes {
 		pts[i] = Add(prev, MulScalar(d, t))
-		signs[i] = sign
+		targets[i] = target
 	}
 	all := Concatenate(pts, 0)
-	_, g := probAndGrad(clf, all, Concatenate(signs, 0))
+	_, g := probAndGrad(clf, all, Concatenate(targets, 0))
 	r, j := xc.Shape().Dimensions[0], xc.Shape().Dimensions[1]
 	return ReduceSum(Reshape(g, len(nodes), r, j), 0)
 }
@@ -65,7 +67,8 @@ type execKind struct {
 
 // stepGraph builds one execution over all rows. Inputs, in order:
 //
-//	prev, xc [R,J]: the segment just walked, ending at the current point xc; sign [R];
+//	prev, xc [R,J]: the segment just walked, ending at the current point xc; target [R,C]
+//	(one-hot τ);
 //	and, when optimising: x0 [R,J]; move [R,J] (1 where the feature may move and the row is
 //	active); lo, hi [R,J] (bounds, standardised); m, v [R,J] (optimiser state); t (step,
 //	from 1); lam [3]; lr; and, when samples > 0, noise [S,R,latent].
@@ -76,18 +79,16 @@ type execKind struct {
 func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 	nodes := kind.rule.interiorNodes(kind.k)
 	return func(in []*Node) []*Node {
-		prev, xc, sign := in[0], in[1], in[2]
-		gr := xc.Graph()
-		clf := e.clf.Net.Consts(gr)
-		vp := e.vae.Consts(gr)
-		sigma, j := e.vae.Config.Sigma, xc.Shape().Dimensions[1]
-		p, gradP := probAndGrad(clf, xc, sign)
+		prev, xc, target := in[0], in[1], in[2]
+		clf, vm := e.clf, e.vae
+		sigma, j := vm.Config.Sigma, xc.Shape().Dimensions[1]
+		p, gradP := probAndGrad(clf, xc, target)
 		out := []*Node{p, gradP, nil, nil}
 		if len(nodes) > 0 {
-			out = append(out, interiorGradSum(clf, prev, xc, sign, nodes))
+			out = append(out, interiorGradSum(clf, prev, xc, target, nodes))
 		}
 		if !kind.optimise {
-			sqErr, kl := vae.LossParts(vp, xc, nil)
+			sqErr, kl := vm.LossParts(xc, nil)
 			out[2], out[3] = vae.Combine(sqErr, kl, sigma, j, vae.Trained), vae.Combine(sqErr, kl, sigma, j, vae.Paper)
 			return out
 		}
@@ -96,23 +97,23 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 		if kind.samples > 0 {
 			noise = in[12]
 		}
-		obj, sqErr, kl := objective(clf, vp, sigma, xc, x0, sign, lam, noise)
+		obj, sqErr, kl := objective(clf, vm, xc, x0, target, lam, noise)
 		grad := Mul(Gradient(ReduceAllSum(obj), xc)[0], move)
 		if noise != nil {
 			// The reported uncertainty always uses the mean code.
-			sqErr, kl = vae.LossParts(vp, xc, nil)
+			sqErr, kl = vm.LossParts(xc, nil)
 		}
 		out[2], out[3] = vae.Combine(sqErr, kl, sigma, j, vae.Trained), vae.Combine(sqErr, kl, sigma, j, vae.Paper)
 
 		var update, newM, newV *Node
 		switch kind.opt {
 		case Adam:
-			newM = Add(MulScalar(m, nn.AdamBeta1), MulScalar(grad, 1-nn.AdamBeta1))
-			newV = Add(MulScalar(v, nn.AdamBeta2), MulScalar(Square(grad), 1-nn.AdamBeta2))
+			newM = Add(MulScalar(m, adamBeta1), MulScalar(grad, 1-adamBeta1))
+			newV = Add(MulScalar(v, adamBeta2), MulScalar(Square(grad), 1-adamBeta2))
 			one := OnesLike(t)
-			mHat := Div(newM, Sub(one, Pow(ConstAs(t, nn.AdamBeta1), t)))
-			vHat := Div(newV, Sub(one, Pow(ConstAs(t, nn.AdamBeta2), t)))
-			update = Div(mHat, AddScalar(Sqrt(vHat), nn.AdamEpsilon))
+			mHat := Div(newM, Sub(one, Pow(ConstAs(t, adamBeta1), t)))
+			vHat := Div(newV, Sub(one, Pow(ConstAs(t, adamBeta2), t)))
+			update = Div(mHat, AddScalar(Sqrt(vHat), adamEpsilon))
 		case SGD:
 			newM = Add(MulScalar(m, 0.9), grad)
 			newV = v
@@ -126,17 +127,23 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 	}
 }
 
-// probeGraph returns F(τ|x) [R] and its gradient [R,J] at points [R,J] with signs [R].
-func (e *Explainer) probeGraph(x, sign *Node) (*Node, *Node) {
-	return probAndGrad(e.clf.Net.Consts(x.Graph()), x, sign)
+// probeGraph returns F(τ|x) [R] and its gradient [R,J] at points [R,J] with one-hot
+// targets [R,C].
+func (e *Explainer) probeGraph(x, target *Node) (*Node, *Node) {
+	return probAndGrad(e.clf, x, target)
+}
+
+// classGraph returns log F(c|x) [R,C] and the model's own outputs [R,C] (to check that
+// declared probabilities are probabilities).
+func (e *Explainer) classGraph(x *Node) (*Node, *Node) {
+	return e.clf.LogProbs(x), e.clf.rawOutputs(x)
 }
 
 // pointGraph returns, at points [R,J]: L_ε with the mean code in the trained and the
 // paper's form [R], and the reconstruction dec(μ(x)) [R,J].
 func (e *Explainer) pointGraph(x *Node) (*Node, *Node, *Node) {
-	vp := e.vae.Consts(x.Graph())
-	mu, logvar := vae.Encode(vp.Enc, x)
-	recon := vae.Decode(vp.Dec, mu)
+	mu, logvar := e.vae.Encode(x)
+	recon := e.vae.Decode(mu)
 	sqErr, kl := ReduceSum(Square(Sub(x, recon)), 1), vae.KL(mu, logvar)
 	sigma, j := e.vae.Config.Sigma, x.Shape().Dimensions[1]
 	return vae.Combine(sqErr, kl, sigma, j, vae.Trained), vae.Combine(sqErr, kl, sigma, j, vae.Paper), recon
@@ -144,8 +151,7 @@ func (e *Explainer) pointGraph(x *Node) (*Node, *Node, *Node) {
 
 // objectiveGraph returns G and its gradient for rows xc (used to check gradients).
 func (e *Explainer) objectiveGraph(in []*Node) []*Node {
-	xc, x0, sign, lam := in[0], in[1], in[2], in[3]
-	gr := xc.Graph()
-	obj, _, _ := objective(e.clf.Net.Consts(gr), e.vae.Consts(gr), e.vae.Config.Sigma, xc, x0, sign, lam, nil)
+	xc, x0, target, lam := in[0], in[1], in[2], in[3]
+	obj, _, _ := objective(e.clf, e.vae, xc, x0, target, lam, nil)
 	return []*Node{obj, Gradient(ReduceAllSum(obj), xc)[0]}
 }

@@ -19,51 +19,6 @@ func meanAbsGap(ex []*quce.Explanation) float64 {
 	return s / float64(len(ex))
 }
 
-// The objective's gradient (autodiff in the graph) against central finite differences.
-func TestObjectiveGradientMatchesFiniteDifferences(t *testing.T) {
-	s := wbc(t)
-	cfg := quce.DefaultConfig()
-	cfg.Lambda2, cfg.Lambda3 = 0.5, 0.5
-	for _, row := range []int{0, 7, 42} {
-		x := s.XTest[row]
-		q := quce.NewQuery(x)
-		xc := make([]float64, len(x))
-		for f := range xc {
-			xc[f] = x[f] + 0.3*math.Sin(float64(f+row)) // away from x so every term has a gradient
-		}
-		_, grad, err := s.Explainer.Objective(cfg, q, xc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Central differences in float32 trade rounding error (large h is safer) against
-		// ReLU kinks (small h is safer): take the best of a few step sizes.
-		best := math.Inf(1)
-		for _, h := range []float64{1e-3, 3e-3, 1e-2} {
-			var num, den float64
-			for f := range xc {
-				up := append([]float64(nil), xc...)
-				dn := append([]float64(nil), xc...)
-				up[f] += h
-				dn[f] -= h
-				gu, _, err := s.Explainer.Objective(cfg, q, up)
-				if err != nil {
-					t.Fatal(err)
-				}
-				gd, _, _ := s.Explainer.Objective(cfg, q, dn)
-				fd := (gu - gd) / (2 * h)
-				num += (fd - grad[f]) * (fd - grad[f])
-				den += grad[f] * grad[f]
-			}
-			best = min(best, math.Sqrt(num/den))
-		}
-		if best > 0.01 {
-			t.Errorf("row %d: relative error between autodiff and finite-difference gradients %.3g > 0.01", row, best)
-		} else {
-			t.Logf("row %d: relative gradient error %.2e", row, best)
-		}
-	}
-}
-
 // The Riemann gap shrinks as K grows and is at most 1e-3 at K = 100.
 func TestCompletenessGapShrinksWithK(t *testing.T) {
 	s := wbc(t)
@@ -89,75 +44,6 @@ func TestCompletenessGapShrinksWithK(t *testing.T) {
 		cfg := quce.DefaultConfig()
 		cfg.Rule, cfg.K = tc.rule, tc.k
 		t.Logf("%s K=%d: mean |gap| %.2e", tc.rule, tc.k, meanAbsGap(explain(t, cfg, rows)))
-	}
-}
-
-func TestBatchIndependence(t *testing.T) {
-	s := wbc(t)
-	cfg := quce.DefaultConfig()
-	cfg.Steps = 300
-	batch := explain(t, cfg, s.XTrain[:100])
-	for _, i := range []int{0, 37, 99} {
-		alone := explain(t, cfg, s.XTrain[i:i+1])[0]
-		a, b := alone.Path0(), batch[i].Path0()
-		if d := maxDiff(a.Counterfactual, b.Counterfactual); d > 1e-5 {
-			t.Errorf("row %d: counterfactual alone vs in a batch of 100 differs by %.2e", i, d)
-		}
-		if d := maxDiff(alone.Attribution, batch[i].Attribution); d > 1e-5 {
-			t.Errorf("row %d: attribution alone vs in a batch of 100 differs by %.2e", i, d)
-		}
-	}
-}
-
-func TestDeterministicAndSeededPaths(t *testing.T) {
-	s := wbc(t)
-	cfg := quce.DefaultConfig()
-	cfg.Steps, cfg.Paths, cfg.Samples = 200, 3, 2
-	a := explain(t, cfg, s.XTest[:3])
-	b := explain(t, cfg, s.XTest[:3])
-	for i := range a {
-		for p := range a[i].Paths {
-			if d := maxDiff(a[i].Paths[p].Counterfactual, b[i].Paths[p].Counterfactual); d != 0 {
-				t.Errorf("instance %d path %d: same seed, counterfactuals differ by %g", i, p, d)
-			}
-		}
-		if d := maxDiff(a[i].Attribution, b[i].Attribution); d != 0 {
-			t.Errorf("instance %d: same seed, attributions differ by %g", i, d)
-		}
-		if d := maxDiff(a[i].Paths[1].Counterfactual, a[i].Paths[2].Counterfactual); d == 0 {
-			t.Errorf("instance %d: paths 1 and 2 are identical; want different seeded paths", i)
-		}
-		std := 0.0
-		for _, v := range a[i].AttributionStd {
-			std += v
-		}
-		if std == 0 {
-			t.Errorf("instance %d: zero spread across 3 paths", i)
-		}
-	}
-	cfg.Seed = 2
-	c := explain(t, cfg, s.XTest[:1])
-	if d := maxDiff(a[0].Paths[1].Counterfactual, c[0].Paths[1].Counterfactual); d == 0 {
-		t.Error("a different seed gave the same path")
-	}
-}
-
-func TestValidityOnTestSplit(t *testing.T) {
-	s := wbc(t)
-	ex := explain(t, quce.DefaultConfig(), s.XTest)
-	valid := 0
-	for _, e := range ex {
-		if e.Path0().Valid {
-			valid++
-		}
-		if e.Target == e.PredictedClass {
-			t.Fatalf("default target %d equals the predicted class", e.Target)
-		}
-	}
-	rate := float64(valid) / float64(len(ex))
-	t.Logf("validity on %d test rows: %.4f; mean |gap| %.2e", len(ex), rate, meanAbsGap(ex))
-	if rate < 0.98 {
-		t.Errorf("validity %.4f < 0.98", rate)
 	}
 }
 

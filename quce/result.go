@@ -47,7 +47,8 @@ type Path struct {
 // over them (exQUCE). With one path the expected values equal that path's.
 type Explanation struct {
 	Target         int       // τ
-	PredictedClass int       // f(x) at threshold ϑ
+	PredictedClass int       // f(x): see PredictedClass
+	Probabilities  []float64 // F(c|x) for every class c
 	X              []float64 // the instance (standardised)
 	XOriginal      []float64 // the instance in original units
 	ProbStart      float64   // F(τ|x)
@@ -76,7 +77,7 @@ func (e *Explanation) ValidRate() float64 {
 }
 
 // assemble adds ε and the ± integrals to the walked rows and builds the results.
-func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, pred []float64, rows []*row, tm *Timings) ([]*Explanation, error) {
+func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, pred [][]float64, rows []*row, tm *Timings) ([]*Explanation, error) {
 	t0 := time.Now()
 	j := e.NumFeatures()
 	last := make([][]float32, len(rows))
@@ -91,7 +92,7 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 	invK := 1 / float64(cfg.K)
 	eps := make([][]float32, len(rows))
 	var pts [][]float32
-	var signs []float32
+	var targets [][]float32
 	for i, r := range rows {
 		eps[i] = make([]float32, j)
 		for f := range eps[i] {
@@ -104,28 +105,21 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 					pt[f] = last[i][f] + dir*float32(float64(k)*invK)*eps[i][f]
 				}
 				pts = append(pts, pt)
-				signs = append(signs, r.sign)
+				targets = append(targets, r.onehot)
 			}
 		}
 	}
-	_, grads, err := e.probeMany(ctx, pts, signs)
+	_, grads, err := e.probeMany(ctx, pts, targets)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*Explanation, len(queries))
 	for qi, q := range queries {
 		first := rows[qi*cfg.Paths]
-		target := 1
-		if first.sign < 0 {
-			target = 0
-		}
-		predicted := 0
-		if pred[qi] >= cfg.Threshold {
-			predicted = 1
-		}
 		out[qi] = &Explanation{
-			Target: target, PredictedClass: predicted,
-			X: append([]float64(nil), q.X...), XOriginal: e.scaler.InverseRow(q.X),
+			Target: first.target, PredictedClass: PredictedClass(pred[qi], cfg.Threshold),
+			Probabilities: pred[qi],
+			X:             append([]float64(nil), q.X...), XOriginal: e.scaler.InverseRow(q.X),
 			ProbStart: float64(first.kept.points[0].prob),
 		}
 	}

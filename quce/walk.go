@@ -19,7 +19,8 @@ type row struct {
 	query  int // index into the queries
 	path   int // index among the instance's paths
 	x0     []float32
-	sign   float32
+	target int       // τ
+	onehot []float32 // τ as a one-hot row
 	lo, hi []float32
 	move   []float32 // 1 where the feature may move, 0 where it is frozen
 	rng    *rand.Rand
@@ -197,12 +198,9 @@ func (e *Explainer) measure(cfg Config, rows []*row, step int) error {
 		return err
 	}
 	j := e.NumFeatures()
-	sign := make([]float32, len(rows))
-	for i, r := range rows {
-		sign[i] = r.sign
-	}
+	c := e.clf.NumClasses()
 	out, err := ex.Exec(batch(rows, j, func(r *row) []float32 { return r.prev }),
-		batch(rows, j, func(r *row) []float32 { return r.cur }), tensors.FromFlatDataAndDimensions(sign, len(rows)))
+		batch(rows, j, func(r *row) []float32 { return r.cur }), batch(rows, c, func(r *row) []float32 { return r.onehot }))
 	if err != nil {
 		return fmt.Errorf("quce: evaluating path points: %w", err)
 	}
@@ -245,11 +243,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 	}
 	hasInterior := len(cfg.Rule.interiorNodes(cfg.K)) > 0
 	n, j, L := len(rows), e.NumFeatures(), e.vae.Config.Latent
-	sign := make([]float32, n)
-	for i, r := range rows {
-		sign[i] = r.sign
-	}
-	signT := tensors.FromFlatDataAndDimensions(sign, n)
+	targetT := batch(rows, e.clf.NumClasses(), func(r *row) []float32 { return r.onehot })
 	x0T := batch(rows, j, func(r *row) []float32 { return r.x0 })
 	loT := batch(rows, j, func(r *row) []float32 { return r.lo })
 	hiT := batch(rows, j, func(r *row) []float32 { return r.hi })
@@ -271,7 +265,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		args := []any{
 			batch(rows, j, func(r *row) []float32 { return r.prev }),
 			batch(rows, j, func(r *row) []float32 { return r.cur }),
-			signT, x0T,
+			targetT, x0T,
 			batch(rows, j, func(r *row) []float32 {
 				if r.active {
 					return r.move

@@ -1,19 +1,38 @@
 // Package vae is the variational autoencoder whose loss QUCE uses as the uncertainty (or
-// implausibility) of a point.
+// implausibility) of a point. It is an ordinary GoMLX model: the variables live in a
+// model.Store, the two networks are model functions, training runs GoMLX's train.Trainer
+// with Adam, and Save writes a GoMLX checkpoint.
 //
 // The encoder maps a standardised row x to q(z|x) = N(μ(x), diag(exp(logvar(x)))); the
 // prior is N(0, I); the decoder mean is x̂ = dec(z) with a Gaussian likelihood of fixed
-// standard deviation σ.
+// standard deviation σ. Both networks are dense layers with ReLU (layers.DenseWithBias and
+// activation.Relu) and a linear output: the encoder Config.Encoder hidden layers then 2·latent
+// outputs (μ, then logvar), in scope "encoder"; the decoder Config.Decoder hidden layers then
+// J outputs, in scope "decoder". logvar is clipped to [−10, 10] so exp(logvar) can neither
+// overflow nor vanish for points far from the data.
 //
-// Training minimises the proper Gaussian negative ELBO, ½ Σ_j (x_j − x̂_j)²/σ² + KL, with
-// early stopping on a validation split. The paper's form, (1/J) Σ_j (x_j − x̂_j)² + KL,
-// collapses the VAE on standardised data (the averaged reconstruction term acts like a noise
-// variance of J/2 per feature, which no latent dimension beats; see SPEC.md), so it is only
-// reported, never trained on. PointLoss computes either form, differentiably, so one function
-// serves the QUCE objective, the Go-side scores and the metrics.
+// Training minimises the proper Gaussian negative ELBO, ½ Σ_j (x_j − x̂_j)²/σ² + KL, with one
+// reparameterised code z = μ + exp(½ logvar)·ε per row, on minibatches with Adam (β = 0.9,
+// 0.999, ε = 1e-8, as in PyTorch), and stops early: after each epoch the loss with the mean
+// code z = μ is measured on a held-out validation split, training stops after Patience epochs
+// without improvement, and the weights of the best epoch are kept. The initialisation, the
+// split, the shuffling and the noise all derive from Config.Seed, so the same data and
+// configuration train bit-identical weights on the same backend.
+//
+// The paper's form of the loss, (1/J) Σ_j (x_j − x̂_j)² + KL, collapses the VAE on
+// standardised data (the averaged reconstruction term acts like a noise variance of J/2 per
+// feature, which no latent dimension beats; see docs/METHOD.md), so it is only reported, never
+// trained on. PointLoss computes either form, differentiably, so one function serves the
+// QUCE objective, the Go-side scores and the metrics.
+//
+// The methods that take a *Node (Encode, Decode, LossParts, PointLoss, Reconstruction) build
+// the trained VAE into that node's graph with its weights as constants (package gomlxmodel).
+// Store, EncoderFn and DecoderFn give the same model to a user's own GoMLX code, and a folder
+// written by Save loads with plain checkpoint.Load(store).Dir(dir).Done().
 package vae
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -21,9 +40,25 @@ import (
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/layers"
+	"github.com/gomlx/gomlx/ml/layers/activation"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
 
-	"github.com/quce-go/quce/internal/nn"
+	"github.com/quce-go/quce/gomlxmodel"
+	"github.com/quce-go/quce/internal/savedmodel"
 )
+
+// Adam's constants, as in PyTorch and the paper (GoMLX's own default ε is 1e-7).
+const (
+	adamBeta1   = 0.9
+	adamBeta2   = 0.999
+	adamEpsilon = 1e-8
+)
+
+// logvarBound clips logvar(x) to [−logvarBound, logvarBound].
+const logvarBound = 10
 
 // Config holds the architecture and training settings.
 type Config struct {
@@ -42,7 +77,7 @@ type Config struct {
 // DefaultConfig is the architecture of the issue (30→128→64→2·15, 15→64→128→30), σ = 0.5,
 // Adam 3e-3 on batches of 64, at most 300 epochs with patience 20 on a 10% validation split.
 //
-// σ = 0.5 was chosen on W-BC (seed 1): test reconstruction MSE 0.15 against 0.26 for σ = 1
+// σ = 0.5 was chosen on W-BC (seed 1): test reconstruction MSE ≈ 0.14 against 0.26 for σ = 1
 // (which over-weights the KL term) and 0.11 for σ = 0.3 (KL twice as large, slower).
 func DefaultConfig() Config {
 	return Config{
@@ -77,18 +112,6 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// VAE is a trained model.
-type VAE struct {
-	Config  Config  `json:"config"`
-	Encoder *nn.MLP `json:"encoder"`
-	Decoder *nn.MLP `json:"decoder"`
-	// Epochs is how many epochs ran before early stopping.
-	Epochs int `json:"epochs"`
-}
-
-// NumFeatures is the input width J.
-func (v *VAE) NumFeatures() int { return v.Encoder.Layers[0].In }
-
 // Form chooses the scaling of the point loss.
 type Form int
 
@@ -108,57 +131,105 @@ func (f Form) String() string {
 	return "trained (Gaussian negative ELBO)"
 }
 
-// Params are the graph nodes of both networks' weights.
-type Params struct{ Enc, Dec []*Node }
+// VAE is a trained model.
+type VAE struct {
+	Config Config
+	// Epochs is how many epochs ran before early stopping.
+	Epochs int
 
-// Consts puts the weights into graph g as constants.
-func (v *VAE) Consts(g *Graph) Params {
-	return Params{Enc: v.Encoder.Consts(g), Dec: v.Decoder.Consts(g)}
+	features int
+	store    *model.Store      // the trained variables only (no optimizer state)
+	enc, dec *gomlxmodel.Model // the same variables as graph constants
 }
 
-// Encode returns μ(x) and logvar(x), each [rows, latent].
-func Encode(enc []*Node, x *Node) (mu, logvar *Node) {
-	h := nn.Forward(enc, x)
+// NumFeatures is the input width J.
+func (v *VAE) NumFeatures() int { return v.features }
+
+// Store returns the trained variables of both networks, for use in the user's own GoMLX
+// code with EncoderFn and DecoderFn. The VAE's graphs use a constant copy made when it was
+// trained or loaded, so changing these variables does not change the VAE.
+func (v *VAE) Store() *model.Store { return v.store }
+
+// EncoderFn returns the encoder as a GoMLX model function: x [rows, J] in, [rows, 2·latent]
+// out, μ in the first half and logvar (before Encode's clipping) in the second.
+func (v *VAE) EncoderFn() func(scope *model.Scope, x *Node) *Node { return encoderFn(v.Config) }
+
+// DecoderFn returns the decoder as a GoMLX model function: codes z [rows, latent] in, the
+// decoder mean x̂ [rows, J] out.
+func (v *VAE) DecoderFn() func(scope *model.Scope, z *Node) *Node {
+	return decoderFn(v.Config, v.features)
+}
+
+func encoderFn(cfg Config) func(scope *model.Scope, x *Node) *Node {
+	hidden := append([]int(nil), cfg.Encoder...)
+	out := 2 * cfg.Latent
+	return func(scope *model.Scope, x *Node) *Node { return mlp(scope.In("encoder"), x, hidden, out) }
+}
+
+func decoderFn(cfg Config, features int) func(scope *model.Scope, z *Node) *Node {
+	hidden := append([]int(nil), cfg.Decoder...)
+	return func(scope *model.Scope, z *Node) *Node { return mlp(scope.In("decoder"), z, hidden, features) }
+}
+
+// mlp is dense layers with ReLU in scopes "hidden_<i>", then a linear layer in "output".
+func mlp(scope *model.Scope, x *Node, hidden []int, out int) *Node {
+	for i, h := range hidden {
+		x = activation.Relu(layers.DenseWithBias(scope.In("hidden_%d", i), x, h))
+	}
+	return layers.DenseWithBias(scope.In("output"), x, out)
+}
+
+// nets is the pair of networks as graph functions: on a training store's scope while
+// training, on the constant copies afterwards. The loss code below is written once for both.
+type nets struct {
+	encode func(x *Node) *Node // [rows, 2·latent]
+	decode func(z *Node) *Node // [rows, J]
+}
+
+// scopeNets builds the networks from scope's variables. Each function may be called once
+// per graph (the scopes may be entered once).
+func scopeNets(scope *model.Scope, cfg Config, features int) nets {
+	enc, dec := encoderFn(cfg), decoderFn(cfg, features)
+	return nets{
+		encode: func(x *Node) *Node { return enc(scope, x) },
+		decode: func(z *Node) *Node { return dec(scope, z) },
+	}
+}
+
+// consts builds the trained networks with their weights as constants.
+func (v *VAE) consts() nets { return nets{encode: v.enc.Forward, decode: v.dec.Forward} }
+
+func (n nets) encodeSplit(x *Node) (mu, logvar *Node) {
+	h := n.encode(x)
 	l := h.Shape().Dimensions[1] / 2
 	mu = Slice(h, AxisRange(), AxisRange(0, l))
-	// Bounded so exp(logvar) can neither overflow nor vanish for points far from the data.
-	logvar = ClipScalar(Slice(h, AxisRange(), AxisRange(l, 2*l)), -10, 10)
-	return
+	logvar = ClipScalar(Slice(h, AxisRange(), AxisRange(l, 2*l)), -logvarBound, logvarBound)
+	return mu, logvar
 }
 
-// Decode returns the decoder mean x̂ = dec(z).
-func Decode(dec []*Node, z *Node) *Node { return nn.Forward(dec, z) }
-
-// KL is KL(q(z|x) ‖ N(0, I)) per row, summed over latent dimensions.
-func KL(mu, logvar *Node) *Node {
-	return MulScalar(ReduceSum(Sub(Sub(AddScalar(logvar, 1), Square(mu)), Exp(logvar)), 1), -0.5)
-}
-
-// PointLoss is L_ε(x) per row, shape [rows], in the given form. With noise == nil the code
-// is z = μ(x) (deterministic, the default); otherwise noise has shape [S, rows, latent] of
-// standard normals and the loss is averaged over the S reparameterised codes
-// z = μ + exp(½ logvar)·noise.
-func PointLoss(p Params, x, noise *Node, sigma float64, form Form) *Node {
-	sq, kl := LossParts(p, x, noise)
-	return Combine(sq, kl, sigma, x.Shape().Dimensions[1], form)
-}
-
-// LossParts returns the two parts of L_ε per row: the squared reconstruction error
-// Σ_j (x_j − x̂_j)² (averaged over the codes when noise is given, see PointLoss) and the KL
-// term. Both forms of the loss are made from them by Combine, so a graph that needs both
-// runs the networks once.
-func LossParts(p Params, x, noise *Node) (sqErr, kl *Node) {
-	mu, logvar := Encode(p.Enc, x)
+func (n nets) lossParts(x, noise *Node) (sqErr, kl *Node) {
+	mu, logvar := n.encodeSplit(x)
 	kl = KL(mu, logvar)
 	if noise == nil {
-		return ReduceSum(Square(Sub(x, Decode(p.Dec, mu))), 1), kl
+		return ReduceSum(Square(Sub(x, n.decode(mu))), 1), kl
 	}
 	s := noise.Shape().Dimensions[0]
 	rows, l, j := mu.Shape().Dimensions[0], mu.Shape().Dimensions[1], x.Shape().Dimensions[1]
 	z := Add(ExpandAxes(mu, 0), Mul(ExpandAxes(Exp(MulScalar(logvar, 0.5)), 0), noise)) // [S, rows, L]
+	// All S·rows codes go through the decoder at once.
 	xs := Reshape(BroadcastToDims(ExpandAxes(x, 0), s, rows, j), s*rows, j)
-	sq := ReduceSum(Square(Sub(xs, Decode(p.Dec, Reshape(z, s*rows, l)))), 1)
+	sq := ReduceSum(Square(Sub(xs, n.decode(Reshape(z, s*rows, l)))), 1)
 	return ReduceMean(Reshape(sq, s, rows), 0), kl
+}
+
+func (n nets) pointLoss(x, noise *Node, sigma float64, form Form) *Node {
+	sq, kl := n.lossParts(x, noise)
+	return Combine(sq, kl, sigma, x.Shape().Dimensions[1], form)
+}
+
+// KL is KL(q(z|x) ‖ N(0, I)) per row, summed over latent dimensions.
+func KL(mu, logvar *Node) *Node {
+	return MulScalar(ReduceSum(Sub(Sub(AddScalar(logvar, 1), Square(mu)), Exp(logvar)), 1), -0.5)
 }
 
 // Combine makes L_ε in the given form from its parts, for j features.
@@ -169,10 +240,33 @@ func Combine(sqErr, kl *Node, sigma float64, j int, form Form) *Node {
 	return Add(MulScalar(sqErr, 0.5/(sigma*sigma)), kl)
 }
 
+// The methods below build the trained VAE into their argument's graph, with its weights as
+// constants.
+
+// Encode returns μ(x) and logvar(x) (clipped to [−10, 10]), each [rows, latent].
+func (v *VAE) Encode(x *Node) (mu, logvar *Node) { return v.consts().encodeSplit(x) }
+
+// Decode returns the decoder mean dec(z) [rows, J] for codes z [rows, latent].
+func (v *VAE) Decode(z *Node) *Node { return v.dec.Forward(z) }
+
+// LossParts returns the two parts of L_ε per row: the squared reconstruction error
+// Σ_j (x_j − x̂_j)² and the KL term. With noise == nil the code is z = μ(x) (deterministic,
+// the default); otherwise noise has shape [S, rows, latent] of standard normals and the
+// squared error is averaged over the S reparameterised codes z = μ + exp(½ logvar)·noise.
+// Both forms of the loss are made from the parts by Combine, so a graph that needs both runs
+// the networks once.
+func (v *VAE) LossParts(x, noise *Node) (sqErr, kl *Node) { return v.consts().lossParts(x, noise) }
+
+// PointLoss is L_ε(x) per row, shape [rows], in the given form, with the codes chosen by
+// noise as in LossParts.
+func (v *VAE) PointLoss(x, noise *Node, form Form) *Node {
+	return v.consts().pointLoss(x, noise, v.Config.Sigma, form)
+}
+
 // Reconstruction returns x̂ = dec(μ(x)).
-func Reconstruction(p Params, x *Node) *Node {
-	mu, _ := Encode(p.Enc, x)
-	return Decode(p.Dec, mu)
+func (v *VAE) Reconstruction(x *Node) *Node {
+	mu, _ := v.Encode(x)
+	return v.Decode(mu)
 }
 
 // Train fits a VAE to standardised rows X.
@@ -184,6 +278,12 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 		return nil, fmt.Errorf("vae: %d training rows; fix: provide at least 2", len(X))
 	}
 	j := len(X[0])
+	if j == 0 {
+		return nil, errors.New("vae: rows have no features")
+	}
+	if err := checkWidth(X, j); err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x766165))
 	perm := rng.Perm(len(X))
 	nVal := max(1, int(math.Round(cfg.ValFraction*float64(len(X)))))
@@ -198,58 +298,132 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 			fit = append(fit, X[p])
 		}
 	}
-	enc := nn.NewMLP(append(append([]int{j}, cfg.Encoder...), 2*cfg.Latent), rng)
-	dec := nn.NewMLP(append(append([]int{cfg.Latent}, cfg.Decoder...), j), rng)
-	nEnc := enc.NumParams()
-	initial := append(enc.Tensors(), dec.Tensors()...)
-	tr, err := nn.NewTrainer(b, initial, cfg.LearningRate, func(params, batch []*Node) *Node {
-		p := Params{Enc: params[:nEnc], Dec: params[nEnc:]}
-		var noise *Node
-		if len(batch) > 1 {
-			noise = ExpandAxes(batch[1], 0)
-		}
-		return ReduceAllMean(PointLoss(p, batch[0], noise, cfg.Sigma, Trained))
+
+	store := model.NewStore()
+	// The store's random generator (used by the initialisers) starts from this seed.
+	store.RootScope().SetParam(model.ParamInitialSeed, int64(cfg.Seed))
+	// The model's "prediction" is the per-row loss, with one code sampled from the noise
+	// input; the trainer's loss is its mean, there being no labels.
+	modelFn := func(scope *model.Scope, x, noise *Node) *Node {
+		return scopeNets(scope, cfg, j).pointLoss(x, ExpandAxes(noise, 0), cfg.Sigma, Trained)
+	}
+	meanLoss := func(_, perRow []*Node) *Node { return ReduceAllMean(perRow[0]) }
+	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(adamBeta1, adamBeta2).Epsilon(adamEpsilon).Done()
+	trainer := train.NewTrainer(b, store, modelFn, meanLoss, opt, nil, nil)
+	// The validation loss uses the mean code, as the explainer's scores do.
+	valExec, err := model.NewExec(b, store, func(scope *model.Scope, x *Node) *Node {
+		return ReduceAllMean(scopeNets(scope, cfg, j).pointLoss(x, nil, cfg.Sigma, Trained))
 	})
 	if err != nil {
 		return nil, err
 	}
-	valT := nn.Matrix(val, j)
+	defer valExec.Finalize()
+	valT := matrix(val, j)
+
 	bs := min(cfg.BatchSize, len(fit))
-	xb := make([][]float32, bs)
-	noise := make([]float32, bs*cfg.Latent)
-	best, bestParams, since, epoch := math.Inf(1), tr.Params(), 0, 0
+	best, since, epoch := math.Inf(1), 0, 0
+	var bestWeights *model.Store
 	for epoch = 1; epoch <= cfg.MaxEpochs && since < cfg.Patience; epoch++ {
 		rng.Shuffle(len(fit), func(a, b int) { fit[a], fit[b] = fit[b], fit[a] })
+		var last float32
+		// Whole batches only, so one compiled step serves them all.
 		for start := 0; start+bs <= len(fit); start += bs {
-			copy(xb, fit[start:start+bs])
+			noise := make([]float32, bs*cfg.Latent)
 			for k := range noise {
 				noise[k] = float32(rng.NormFloat64())
 			}
-			loss, err := tr.Step(nn.Matrix(xb, j), tensors.FromFlatDataAndDimensions(append([]float32(nil), noise...), bs, cfg.Latent))
+			// The trainer takes ownership of (and frees) the batch tensors: fresh ones each step.
+			metrics, err := trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{
+				matrix(fit[start:start+bs], j),
+				tensors.FromFlatDataAndDimensions(noise, bs, cfg.Latent),
+			}})
 			if err != nil {
+				return nil, fmt.Errorf("vae: training step: %w", err)
+			}
+			last = tensors.ToScalar[float32](metrics[0])
+			for _, m := range metrics {
+				m.FinalizeAll()
+			}
+		}
+		// A NaN in the weights keeps the loss NaN, so checking once an epoch is enough.
+		if math.IsNaN(float64(last)) || math.IsInf(float64(last), 0) {
+			return nil, fmt.Errorf("vae: training loss became %v at epoch %d; fix: lower the learning rate", last, epoch)
+		}
+		out, err := valExec.Call(valT)
+		if err != nil {
+			return nil, fmt.Errorf("vae: validation loss: %w", err)
+		}
+		vl := float64(tensors.ToScalar[float32](out[0]))
+		out[0].FinalizeAll()
+		if vl < best {
+			// The trainer donates the variables' buffers to the next step: keep a copy.
+			if bestWeights, err = trainedVariables(store, true); err != nil {
 				return nil, err
 			}
-			if math.IsNaN(float64(loss)) || math.IsInf(float64(loss), 0) {
-				return nil, fmt.Errorf("vae: training loss became %v at epoch %d; fix: lower the learning rate", loss, epoch)
-			}
-		}
-		vl, err := tr.Loss(valT)
-		if err != nil {
-			return nil, err
-		}
-		if float64(vl) < best {
-			best, bestParams, since = float64(vl), tr.Params(), 0
+			best, since = vl, 0
 		} else {
 			since++
 		}
 	}
-	if err := enc.SetTensors(bestParams[:nEnc]); err != nil {
+	if bestWeights == nil { // no validation loss was finite; the NaN check makes this unlikely
+		if bestWeights, err = trainedVariables(store, false); err != nil {
+			return nil, err
+		}
+	}
+	return newVAE(cfg, j, epoch-1, bestWeights)
+}
+
+// trainedVariables copies the model's variables out of the training store (cloning their
+// values if asked), leaving the optimizer's moments, step counters, metrics and random
+// state behind: what a user loads should be the model, not the training run.
+func trainedVariables(from *model.Store, clone bool) (*model.Store, error) {
+	to := model.NewStore()
+	for v := range from.IterVariables() {
+		if !v.Trainable {
+			continue
+		}
+		value, err := v.Value()
+		if err == nil && clone {
+			value, err = value.Clone()
+		}
+		if err == nil {
+			_, err = to.CreateVariable(v.Path(), value)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("vae: variable %s: %w", v.Path(), err)
+		}
+	}
+	return to, nil
+}
+
+// FromStore makes a VAE of the given configuration for rows of the given width from
+// variables already in store, laid out as EncoderFn and DecoderFn build them (trained in the
+// user's own code, or edited). The store is kept as is; its values are copied as constants
+// now, so later changes to it are not seen. Epochs is 0.
+func FromStore(store *model.Store, cfg Config, features int) (*VAE, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := dec.SetTensors(bestParams[nEnc:]); err != nil {
-		return nil, err
+	if features <= 0 {
+		return nil, fmt.Errorf("vae: %d features; fix: use at least 1", features)
 	}
-	return &VAE{Config: cfg, Encoder: enc, Decoder: dec, Epochs: epoch - 1}, nil
+	return newVAE(cfg, features, 0, store)
+}
+
+func newVAE(cfg Config, features, epochs int, store *model.Store) (*VAE, error) {
+	enc, err := gomlxmodel.New(store, encoderFn(cfg), features)
+	if err != nil {
+		return nil, fmt.Errorf("vae: encoder: %w", err)
+	}
+	dec, err := gomlxmodel.New(store, decoderFn(cfg, features), cfg.Latent)
+	if err != nil {
+		return nil, fmt.Errorf("vae: decoder: %w", err)
+	}
+	if enc.NumOutputs() != 2*cfg.Latent || dec.NumOutputs() != features {
+		return nil, fmt.Errorf("vae: the networks give %d and %d outputs, want %d and %d",
+			enc.NumOutputs(), dec.NumOutputs(), 2*cfg.Latent, features)
+	}
+	return &VAE{Config: cfg, Epochs: epochs, features: features, store: store, enc: enc, dec: dec}, nil
 }
 
 // Diagnosis summarises how well the VAE fits some rows.
@@ -264,14 +438,13 @@ type Diagnosis struct {
 // Diagnose measures reconstruction and KL on X and detects posterior collapse: a collapsed
 // VAE reconstructs every row as the mean, so its "uncertainty" says nothing about a point.
 func (v *VAE) Diagnose(b compute.Backend, X [][]float32) (Diagnosis, error) {
-	if err := v.checkWidth(X); err != nil {
+	if err := checkWidth(X, v.features); err != nil {
 		return Diagnosis{}, err
 	}
 	out, err := ExecOnceN(b, func(x *Node) []*Node {
-		p := v.Consts(x.Graph())
-		mu, logvar := Encode(p.Enc, x)
-		return []*Node{ReduceAllMean(Square(Sub(x, Decode(p.Dec, mu)))), ReduceAllMean(KL(mu, logvar))}
-	}, nn.Matrix(X, v.NumFeatures()))
+		mu, logvar := v.Encode(x)
+		return []*Node{ReduceAllMean(Square(Sub(x, v.Decode(mu)))), ReduceAllMean(KL(mu, logvar))}
+	}, matrix(X, v.features))
 	if err != nil {
 		return Diagnosis{}, fmt.Errorf("vae: diagnosing: %w", err)
 	}
@@ -302,12 +475,10 @@ func meanVariance(X [][]float32) float64 {
 
 // Scores returns L_ε(x) (deterministic code z = μ) for each row, in the given form.
 func (v *VAE) Scores(b compute.Backend, X [][]float32, form Form) ([]float32, error) {
-	if err := v.checkWidth(X); err != nil {
+	if err := checkWidth(X, v.features); err != nil {
 		return nil, err
 	}
-	out, err := ExecOnce(b, func(x *Node) *Node {
-		return PointLoss(v.Consts(x.Graph()), x, nil, v.Config.Sigma, form)
-	}, nn.Matrix(X, v.NumFeatures()))
+	out, err := ExecOnce(b, func(x *Node) *Node { return v.PointLoss(x, nil, form) }, matrix(X, v.features))
 	if err != nil {
 		return nil, fmt.Errorf("vae: scoring: %w", err)
 	}
@@ -316,33 +487,87 @@ func (v *VAE) Scores(b compute.Backend, X [][]float32, form Form) ([]float32, er
 
 // Reconstruct returns dec(μ(x)) for each row.
 func (v *VAE) Reconstruct(b compute.Backend, X [][]float32) ([][]float32, error) {
-	if err := v.checkWidth(X); err != nil {
+	if err := checkWidth(X, v.features); err != nil {
 		return nil, err
 	}
-	out, err := ExecOnce(b, func(x *Node) *Node { return Reconstruction(v.Consts(x.Graph()), x) }, nn.Matrix(X, v.NumFeatures()))
+	out, err := ExecOnce(b, v.Reconstruction, matrix(X, v.features))
 	if err != nil {
 		return nil, fmt.Errorf("vae: reconstructing: %w", err)
 	}
-	return nn.Rows(out)
-}
-
-func (v *VAE) checkWidth(X [][]float32) error {
-	return nn.CheckWidth("vae", X, v.NumFeatures())
-}
-
-const fileKind = "vae"
-
-// Save writes the VAE to path (atomically, with a checksum).
-func (v *VAE) Save(path string) error { return nn.Save(path, fileKind, v) }
-
-// Load reads a VAE written by Save.
-func Load(path string) (*VAE, error) {
-	v := &VAE{}
-	if err := nn.Load(path, fileKind, v); err != nil {
+	flat, err := tensors.CopyFlatData[float32](out)
+	if err != nil {
 		return nil, err
 	}
-	if v.Encoder == nil || v.Decoder == nil || len(v.Encoder.Layers) == 0 || len(v.Decoder.Layers) == 0 {
-		return nil, fmt.Errorf("loading vae from %s: %w: missing networks", path, nn.ErrCorrupt)
+	j := v.features
+	rows := make([][]float32, len(X))
+	for i := range rows {
+		rows[i] = flat[i*j : (i+1)*j : (i+1)*j]
+	}
+	return rows, nil
+}
+
+// matrix packs rows into a [len(rows), cols] float32 tensor.
+func matrix(rows [][]float32, cols int) *tensors.Tensor {
+	flat := make([]float32, 0, len(rows)*cols)
+	for _, r := range rows {
+		flat = append(flat, r...)
+	}
+	return tensors.FromFlatDataAndDimensions(flat, len(rows), cols)
+}
+
+// checkWidth reports the first row of X whose width is not want.
+func checkWidth(X [][]float32, want int) error {
+	if len(X) == 0 {
+		return errors.New("vae: no rows given")
+	}
+	for i, row := range X {
+		if len(row) != want {
+			return fmt.Errorf("vae: row %d has %d features, the model was trained on %d; fix: use data with the model's columns or retrain",
+				i, len(row), want)
+		}
+	}
+	return nil
+}
+
+// kind tells a saved VAE from a saved classifier.
+const kind = "vae"
+
+// meta is what the manifest records besides the weights: enough to rebuild both networks.
+type meta struct {
+	Kind     string `json:"kind"`
+	Config   Config `json:"config"`
+	Features int    `json:"features"`
+	Epochs   int    `json:"epochs"`
+}
+
+// Save writes the VAE into the folder dir (created or replaced atomically): a GoMLX
+// checkpoint of Store plus a manifest with the configuration and checksums.
+func (v *VAE) Save(dir string) error {
+	return savedmodel.Save(dir, v.store, meta{Kind: kind, Config: v.Config, Features: v.features, Epochs: v.Epochs})
+}
+
+// Load reads a VAE written by Save. A damaged folder gives an error wrapping
+// savedmodel.ErrCorrupt; a missing one an error wrapping fs.ErrNotExist.
+func Load(dir string) (*VAE, error) {
+	var m meta
+	store, err := savedmodel.Load(dir, &m)
+	if err != nil {
+		return nil, err
+	}
+	if m.Kind != kind {
+		return nil, savedmodel.Corrupt(dir, "it holds a %q, not a %s", m.Kind, kind)
+	}
+	if err := m.Config.Validate(); err != nil {
+		return nil, savedmodel.Corrupt(dir, "%v", err)
+	}
+	if m.Features <= 0 {
+		return nil, savedmodel.Corrupt(dir, "%d features", m.Features)
+	}
+	v, err := newVAE(m.Config, m.Features, m.Epochs, store)
+	if err != nil {
+		// The checksums matched, so the variables are what was saved, but they do not fit
+		// the recorded architecture.
+		return nil, savedmodel.Corrupt(dir, "the variables do not fit the configuration: %v", err)
 	}
 	return v, nil
 }

@@ -32,7 +32,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	o := d
-	o.N, o.Seed, o.Config = *n, *evalSeed, cfg
+	o.N, o.Seed, o.Config, o.Class = *n, *evalSeed, cfg, f.class
 	if o.N <= 0 {
 		return fmt.Errorf("-n %d: fix: evaluate at least 1 instance", o.N)
 	}

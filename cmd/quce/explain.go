@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -71,9 +72,13 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	target, err := eval.ClassIndex(s.Data.Labels, f.class)
+	if err != nil {
+		return err
+	}
 	qs := make([]quce.Query, f.n)
 	for i := range qs {
-		qs[i] = quce.Query{X: rows[i], Target: quce.AutoTarget, Frozen: frozen}
+		qs[i] = quce.Query{X: rows[i], Target: target, Frozen: frozen}
 	}
 	f.logf("explaining %d %s rows: %d steps of %s, λ = %g, %g, %g", f.n, f.split, cfg.Steps, cfg.Optimizer, cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
 	ex, tm, err := s.Explainer.ExplainTimed(ctx, cfg, qs)
@@ -83,7 +88,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs", tm.Optimisation, tm.Uncertainty)
 	printExplanations(stdout, s, ex, idx, f.split, f.top)
 	if f.jsonPath != "" {
-		doc := explainDoc(s, cfg, f.split, ex, idx)
+		doc := explainDoc(s, cfg, f, ex, idx)
 		b, err := json.MarshalIndent(doc, "", " ")
 		if err != nil {
 			return err
@@ -113,6 +118,17 @@ func frozenMask(list string, features []string) ([]bool, error) {
 		mask[i] = true
 	}
 	return mask, nil
+}
+
+// splitList is a comma-separated flag value as a list (empty for "").
+func splitList(list string) []string {
+	out := []string{}
+	for _, name := range strings.Split(list, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func indexOf(list []string, s string) int {
@@ -153,7 +169,10 @@ type resultJSON struct {
 	Index                  int    `json:"index"`
 	SplitRow               int    `json:"split_row"`
 	PredictedClass         int    `json:"predicted_class"`
+	PredictedClassName     string `json:"predicted_class_name"`
 	TargetClass            int    `json:"target_class"`
+	TargetClassName        string `json:"target_class_name"`
+	ClassProbabilities     jvec   `json:"class_probabilities"`
 	ProbTargetStart        jnum   `json:"prob_target_start"`
 	ProbTargetEnd          jnum   `json:"prob_target_end"`
 	Valid                  bool   `json:"valid"`
@@ -198,13 +217,15 @@ func (v jvec) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-func explainDoc(s *pipeline.Setup, cfg quce.Config, split string, ex []*quce.Explanation, idx []int) map[string]any {
+func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.Explanation, idx []int) map[string]any {
 	results := make([]resultJSON, len(ex))
 	for i, e := range ex {
 		p := e.Path0()
 		results[i] = resultJSON{
 			Index: idx[i], SplitRow: i, PredictedClass: e.PredictedClass, TargetClass: e.Target,
-			ProbTargetStart: jnum(e.ProbStart), ProbTargetEnd: jnum(p.ProbEnd), Valid: p.Valid, Failure: p.Failure,
+			PredictedClassName: s.Data.Labels[e.PredictedClass], TargetClassName: s.Data.Labels[e.Target],
+			ClassProbabilities: e.Probabilities,
+			ProbTargetStart:    jnum(e.ProbStart), ProbTargetEnd: jnum(p.ProbEnd), Valid: p.Valid, Failure: p.Failure,
 			X: e.X, Counterfactual: p.Counterfactual, XOriginal: e.XOriginal, CounterfactualOriginal: p.CounterfactualOriginal,
 			Attribution: e.Attribution, AttributionStd: e.AttributionStd, AttributionPlus: e.AttributionPlus,
 			AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon, CompletenessGap: jnum(e.CompletenessGap),
@@ -218,8 +239,8 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, split string, ex []*quce.Exp
 		"backend":  s.BackendInfo.Config,
 		"versions": versions(),
 		"config": map[string]any{
-			"quce": cfg, "split": split, "split_seed": s.Options.SplitSeed, "test_fraction": s.Options.TestFraction,
-			"classifier": s.Classifier.Config, "vae": s.VAE.Config,
+			"quce": cfg, "split": f.split, "split_seed": s.Options.SplitSeed, "test_fraction": s.Options.TestFraction,
+			"model": modelJSON(s), "vae": s.VAE.Config, "class": f.class, "frozen": splitList(f.frozen),
 		},
 		"models": map[string]any{
 			"cache_key": s.CacheKey, "train_accuracy": s.TrainAccuracy, "test_accuracy": s.TestAccuracy,

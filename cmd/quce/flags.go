@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -8,8 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/nn"
+	"github.com/quce-go/quce/eval"
+	"github.com/quce-go/quce/internal/atomicfile"
+	"github.com/quce-go/quce/onnxmodel"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -17,6 +22,12 @@ import (
 // common holds the flags every command shares: the data, the models and the QUCE settings.
 type common struct {
 	dataPath, target   string
+	modelPath          string
+	modelInput         string
+	modelOutput        string
+	modelInputName     string
+	modelOutputName    string
+	class              string
 	splitSeed          int64
 	cacheDir           string
 	noCache            bool
@@ -37,6 +48,12 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.dataPath, "data", "", "CSV file with a header row (default: the embedded W-BC data)")
 	fs.StringVar(&c.target, "target", "", "name of the target column (default: the last column)")
 	fs.Int64Var(&c.splitSeed, "split-seed", 1, "seed of the stratified 80/20 train/test split")
+	fs.StringVar(&c.modelPath, "model", "", "explain this model instead of training the built-in one: an .onnx file, or a folder saved by the built-in classifier")
+	fs.StringVar(&c.modelInput, "model-input", "raw", "units the -model takes: raw (the data's own values) or standardized")
+	fs.StringVar(&c.modelOutput, "model-output", "logit", "what the -model outputs: logit or probability")
+	fs.StringVar(&c.modelInputName, "model-input-name", "", "the ONNX input to feed, when the file has several")
+	fs.StringVar(&c.modelOutputName, "model-output-name", "", "the ONNX output to explain, when the file has several")
+	fs.StringVar(&c.class, "class", "", "target class τ by its label (default: the other class, or the most probable other class)")
 	fs.StringVar(&c.cacheDir, "cache", pipeline.DefaultCacheDir(), "folder of cached trained models")
 	fs.BoolVar(&c.noCache, "no-cache", false, "train the models even if they are cached, and do not cache them")
 	fs.StringVar(&c.lambdas, "lambdas", fmt.Sprintf("%g,%g,%g", d.Lambda1, d.Lambda2, d.Lambda3), "λ1,λ2,λ3: weights of −log F(τ|x_c), ½‖x_c−x‖² and the VAE uncertainty")
@@ -103,6 +120,9 @@ func (c *common) prepare() (*pipeline.Setup, error) {
 	if c.noCache {
 		opts.CacheDir = ""
 	}
+	if err := c.loadModel(&opts); err != nil {
+		return nil, err
+	}
 	s, err := pipeline.Prepare(opts)
 	if err != nil {
 		return nil, err
@@ -114,7 +134,79 @@ func (c *common) prepare() (*pipeline.Setup, error) {
 	for _, w := range s.Warnings {
 		c.logf("warning: %s", w)
 	}
+	if _, err := eval.ClassIndex(s.Data.Labels, c.class); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// loadModel reads -model: an ONNX file, or a folder holding a saved built-in classifier.
+func (c *common) loadModel(opts *pipeline.Options) error {
+	if c.modelPath == "" {
+		if c.modelInputName != "" || c.modelOutputName != "" {
+			return fmt.Errorf("-model-input-name and -model-output-name choose among an ONNX file's inputs and outputs; fix: pass the file with -model")
+		}
+		return nil
+	}
+	in, err := quce.ParseUnits(c.modelInput)
+	if err != nil {
+		return fmt.Errorf("-model-input: %w", err)
+	}
+	out, err := quce.ParseOutputs(c.modelOutput)
+	if err != nil {
+		return fmt.Errorf("-model-output: %w", err)
+	}
+	opts.ModelInput, opts.ModelOutput = in, out
+	st, err := os.Stat(c.modelPath)
+	if err != nil {
+		return fmt.Errorf("-model %s: %w; fix: pass an .onnx file or a saved classifier folder", c.modelPath, err)
+	}
+	if st.IsDir() {
+		clf, err := classifier.Load(c.modelPath)
+		if err != nil {
+			return fmt.Errorf("-model %s: %w", c.modelPath, err)
+		}
+		opts.Model, opts.ModelID = clf, "classifier folder "+c.modelPath
+		return nil
+	}
+	m, err := onnxmodel.Load(c.modelPath, onnxmodel.Options{Input: c.modelInputName, Output: c.modelOutputName})
+	if err != nil {
+		return err
+	}
+	sum, err := fileSHA256(c.modelPath)
+	if err != nil {
+		return err
+	}
+	opts.Model, opts.ModelID = m, fmt.Sprintf("onnx %s sha256:%s", c.modelPath, sum)
+	c.logf("model: %s (%d features, %d outputs, %s input, %s output)", c.modelPath, m.NumFeatures(), m.NumOutputs(), in, out)
+	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// modelJSON describes the explained model for the JSON outputs.
+func modelJSON(s *pipeline.Setup) map[string]any {
+	m := map[string]any{
+		"input": s.Options.ModelInput, "output": s.Options.ModelOutput,
+		"features": s.Model.NumFeatures(), "outputs": s.Model.NumOutputs(),
+	}
+	if s.Options.Model != nil {
+		m["kind"], m["id"] = "user", s.Options.ModelID
+	} else {
+		m["kind"], m["classifier"] = "built-in", s.Classifier.Config
+	}
+	return m
 }
 
 // checkOutput refuses to overwrite an existing file unless -force was given.
@@ -129,4 +221,4 @@ func (c *common) checkOutput(path string) error {
 }
 
 // writeOutput writes a file atomically (no partial file is ever left behind).
-func writeOutput(path string, data []byte) error { return nn.WriteFileAtomic(path, data) }
+func writeOutput(path string, data []byte) error { return atomicfile.WriteFile(path, data) }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quce-go/quce/internal/testsetup"
+)
+
+func fixture(name string) string { return testsetup.Fixture(name) }
+
+// A PyTorch model exported to ONNX, explained from the command line: binary with raw
+// inputs, and 3-class with a named target; the JSON names the classes.
+func TestExplainONNXModel(t *testing.T) {
+	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	for _, tc := range []struct {
+		name, data, model string
+		extra             []string
+		wantTarget        string // "" accepts any
+		classes           int
+	}{
+		{"binary raw logit", wbcCSV, "models/wbc_raw.onnx", nil, "", 2},
+		{"binary probability", wbcCSV, "models/wbc_prob.onnx", []string{"-model-output", "probability"}, "", 2},
+		{"iris named class", fixture("iris.csv"), "models/iris.onnx", []string{"-class", "virginica"}, "virginica", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "e.json")
+			args := append([]string{"explain", "-data", tc.data, "-model", fixture(tc.model), "-n", "3", "-steps", "300", "-json", out, "-cache", cacheDir()}, tc.extra...)
+			var stdout, stderr bytes.Buffer
+			if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+				t.Fatalf("explain: %v\n%s", err, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "training the classifier") {
+				t.Error("a classifier was trained although -model was given")
+			}
+			var doc struct {
+				Config struct {
+					Model map[string]any `json:"model"`
+				} `json:"config"`
+				Results []struct {
+					TargetClass        int       `json:"target_class"`
+					TargetClassName    string    `json:"target_class_name"`
+					PredictedClass     int       `json:"predicted_class"`
+					PredictedClassName string    `json:"predicted_class_name"`
+					ClassProbabilities []float64 `json:"class_probabilities"`
+				} `json:"results"`
+			}
+			b, _ := os.ReadFile(out)
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Config.Model["kind"] != "user" || !strings.Contains(doc.Config.Model["id"].(string), "sha256:") {
+				t.Errorf("config.model %v: want the user model with its checksum", doc.Config.Model)
+			}
+			for i, r := range doc.Results {
+				if r.TargetClassName == "" || r.PredictedClassName == "" || len(r.ClassProbabilities) != tc.classes {
+					t.Errorf("result %d: class names %q/%q, %d probabilities", i, r.PredictedClassName, r.TargetClassName, len(r.ClassProbabilities))
+				}
+				if tc.wantTarget != "" && r.TargetClassName != tc.wantTarget {
+					t.Errorf("result %d: target %q, want %q", i, r.TargetClassName, tc.wantTarget)
+				}
+			}
+		})
+	}
+}
+
+// Every way of pointing -model at the wrong thing is a clear error naming the file or flag
+// and the fix, never a panic.
+func TestModelErrors(t *testing.T) {
+	dir := t.TempDir()
+	notONNX := filepath.Join(dir, "table.onnx")
+	os.WriteFile(notONNX, []byte("a,b\n1,2\n"), 0o644)
+	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	// Iris with two of its classes: a binary target for a 3-output model.
+	irisText, _ := os.ReadFile(fixture("iris.csv"))
+	var two []string
+	for _, line := range strings.Split(strings.TrimSpace(string(irisText)), "\n") {
+		if line = strings.TrimSpace(line); !strings.HasSuffix(line, "virginica") {
+			two = append(two, line)
+		}
+	}
+	irisTwo := filepath.Join(dir, "iris2.csv")
+	os.WriteFile(irisTwo, []byte(strings.Join(two, "\n")+"\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing file", []string{"-model", filepath.Join(dir, "nope.onnx")}, []string{"nope.onnx", "fix:"}},
+		{"not ONNX", []string{"-model", notONNX}, []string{"table.onnx", "fix:"}},
+		{"unsupported op", []string{"-model", fixture("models/unsupported_op.onnx")}, []string{"LeakyRelu", "fix:"}},
+		{"two inputs", []string{"-model", fixture("models/two_inputs.onnx")}, []string{"-model-input-name", "fix:"}},
+		{"two outputs", []string{"-model", fixture("models/two_outputs.onnx")}, []string{"-model-output-name", "fix:"}},
+		{"bad output shape", []string{"-model", fixture("models/bad_shape.onnx")}, []string{"bad_shape.onnx", "fix:"}},
+		{"width differs from the data", []string{"-model", fixture("models/iris.onnx")}, []string{"takes 4 features", "has 30", "fix:"}},
+		{"3 outputs, binary target", []string{"-data", irisTwo, "-model", fixture("models/iris.onnx")}, []string{"3 outputs", "2 classes", "fix:"}},
+		{"class naming no class", []string{"-data", fixture("iris.csv"), "-model", fixture("models/iris.onnx"), "-class", "rose"}, []string{"-class \"rose\"", "setosa", "fix:"}},
+		{"probabilities that are not", []string{"-data", wbcCSV, "-model", fixture("models/wbc_raw.onnx"), "-model-output", "probability"}, []string{"-model-output logit", "fix:"}},
+		{"unknown output kind", []string{"-model", fixture("models/wbc_raw.onnx"), "-model-output", "score"}, []string{"-model-output", "logit or probability"}},
+		{"unknown input units", []string{"-model", fixture("models/wbc_raw.onnx"), "-model-input", "scaled"}, []string{"-model-input", "raw or standardized"}},
+		{"class naming no class, built-in model", []string{"-class", "maybe"}, []string{"-class \"maybe\"", "malignant", "fix:"}},
+		{"input name without a model", []string{"-model-input-name", "x"}, []string{"-model", "fix:"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"explain", "-n", "1", "-steps", "5", "-cache", cacheDir()}, tc.args...)
+			err := run(context.Background(), args, &stdout, &stderr)
+			if err == nil {
+				t.Fatalf("no error; stderr:\n%s", stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}

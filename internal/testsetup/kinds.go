@@ -1,0 +1,172 @@
+package testsetup
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+
+	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/gomlxmodel"
+	"github.com/quce-go/quce/onnxmodel"
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/quce"
+)
+
+// Root is the repository's root folder (where go.mod is).
+func Root() string { return filepath.Dir(CacheDir()) }
+
+// Fixture is the path of a file under testdata/.
+func Fixture(name string) string { return filepath.Join(Root(), "testdata", name) }
+
+// Kind is one kind of model the explainer takes, with the data it was trained on.
+type Kind struct {
+	Name  string
+	Setup func(testing.TB) *pipeline.Setup
+}
+
+// Kinds lists the model kinds that the explainer's tests run on: the built-in classifier
+// (binary on W-BC, multi-class on Iris), a GoMLX model given as a store and a model function,
+// and ONNX files exported from PyTorch (raw inputs with standardisation inside; logits and
+// probabilities; binary and 3-class).
+func Kinds() []Kind {
+	return []Kind{
+		{"builtin-wbc", WBC},
+		{"builtin-iris", prepareOnce("builtin-iris", func() (pipeline.Options, error) {
+			ds, err := Iris()
+			return pipeline.Options{Data: ds}, err
+		})},
+		{"gomlx-wbc", prepareOnce("gomlx-wbc", func() (pipeline.Options, error) {
+			m, err := WBCGoMLX(true)
+			return pipeline.Options{Model: m, ModelInput: quce.Raw}, err
+		})},
+		{"onnx-wbc-raw-logit", onnxKind("wbc_raw.onnx", quce.Logits, false)},
+		{"onnx-wbc-raw-probability", onnxKind("wbc_prob.onnx", quce.Probabilities, false)},
+		{"onnx-iris-logit", onnxKind("iris.onnx", quce.Logits, true)},
+		{"onnx-iris-probability", onnxKind("iris_prob.onnx", quce.Probabilities, true)},
+	}
+}
+
+// Iris loads testdata/iris.csv (150 rows, 4 features, 3 classes).
+func Iris() (*data.Dataset, error) { return data.Load(Fixture("iris.csv"), data.LoadOptions{}) }
+
+// WBCStd is W-BC with the network of wbc_std.onnx taking standardised inputs, as ONNX
+// (onnx true) or as the GoMLX model WBCGoMLX(false): the same function either way.
+func WBCStd(onnx bool) func(testing.TB) *pipeline.Setup {
+	if onnx {
+		return onnxKindUnits("wbc_std.onnx", quce.Standardized, quce.Logits, false)
+	}
+	return prepareOnce("gomlx-wbc-std", func() (pipeline.Options, error) {
+		m, err := WBCGoMLX(false)
+		return pipeline.Options{Model: m, ModelInput: quce.Standardized}, err
+	})
+}
+
+func onnxKind(file string, out quce.Outputs, iris bool) func(testing.TB) *pipeline.Setup {
+	return onnxKindUnits(file, quce.Raw, out, iris)
+}
+
+func onnxKindUnits(file string, in quce.Units, out quce.Outputs, iris bool) func(testing.TB) *pipeline.Setup {
+	return prepareOnce(file, func() (pipeline.Options, error) {
+		m, err := onnxmodel.Load(Fixture(filepath.Join("models", file)), onnxmodel.Options{})
+		if err != nil {
+			return pipeline.Options{}, err
+		}
+		o := pipeline.Options{Model: m, ModelInput: in, ModelOutput: out, ModelID: file}
+		if iris {
+			o.Data, err = Iris()
+		}
+		return o, err
+	})
+}
+
+// WBCGoMLX is the PyTorch-trained W-BC network of testdata/models/wbc_mlp_weights.json
+// written as a user would write a GoMLX model: variables in a model.Store and a model
+// function, a 30→16→ReLU→1 MLP. With raw, the function first standardises raw inputs with
+// the mean and std the network was trained with; without, it is the network of wbc_std.onnx.
+func WBCGoMLX(raw bool) (*gomlxmodel.Model, error) {
+	b, err := os.ReadFile(Fixture("models/wbc_mlp_weights.json"))
+	if err != nil {
+		return nil, err
+	}
+	type dense struct {
+		Weights [][]float32 `json:"weights"`
+		Biases  []float32   `json:"biases"`
+	}
+	var w struct {
+		Hidden, Output dense
+		Mean, Std      []float32
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, fmt.Errorf("wbc_mlp_weights.json: %w", err)
+	}
+	store := model.NewStore()
+	root := store.RootScope()
+	for _, l := range []struct {
+		name string
+		d    dense
+	}{{"hidden", w.Hidden}, {"output", w.Output}} {
+		root.At("%s", l.name).VariableWithValue("weights", l.d.Weights)
+		root.At("%s", l.name).VariableWithValue("biases", l.d.Biases)
+	}
+	root.VariableWithValue("mean", w.Mean)
+	root.VariableWithValue("std", w.Std)
+	fn := func(scope *model.Scope, x *Node) *Node {
+		g := x.Graph()
+		layer := func(name string, in *Node) *Node {
+			s := scope.In("%s", name)
+			return Add(Dot(in, s.GetVariable("weights").NodeValue(g)).Product(), ExpandAxes(s.GetVariable("biases").NodeValue(g), 0))
+		}
+		z := x
+		if raw {
+			mean, std := ExpandAxes(scope.GetVariable("mean").NodeValue(g), 0), ExpandAxes(scope.GetVariable("std").NodeValue(g), 0)
+			z = Div(Sub(x, mean), std)
+		}
+		h := layer("hidden", z)
+		return layer("output", Max(h, ZerosLike(h)))
+	}
+	return gomlxmodel.New(store, fn, len(w.Mean))
+}
+
+var (
+	kindMu    sync.Mutex
+	kindCache = map[string]*kindResult{}
+)
+
+type kindResult struct {
+	once sync.Once
+	s    *pipeline.Setup
+	err  error
+}
+
+// prepareOnce prepares a kind's setup once per test binary (models cached on disk as for WBC).
+func prepareOnce(name string, opts func() (pipeline.Options, error)) func(testing.TB) *pipeline.Setup {
+	return func(t testing.TB) *pipeline.Setup {
+		t.Helper()
+		kindMu.Lock()
+		r, ok := kindCache[name]
+		if !ok {
+			r = &kindResult{}
+			kindCache[name] = r
+		}
+		kindMu.Unlock()
+		r.once.Do(func() {
+			o, err := opts()
+			if err != nil {
+				r.err = err
+				return
+			}
+			o.SplitSeed, o.CacheDir = 1, CacheDir()
+			r.s, r.err = pipeline.Prepare(o)
+		})
+		if r.err != nil {
+			t.Fatalf("%s: %v", name, r.err)
+		}
+		return r.s
+	}
+}

@@ -1,0 +1,225 @@
+package quce_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/quce"
+)
+
+// The tests in this file run on every kind of model the explainer takes (see
+// testsetup.Kinds): the built-in classifier, a GoMLX model given as store and function,
+// ONNX files exported from PyTorch (raw and standardised inputs, logits and probabilities),
+// binary and multi-class.
+func forEachKind(t *testing.T, test func(t *testing.T, s *pipeline.Setup)) {
+	for _, k := range testsetup.Kinds() {
+		t.Run(k.Name, func(t *testing.T) { test(t, k.Setup(t)) })
+	}
+}
+
+func explainOn(t testing.TB, s *pipeline.Setup, cfg quce.Config, rows [][]float64) []*quce.Explanation {
+	t.Helper()
+	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
+}
+
+// The objective's gradient (autodiff in the graph) against central finite differences.
+func TestObjectiveGradientMatchesFiniteDifferences(t *testing.T) {
+	forEachKind(t, func(t *testing.T, s *pipeline.Setup) {
+		cfg := quce.DefaultConfig()
+		cfg.Lambda2, cfg.Lambda3 = 0.5, 0.5
+		for _, row := range []int{0, 7, 21} {
+			x := s.XTest[row]
+			q := quce.NewQuery(x)
+			xc := make([]float64, len(x))
+			for f := range xc {
+				xc[f] = x[f] + 0.3*math.Sin(float64(f+row)) // away from x so every term has a gradient
+			}
+			_, grad, err := s.Explainer.Objective(cfg, q, xc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Central differences in float32 trade rounding error (large h is safer) against
+			// ReLU kinks (small h is safer): take the best of a few step sizes.
+			best := math.Inf(1)
+			for _, h := range []float64{1e-3, 3e-3, 1e-2} {
+				var num, den float64
+				for f := range xc {
+					up := append([]float64(nil), xc...)
+					dn := append([]float64(nil), xc...)
+					up[f] += h
+					dn[f] -= h
+					gu, _, err := s.Explainer.Objective(cfg, q, up)
+					if err != nil {
+						t.Fatal(err)
+					}
+					gd, _, _ := s.Explainer.Objective(cfg, q, dn)
+					fd := (gu - gd) / (2 * h)
+					num += (fd - grad[f]) * (fd - grad[f])
+					den += grad[f] * grad[f]
+				}
+				best = min(best, math.Sqrt(num/den))
+			}
+			if best > 0.01 {
+				t.Errorf("row %d: relative error between autodiff and finite-difference gradients %.3g > 0.01", row, best)
+			} else {
+				t.Logf("row %d: relative gradient error %.2e", row, best)
+			}
+		}
+	})
+}
+
+// Completeness: Σ Φ = F(τ|x_c) − F(τ|x) up to the quadrature error, with the defaults.
+func TestCompletenessGap(t *testing.T) {
+	forEachKind(t, func(t *testing.T, s *pipeline.Setup) {
+		ex := explainOn(t, s, quce.DefaultConfig(), s.XTest[:10])
+		gap := meanAbsGap(ex)
+		t.Logf("mean |completeness gap| on 10 test rows: %.2e", gap)
+		if gap > 2e-3 {
+			t.Errorf("mean |completeness gap| %.2e > 2e-3", gap)
+		}
+		for i, e := range ex {
+			sum := 0.0
+			for _, v := range e.Attribution {
+				sum += v
+			}
+			want := e.Path0().ProbEnd - e.ProbStart
+			if d := math.Abs(sum - want - e.CompletenessGap); d > 1e-9 {
+				t.Errorf("instance %d: reported gap %.3g is not ΣΦ − ΔF (%.3g)", i, e.CompletenessGap, sum-want)
+			}
+		}
+	})
+}
+
+// A row's result does not depend on the batch it is in. Alone, a row runs on the small-batch
+// backend (sequential ops) and in a batch of 100 on the packed matmul kernels, which sum in
+// another order; Adam amplifies that float32 rounding where a gradient is near zero, so the
+// bound is 1e-4 (measured: up to 5e-5 for the user models, below 1e-5 for the built-in one).
+// A real dependence between rows (a batch statistic, a shared random stream) moves results by
+// orders of magnitude more.
+func TestBatchIndependence(t *testing.T) {
+	forEachKind(t, func(t *testing.T, s *pipeline.Setup) {
+		cfg := quce.DefaultConfig()
+		cfg.Steps = 300
+		n := min(100, len(s.XTrain))
+		batch := explainOn(t, s, cfg, s.XTrain[:n])
+		for _, i := range []int{0, 37, n - 1} {
+			alone := explainOn(t, s, cfg, s.XTrain[i:i+1])[0]
+			a, b := alone.Path0(), batch[i].Path0()
+			if d := maxDiff(a.Counterfactual, b.Counterfactual); d > 1e-4 {
+				t.Errorf("row %d: counterfactual alone vs in a batch of %d differs by %.2e", i, n, d)
+			}
+			if d := maxDiff(alone.Attribution, batch[i].Attribution); d > 1e-4 {
+				t.Errorf("row %d: attribution alone vs in a batch of %d differs by %.2e", i, n, d)
+			}
+		}
+	})
+}
+
+func TestDeterministicAndSeededPaths(t *testing.T) {
+	forEachKind(t, func(t *testing.T, s *pipeline.Setup) {
+		cfg := quce.DefaultConfig()
+		cfg.Steps, cfg.Paths, cfg.Samples = 200, 3, 2
+		a := explainOn(t, s, cfg, s.XTest[:3])
+		b := explainOn(t, s, cfg, s.XTest[:3])
+		for i := range a {
+			for p := range a[i].Paths {
+				if d := maxDiff(a[i].Paths[p].Counterfactual, b[i].Paths[p].Counterfactual); d != 0 {
+					t.Errorf("instance %d path %d: same seed, counterfactuals differ by %g", i, p, d)
+				}
+			}
+			if d := maxDiff(a[i].Attribution, b[i].Attribution); d != 0 {
+				t.Errorf("instance %d: same seed, attributions differ by %g", i, d)
+			}
+			if d := maxDiff(a[i].Paths[1].Counterfactual, a[i].Paths[2].Counterfactual); d == 0 {
+				t.Errorf("instance %d: paths 1 and 2 are identical; want different seeded paths", i)
+			}
+			std := 0.0
+			for _, v := range a[i].AttributionStd {
+				std += v
+			}
+			if std == 0 {
+				t.Errorf("instance %d: zero spread across 3 paths", i)
+			}
+		}
+		cfg.Seed = 2
+		c := explainOn(t, s, cfg, s.XTest[:1])
+		if d := maxDiff(a[0].Paths[1].Counterfactual, c[0].Paths[1].Counterfactual); d == 0 {
+			t.Error("a different seed gave the same path")
+		}
+	})
+}
+
+// With the defaults, at least 95% of the test split's counterfactuals are valid (98% for
+// the built-in classifier on W-BC), and the default target is never the prediction.
+func TestValidityOnTestSplit(t *testing.T) {
+	forEachKind(t, func(t *testing.T, s *pipeline.Setup) {
+		ex := explainOn(t, s, quce.DefaultConfig(), s.XTest)
+		valid := 0
+		for _, e := range ex {
+			if e.Path0().Valid {
+				valid++
+			}
+			if e.Target == e.PredictedClass {
+				t.Fatalf("default target %d equals the predicted class", e.Target)
+			}
+			if e.Probabilities[e.Target] > e.Probabilities[e.PredictedClass] {
+				t.Fatalf("target %d is more probable than the prediction %d: %v", e.Target, e.PredictedClass, e.Probabilities)
+			}
+		}
+		rate := float64(valid) / float64(len(ex))
+		t.Logf("validity on %d test rows: %.4f; mean |gap| %.2e", len(ex), rate, meanAbsGap(ex))
+		want := 0.95
+		if s.Options.Model == nil && s.Data.NumClasses() == 2 {
+			want = 0.98
+		}
+		if rate < want {
+			t.Errorf("validity %.4f < %v", rate, want)
+		}
+	})
+}
+
+// The same network as a native GoMLX model and as an ONNX file gives the same explanation
+// within 1e-4: attribution, Φ±, F(τ|x_c), the completeness gap and the counterfactual.
+//
+// With Adam, float32 rounding differences between the two graphs (ONNX's Gemm sums in
+// another order) are amplified where a feature's gradient is near zero: Adam divides m by
+// √v, so noise of 1e-8 moves such a feature by up to φ a step. The counterfactuals then
+// differ by up to 2e-3 (and Φ± with them, through ε) while the attributions still agree to
+// 3e-5; with plain gradient descent nothing amplifies the noise and everything agrees.
+func TestNativeAndONNXExplainAlike(t *testing.T) {
+	native, onnx := testsetup.WBCStd(false)(t), testsetup.WBCStd(true)(t)
+	rows := native.XTest[:10]
+	for _, tc := range []struct {
+		opt           quce.Optimizer
+		cfTol, attTol float64
+	}{{quce.GD, 1e-4, 1e-4}, {quce.Adam, 5e-3, 1e-4}} {
+		t.Run(string(tc.opt), func(t *testing.T) {
+			cfg := quce.DefaultConfig()
+			cfg.Optimizer = tc.opt
+			if tc.opt == quce.GD {
+				cfg.LearningRate = 0.1
+			}
+			a := explainOn(t, native, cfg, rows)
+			b := explainOn(t, onnx, cfg, rows)
+			var cf, att float64
+			for i := range a {
+				pa, pb := a[i].Path0(), b[i].Path0()
+				cf = max(cf, maxDiff(pa.Counterfactual, pb.Counterfactual), maxDiff(a[i].AttributionPlus, b[i].AttributionPlus),
+					maxDiff(a[i].AttributionMinus, b[i].AttributionMinus))
+				att = max(att, maxDiff(a[i].Attribution, b[i].Attribution), math.Abs(pa.ProbEnd-pb.ProbEnd),
+					math.Abs(a[i].CompletenessGap-b[i].CompletenessGap))
+			}
+			t.Logf("native vs ONNX on 10 rows: counterfactual and Φ± differ by %.2e, attribution, F and gap by %.2e", cf, att)
+			if cf > tc.cfTol || att > tc.attTol {
+				t.Errorf("differences %.2e / %.2e exceed %.0e / %.0e", cf, att, tc.cfTol, tc.attTol)
+			}
+		})
+	}
+}
