@@ -207,7 +207,7 @@ func Train(b compute.Backend, X [][]float32, y []int, classes int, cfg Config) (
 		}
 		// A NaN in the weights keeps the loss NaN, so checking once an epoch is enough.
 		if math.IsNaN(float64(last)) || math.IsInf(float64(last), 0) {
-			return nil, fmt.Errorf("classifier: training loss became %v at epoch %d; fix: lower the learning rate", last, epoch)
+			return nil, fmt.Errorf("classifier: training loss became %v at epoch %d; fix: lower the learning rate (Config.LearningRate in Go), or check the data for extreme values", last, epoch)
 		}
 	}
 	weights, err := trainedVariables(store)

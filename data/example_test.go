@@ -58,5 +58,5 @@ func ExampleError() {
 	_, err := data.Parse(strings.NewReader(csv), "data.csv", data.LoadOptions{})
 	fmt.Println(err)
 	// Output:
-	// data.csv line 7, column "mean_radius": value "abc" is not a number; fix: make every feature cell a number (or remove the row)
+	// data.csv line 7, column "mean_radius": value "abc" is not a number; fix: features must be numbers: if "mean_radius" is the class column, name it with -target mean_radius; drop an identifier or free-text column; encode a category as numbers (one-hot); if only a few cells are text, correct them
 }

@@ -292,7 +292,7 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 					Line:    cl,
 					Column:  header[j],
 					Problem: "cell is empty",
-					Fix:     "fill in every cell (or remove the row)",
+					Fix:     "fill in the missing value, or remove the row (or the column, if it is mostly empty)",
 				}
 			}
 			if j == tcol {
@@ -331,7 +331,7 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 					e.Fix = "write decimals with a point, e.g. 1.5 instead of 1,5"
 				default:
 					e.Problem = "is not a number"
-					e.Fix = "make every feature cell a number (or remove the row)"
+					e.Fix = fmt.Sprintf("features must be numbers: if %q is the class column, name it with -target %s; drop an identifier or free-text column; encode a category as numbers (one-hot); if only a few cells are text, correct them", header[j], header[j])
 				}
 				return nil, e
 			}

@@ -441,8 +441,8 @@ func TestErrorMessage(t *testing.T) {
 		e    Error
 		want string
 	}{
-		{Error{File: "data.csv", Line: 7, Column: "mean_radius", Value: "abc", Problem: "is not a number", Fix: "make every feature cell a number (or remove the row)"},
-			`data.csv line 7, column "mean_radius": value "abc" is not a number; fix: make every feature cell a number (or remove the row)`},
+		{Error{File: "data.csv", Line: 7, Column: "mean_radius", Value: "abc", Problem: "is not a number", Fix: "correct the cell"},
+			`data.csv line 7, column "mean_radius": value "abc" is not a number; fix: correct the cell`},
 		{Error{File: "data.csv", Problem: "file is empty", Fix: "add rows"}, "data.csv: file is empty; fix: add rows"},
 		{Error{Line: 3, Problem: "row has 2 cells but the header has 3"}, "line 3: row has 2 cells but the header has 3"},
 		{Error{Column: "t", Problem: "bad"}, `column "t": bad`},

@@ -97,7 +97,7 @@ func Split(d *Dataset, testFrac float64, seed int64) (trainIdx, testIdx []int, e
 		return nil, nil, &Error{
 			File:    name,
 			Problem: fmt.Sprintf("the test set would be empty (%d rows, test fraction %v)", d.Rows(), testFrac),
-			Fix:     "use more rows (at least two in some class) or a larger test fraction",
+			Fix:     "use more rows (at least two in some class)",
 		}
 	}
 	sort.Ints(trainIdx)

@@ -218,7 +218,7 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	if s == nil || s.Explainer == nil || s.Classifier == nil {
+	if s == nil || s.Explainer == nil || s.Model == nil {
 		return nil, fmt.Errorf("eval: the setup has no trained models; fix: prepare it with pipeline.Prepare")
 	}
 	logf := o.Progress

@@ -295,7 +295,7 @@ func (e *Explainer) classProbs(ctx context.Context, pts [][]float32) ([][]float6
 			if e.clf.output == Probabilities {
 				for k, v := range raw[i*nOut : (i+1)*nOut] {
 					if !(v >= -1e-6 && v <= 1+1e-6) {
-						return nil, fmt.Errorf("quce: the model is declared to output probabilities, but its output %d is %v on row %d; fix: declare its outputs as logits (-model-output logit)", k, v, start+i)
+						return nil, fmt.Errorf("quce: the model is declared to output probabilities, but it output %v (output %d), outside [0, 1]; fix: declare its outputs as logits (-model-output logit)", v, k)
 					}
 				}
 			}

@@ -56,8 +56,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	f.register(fs)
 	batches := fs.String("rows", "1,100,455", "comma-separated batch sizes B (rows of the training split, repeated if B exceeds it)")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := f.parse(fs, args); err != nil {
+		return err
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -75,7 +75,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	f.noCache = true
 	var phases []phase
 	var s *pipeline.Setup
-	p, err := timed("prepare (classifier + VAE training)", 0, func() error { s, err = f.prepare(); return err })
+	p, err := timed("prepare (classifier + VAE training)", 0, func() error { s, err = f.prepare(nil); return err })
 	if err != nil {
 		return err
 	}

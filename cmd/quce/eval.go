@@ -24,8 +24,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	evalSeed := fs.Uint64("eval-seed", d.Seed, "seed choosing the instances and seeding DiCE-random")
 	jsonPath := fs.String("json", "", "write the report as JSON to this file")
 	svgDir := fs.String("svg", "", "write the evaluation plot (SVG) into this folder")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := f.parse(fs, args); err != nil {
+		return err
 	}
 	cfg, err := f.config()
 	if err != nil {
@@ -37,21 +37,25 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("-n %d: fix: evaluate at least 1 instance", o.N)
 	}
 	if o.Splits, err = eval.ParseSplits(*splits); err != nil {
-		return err
+		return fmt.Errorf("-splits %q: %w", *splits, err)
 	}
 	if o.Methods, err = eval.ParseMethods(*methods); err != nil {
-		return err
+		return fmt.Errorf("-methods %q: %w", *methods, err)
 	}
 	svgPath := ""
 	if *svgDir != "" {
 		svgPath = filepath.Join(*svgDir, "evaluation.svg")
 	}
-	for _, p := range []string{*jsonPath, svgPath} {
-		if err := f.checkOutput(p); err != nil {
-			return err
-		}
+	if err := f.checkOutput("-json", *jsonPath); err != nil {
+		return err
 	}
-	s, err := f.prepare()
+	if err := f.checkOutputDir("-svg", *svgDir); err != nil {
+		return err
+	}
+	if err := f.checkOutput("-svg", svgPath); err != nil {
+		return err
+	}
+	s, err := f.prepare(nil)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -9,9 +11,12 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
@@ -19,11 +24,15 @@ import (
 
 type explainFlags struct {
 	common
-	split    string
-	n, top   int
-	jsonPath string
-	svgDir   string
-	frozen   string
+	split     string
+	n         string
+	rows      string
+	instances string
+	top       int
+	jsonPath  string
+	csvPath   string
+	svgDir    string
+	frozen    string
 }
 
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -32,14 +41,17 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("quce explain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.register(fs)
-	fs.StringVar(&f.split, "split", "test", "which split's rows to explain: train or test")
-	fs.IntVar(&f.n, "n", 5, "explain the first n rows of the split")
+	fs.StringVar(&f.split, "split", "test", "which rows -n and -rows choose from: train, test or all (with -rows and no -split: any)")
+	fs.StringVar(&f.n, "n", "", "explain the first n rows of the split, or all (default 5; all rows of an -instances file)")
+	fs.StringVar(&f.rows, "rows", "", "explain these rows, named by their line in the CSV file (header = line 1), e.g. 3,17,42")
+	fs.StringVar(&f.instances, "instances", "", "explain new instances from this CSV file: the data's feature columns, in any order (the target column may be absent)")
 	fs.IntVar(&f.top, "top", 5, "features printed per instance")
 	fs.StringVar(&f.jsonPath, "json", "", "write the results as JSON to this file")
+	fs.StringVar(&f.csvPath, "csv", "", "write the results as a long table (one row per instance and feature) to this CSV file")
 	fs.StringVar(&f.svgDir, "svg", "", "write plots (SVG) for every instance into this folder")
 	fs.StringVar(&f.frozen, "frozen", "", "comma-separated feature names that may not change")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := f.parse(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q; fix: put flags before nothing else (quce explain -n 3)", fs.Arg(0))
@@ -48,58 +60,89 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if f.split != "train" && f.split != "test" {
-		return fmt.Errorf("-split %q: fix: use train or test", f.split)
-	}
-	if f.n <= 0 {
-		return fmt.Errorf("-n %d: fix: explain at least 1 row", f.n)
-	}
-	if err := f.checkOutput(f.jsonPath); err != nil {
+	if err := f.rowFlags(); err != nil {
 		return err
 	}
-	s, err := f.prepare()
+	if f.top < 0 {
+		return fmt.Errorf("-top %d: fix: print 0 or more features per instance", f.top)
+	}
+	if err := distinctOutputs(map[string]string{"-json": f.jsonPath, "-csv": f.csvPath}); err != nil {
+		return err
+	}
+	for _, o := range []struct{ flag, path string }{{"-json", f.jsonPath}, {"-csv", f.csvPath}} {
+		if err := f.checkOutput(o.flag, o.path); err != nil {
+			return err
+		}
+	}
+	if err := f.checkOutputDir("-svg", f.svgDir); err != nil {
+		return err
+	}
+	var sel *selection
+	var frozen []bool
+	s, err := f.prepare(func(ds *data.Dataset, tr, te []int) error {
+		if frozen, err = frozenMask(f.frozen, ds.Features); err != nil {
+			return err
+		}
+		sel, err = f.selectRows(ds, tr, te)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	rows, idx := s.XTest, s.TestIdx
-	if f.split == "train" {
-		rows, idx = s.XTrain, s.TrainIdx
-	}
-	if f.n > len(rows) {
-		return fmt.Errorf("-n %d: the %s split has only %d rows; fix: use -n %d or less", f.n, f.split, len(rows), len(rows))
-	}
-	frozen, err := frozenMask(f.frozen, s.Data.Features)
-	if err != nil {
-		return err
+	if !slices.Equal(s.TrainIdx, sel.trainIdx) || !slices.Equal(s.TestIdx, sel.testIdx) {
+		return fmt.Errorf("internal error: the split of the prepared models differs from the split the rows were chosen from")
 	}
 	target, err := eval.ClassIndex(s.Data.Labels, f.class)
 	if err != nil {
 		return err
 	}
-	qs := make([]quce.Query, f.n)
-	for i := range qs {
-		qs[i] = quce.Query{X: rows[i], Target: target, Frozen: frozen}
+	qs := make([]quce.Query, len(sel.picks))
+	for i, p := range sel.picks {
+		qs[i] = quce.Query{X: s.Scaler.TransformRow(p.x), Target: target, Frozen: frozen}
 	}
-	f.logf("explaining %d %s rows: %d steps of %s, λ = %g, %g, %g", f.n, f.split, cfg.Steps, cfg.Optimizer, cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
+	pics, err := plotFiles(f, s, sel)
+	if err != nil {
+		return err
+	}
+	f.logf("explaining %d rows of %s: %d steps of %s, λ = %g, %g, %g", len(qs), sel.file, cfg.Steps, cfg.Optimizer, cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
 	ex, tm, err := s.Explainer.ExplainTimed(ctx, cfg, qs)
 	if err != nil {
 		return err
 	}
 	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs", tm.Optimisation, tm.Uncertainty)
-	printExplanations(stdout, s, ex, idx, f.split, f.top)
+	printExplanations(stdout, s, ex, sel, f.top)
+	var outs []output
 	if f.jsonPath != "" {
-		doc := explainDoc(s, cfg, f, ex, idx)
-		b, err := json.MarshalIndent(doc, "", " ")
+		b, err := marshalJSON(explainDoc(s, cfg, f, ex, sel))
 		if err != nil {
 			return err
 		}
-		if err := writeOutput(f.jsonPath, append(b, '\n')); err != nil {
+		outs = append(outs, output{f.jsonPath, b})
+	}
+	if f.csvPath != "" {
+		b, err := explainCSV(s, ex, sel)
+		if err != nil {
 			return err
 		}
-		f.logf("wrote %s", f.jsonPath)
+		outs = append(outs, output{f.csvPath, b})
+	}
+	var svgs []output
+	if f.svgDir != "" {
+		if svgs, err = pics.draw(ex); err != nil {
+			return err
+		}
+		outs = append(outs, svgs...)
+	}
+	if err := writeOutputs(outs); err != nil {
+		return err
+	}
+	for _, p := range []string{f.jsonPath, f.csvPath} {
+		if p != "" {
+			f.logf("wrote %s", p)
+		}
 	}
 	if f.svgDir != "" {
-		return writeExplainPlots(f, s, ex, idx)
+		f.logf("wrote %d plots into %s", len(svgs), f.svgDir)
 	}
 	return nil
 }
@@ -116,6 +159,9 @@ func frozenMask(list string, features []string) ([]bool, error) {
 			return nil, fmt.Errorf("-frozen: unknown feature %q; fix: use names from the header (%s, ...)", name, strings.Join(features[:min(4, len(features))], ", "))
 		}
 		mask[i] = true
+	}
+	if !slices.Contains(mask, false) {
+		return nil, fmt.Errorf("-frozen: every feature is frozen, so nothing can change; fix: leave at least one feature free")
 	}
 	return mask, nil
 }
@@ -140,8 +186,14 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, idx []int, split string, top int) {
+// legend explains the Φ− and Φ+ columns, so that nobody reads them as an interval.
+const legend = "Φ− and Φ+: attribution of moving the counterfactual by −ε and +ε (ε: the VAE's reconstruction gap), i.e. its uncertainty; not an interval around the attribution"
+
+func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection, top int) {
 	labels := s.Data.Labels
+	if top > 0 {
+		fmt.Fprintln(w, legend)
+	}
 	for i, e := range ex {
 		p := e.Path0()
 		status := "valid"
@@ -151,12 +203,15 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, i
 				status = "FAILED: " + p.Failure
 			}
 		}
-		fmt.Fprintf(w, "\n%s row %d (data row %d): predicted %q, target %q: F(target) %.4f -> %.4f, %s (%d steps, completeness gap %.1e)\n",
-			split, i, idx[i]+1, labels[e.PredictedClass], labels[e.Target], e.ProbStart, p.ProbEnd, status, p.Steps, e.CompletenessGap)
+		fmt.Fprintf(w, "\n%s: predicted %q, target %q: F(target) %.4f -> %.4f, %s (%d steps, completeness gap %.1e)\n",
+			sel.name(sel.picks[i]), labels[e.PredictedClass], labels[e.Target], e.ProbStart, p.ProbEnd, status, p.Steps, e.CompletenessGap)
+		if top == 0 {
+			continue
+		}
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  feature\toriginal\t-> counterfactual\tattribution\t[minus, plus]")
+		fmt.Fprintln(tw, "  feature\toriginal\t-> counterfactual\tattribution\tΦ−\tΦ+")
 		for _, f := range quce.RankFeatures(e.Attribution)[:min(top, len(e.Attribution))] {
-			fmt.Fprintf(tw, "  %s\t%.4g\t-> %.4g\t%+.4f\t[%+.4f, %+.4f]\n", s.Data.Features[f], e.XOriginal[f],
+			fmt.Fprintf(tw, "  %s\t%.4g\t-> %.4g\t%+.4f\t%+.4f\t%+.4f\n", s.Data.Features[f], sel.picks[i].x[f],
 				p.CounterfactualOriginal[f], e.Attribution[f], e.AttributionMinus[f], e.AttributionPlus[f])
 		}
 		tw.Flush()
@@ -165,35 +220,49 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, i
 
 // resultJSON is one instance in quce explain's JSON. With several paths the attribution
 // fields are the expectations over paths (exQUCE) and the counterfactual is path 1's.
+// x_original is the row as read from its file.
 type resultJSON struct {
-	Index                  int    `json:"index"`
-	SplitRow               int    `json:"split_row"`
-	PredictedClass         int    `json:"predicted_class"`
-	PredictedClassName     string `json:"predicted_class_name"`
-	TargetClass            int    `json:"target_class"`
-	TargetClassName        string `json:"target_class_name"`
-	ClassProbabilities     jvec   `json:"class_probabilities"`
-	ProbTargetStart        jnum   `json:"prob_target_start"`
-	ProbTargetEnd          jnum   `json:"prob_target_end"`
-	Valid                  bool   `json:"valid"`
-	Failure                string `json:"failure,omitempty"`
-	X                      jvec   `json:"x"`
-	Counterfactual         jvec   `json:"counterfactual"`
-	XOriginal              jvec   `json:"x_original"`
-	CounterfactualOriginal jvec   `json:"counterfactual_original"`
-	Attribution            jvec   `json:"attribution"`
-	AttributionStd         jvec   `json:"attribution_std"`
-	AttributionPlus        jvec   `json:"attribution_plus"`
-	AttributionMinus       jvec   `json:"attribution_minus"`
-	Epsilon                jvec   `json:"epsilon"`
-	CompletenessGap        jnum   `json:"completeness_gap"`
-	CFUncertainty          jnum   `json:"cf_uncertainty"`
-	CFUncertaintyPaper     jnum   `json:"cf_uncertainty_paper"`
-	PathUncertainty        jnum   `json:"path_uncertainty"`
-	PathUncertaintyPaper   jnum   `json:"path_uncertainty_paper"`
-	PathSteps              int    `json:"path_steps"`
-	Paths                  int    `json:"paths"`
-	ValidPaths             jnum   `json:"valid_paths"`
+	File                   string   `json:"file"`  // the CSV file holding the row
+	Line                   int      `json:"line"`  // the row's line in File (header = line 1)
+	Split                  string   `json:"split"` // train, test, or instances (a row of -instances)
+	PredictedClass         int      `json:"predicted_class"`
+	PredictedClassName     string   `json:"predicted_class_name"`
+	TargetClass            int      `json:"target_class"`
+	TargetClassName        string   `json:"target_class_name"`
+	ClassProbabilities     jvec     `json:"class_probabilities"`
+	ProbTargetStart        jnum     `json:"prob_target_start"`
+	ProbTargetEnd          jnum     `json:"prob_target_end"`
+	Valid                  bool     `json:"valid"`
+	Failure                string   `json:"failure,omitempty"`
+	X                      jvec     `json:"x"`
+	Counterfactual         jvec     `json:"counterfactual"`
+	XOriginal              jvec     `json:"x_original"`
+	CounterfactualOriginal jvec     `json:"counterfactual_original"`
+	Attribution            jvec     `json:"attribution"`
+	AttributionStd         jvec     `json:"attribution_std"`
+	AttributionPlus        jvec     `json:"attribution_plus"`
+	AttributionMinus       jvec     `json:"attribution_minus"`
+	Epsilon                jvec     `json:"epsilon"`
+	CompletenessGap        jnum     `json:"completeness_gap"`
+	CFUncertainty          jnum     `json:"cf_uncertainty"`
+	CFUncertaintyPaper     jnum     `json:"cf_uncertainty_paper"`
+	PathUncertainty        jnum     `json:"path_uncertainty"`
+	PathUncertaintyPaper   jnum     `json:"path_uncertainty_paper"`
+	PathSteps              int      `json:"path_steps"`
+	Paths                  int      `json:"paths"`
+	ValidPathsCount        int      `json:"valid_paths_count"`
+	Path                   pathJSON `json:"path"`
+}
+
+// pathJSON is the kept points of path 1 (the one from x), enough to redraw the path figure:
+// point k is the path's point after Step[k] optimisation steps (0 is x).
+type pathJSON struct {
+	Step             []int `json:"step"`
+	Points           jmat  `json:"points"`          // standardised
+	PointsOriginal   jmat  `json:"points_original"` // in the data's units
+	Probability      jvec  `json:"probability"`     // F(τ|·)
+	Uncertainty      jvec  `json:"uncertainty"`     // L_ε, trained form
+	UncertaintyPaper jvec  `json:"uncertainty_paper"`
 }
 
 // jnum and jvec are numbers that may be non-finite (a failed path's uncertainty, say):
@@ -217,38 +286,132 @@ func (v jvec) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.Explanation, idx []int) map[string]any {
+type jmat [][]float64
+
+func (m jmat) MarshalJSON() ([]byte, error) {
+	out := make([]jvec, len(m))
+	for i, v := range m {
+		out[i] = v
+	}
+	return json.Marshal(out)
+}
+
+// lineNote documents the row numbering in the JSON itself.
+const lineNote = "line: the row's line in its CSV file (file; the header is line 1, so the first data row is line 2)"
+
+func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.Explanation, sel *selection) map[string]any {
 	results := make([]resultJSON, len(ex))
 	for i, e := range ex {
 		p := e.Path0()
+		valid := 0
+		for _, q := range e.Paths {
+			if q.Valid {
+				valid++
+			}
+		}
+		pk := sel.picks[i]
 		results[i] = resultJSON{
-			Index: idx[i], SplitRow: i, PredictedClass: e.PredictedClass, TargetClass: e.Target,
+			File: sel.file, Line: pk.line, Split: pk.split,
+			PredictedClass: e.PredictedClass, TargetClass: e.Target,
 			PredictedClassName: s.Data.Labels[e.PredictedClass], TargetClassName: s.Data.Labels[e.Target],
 			ClassProbabilities: e.Probabilities,
 			ProbTargetStart:    jnum(e.ProbStart), ProbTargetEnd: jnum(p.ProbEnd), Valid: p.Valid, Failure: p.Failure,
-			X: e.X, Counterfactual: p.Counterfactual, XOriginal: e.XOriginal, CounterfactualOriginal: p.CounterfactualOriginal,
+			X: e.X, Counterfactual: p.Counterfactual, XOriginal: pk.x, CounterfactualOriginal: p.CounterfactualOriginal,
 			Attribution: e.Attribution, AttributionStd: e.AttributionStd, AttributionPlus: e.AttributionPlus,
 			AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon, CompletenessGap: jnum(e.CompletenessGap),
 			CFUncertainty: jnum(p.CFUncertainty), CFUncertaintyPaper: jnum(p.CFUncertaintyPaper),
 			PathUncertainty: jnum(p.PathUncertainty), PathUncertaintyPaper: jnum(p.PathUncertaintyPaper),
-			PathSteps: p.Steps, Paths: len(e.Paths), ValidPaths: jnum(e.ValidRate()),
+			PathSteps: p.Steps, Paths: len(e.Paths), ValidPathsCount: valid,
+			Path: pathJSON{
+				Step: p.Step, Points: p.Points, PointsOriginal: s.Scaler.Inverse(p.Points),
+				Probability: p.Probability, Uncertainty: p.Uncertainty, UncertaintyPaper: p.UncertaintyPaper,
+			},
 		}
 	}
-	return map[string]any{
-		"dataset":  datasetJSON(s),
-		"backend":  s.BackendInfo.Config,
-		"versions": versions(),
+	lines := []int{}
+	if l, _ := f.lineList(); l != nil {
+		lines = l
+	}
+	doc := map[string]any{
+		"dataset":   datasetJSON(s),
+		"data_file": pipeline.DataFile(s.Data),
+		"backend":   s.BackendInfo.Config,
+		"versions":  versions(),
 		"config": map[string]any{
-			"quce": cfg, "split": f.split, "split_seed": s.Options.SplitSeed, "test_fraction": s.Options.TestFraction,
+			"quce": cfg, "split": f.split, "n": f.n, "rows": lines, "instances": f.instances,
+			"split_seed": s.Options.SplitSeed, "test_fraction": s.Options.TestFraction,
 			"model": modelJSON(s), "vae": s.VAE.Config, "class": f.class, "frozen": splitList(f.frozen),
 		},
 		"models": map[string]any{
 			"cache_key": s.CacheKey, "train_accuracy": s.TrainAccuracy, "test_accuracy": s.TestAccuracy,
 			"vae_train": s.VAETrain, "vae_test": s.VAETest,
 		},
-		"features": s.Data.Features,
-		"results":  results,
+		"scaler":       map[string]any{"mean": jvec(s.Scaler.Mean), "std": jvec(s.Scaler.Std)},
+		"features":     s.Data.Features,
+		"line_numbers": lineNote,
+		"results":      results,
 	}
+	if sel.instances {
+		doc["instance_file"] = sel.file
+	}
+	return doc
+}
+
+// csvColumns are the columns of the -csv table: one row per instance and feature. The
+// instance is named by file and line; original and counterfactual are in the data's units,
+// epsilon is standardised; the columns after epsilon are the instance's own figures,
+// repeated on each of its rows.
+var csvColumns = []string{
+	"file", "line", "split", "feature", "rank", "original", "counterfactual",
+	"attribution", "attribution_std", "attribution_plus", "attribution_minus", "epsilon",
+	"predicted_class", "target_class", "prob_target_start", "prob_target_end", "valid",
+	"completeness_gap", "cf_uncertainty", "cf_uncertainty_paper", "path_uncertainty",
+	"path_uncertainty_paper", "path_steps", "paths", "valid_paths_count",
+}
+
+// explainCSV is the tidy long table of -csv, which pandas (read_csv) and R (read.csv) read
+// as it is: a header, one row per instance and feature, numbers in full precision and NA
+// for a number that is not finite.
+func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.Write(csvColumns); err != nil {
+		return nil, err
+	}
+	num := func(v float64) string {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return "NA"
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	for i, e := range ex {
+		p, pk := e.Path0(), sel.picks[i]
+		valid := 0
+		for _, q := range e.Paths {
+			if q.Valid {
+				valid++
+			}
+		}
+		rank := make([]int, len(e.Attribution))
+		for r, f := range quce.RankFeatures(e.Attribution) {
+			rank[f] = r + 1
+		}
+		for f, name := range s.Data.Features {
+			rec := []string{
+				sel.file, strconv.Itoa(pk.line), pk.split, name, strconv.Itoa(rank[f]),
+				num(pk.x[f]), num(p.CounterfactualOriginal[f]),
+				num(e.Attribution[f]), num(e.AttributionStd[f]), num(e.AttributionPlus[f]), num(e.AttributionMinus[f]), num(p.Epsilon[f]),
+				s.Data.Labels[e.PredictedClass], s.Data.Labels[e.Target], num(e.ProbStart), num(p.ProbEnd), strconv.FormatBool(p.Valid),
+				num(e.CompletenessGap), num(p.CFUncertainty), num(p.CFUncertaintyPaper), num(p.PathUncertainty),
+				num(p.PathUncertaintyPaper), strconv.Itoa(p.Steps), strconv.Itoa(len(e.Paths)), strconv.Itoa(valid),
+			}
+			if err := w.Write(rec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
 }
 
 func datasetJSON(s *pipeline.Setup) map[string]any {

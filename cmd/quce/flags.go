@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -13,10 +14,10 @@ import (
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/eval"
-	"github.com/quce-go/quce/internal/atomicfile"
 	"github.com/quce-go/quce/onnxmodel"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/vae"
 )
 
 // common holds the flags every command shares: the data, the models and the QUCE settings.
@@ -38,9 +39,13 @@ type common struct {
 	threshold          float64
 	seed               uint64
 	optimizer, rule    string
+	hidden             string
+	epochs, latent     int
+	vaeEpochs          int
 	force              bool
 	quiet              bool
 	stderr             io.Writer
+	set                map[string]bool // the flags given on the command line
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -60,43 +65,136 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.lr, "lr", d.LearningRate, "learning rate φ")
 	fs.IntVar(&c.steps, "steps", d.Steps, "optimisation steps n")
 	fs.IntVar(&c.k, "k", d.K, "Riemann points per path segment, and points of the ± integrals")
-	fs.StringVar(&c.rule, "rule", string(d.Rule), "path-attribution rule: trapezoid or riemann")
+	fs.StringVar(&c.rule, "rule", string(d.Rule), "path-attribution rule: trapezoid, simpson or riemann")
 	fs.IntVar(&c.paths, "paths", d.Paths, "paths per instance m (exQUCE when > 1)")
 	fs.IntVar(&c.samples, "samples", d.Samples, "latent samples S in the VAE loss (0: the mean code)")
 	fs.IntVar(&c.earlyStop, "early-stop", d.EarlyStop, "stop a row once valid for this many steps (0: off)")
 	fs.Float64Var(&c.threshold, "threshold", d.Threshold, "decision threshold ϑ")
 	fs.Uint64Var(&c.seed, "seed", d.Seed, "seed of the paths' offsets and latent samples")
 	fs.StringVar(&c.optimizer, "optimizer", string(d.Optimizer), "adam, sgd (momentum 0.9) or gd")
+	dc, dv := classifier.DefaultConfig(), vae.DefaultConfig()
+	fs.StringVar(&c.hidden, "hidden", intList(dc.Hidden), "hidden layer widths of the built-in classifier, comma-separated (e.g. 60 or 64,32)")
+	fs.IntVar(&c.epochs, "epochs", dc.Epochs, "training epochs of the built-in classifier")
+	fs.IntVar(&c.latent, "latent", dv.Latent, "latent dimensions of the VAE")
+	fs.IntVar(&c.vaeEpochs, "vae-epochs", dv.MaxEpochs, "most training epochs of the VAE (it stops earlier once its validation loss stops improving)")
 	fs.BoolVar(&c.force, "force", false, "overwrite existing output files")
 	fs.BoolVar(&c.quiet, "q", false, "no progress messages on stderr")
 }
 
-// config builds and validates the QUCE configuration from the flags.
+// parse parses the command line and records which flags it gave.
+func (c *common) parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	c.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { c.set[fl.Name] = true })
+	return nil
+}
+
+// config builds and validates the QUCE configuration from the flags; every error names
+// the flag.
 func (c *common) config() (quce.Config, error) {
 	cfg := quce.DefaultConfig()
 	parts := strings.Split(c.lambdas, ",")
 	if len(parts) != 3 {
 		return cfg, fmt.Errorf("-lambdas %q: want three comma-separated numbers such as 1,0.01,0.1", c.lambdas)
 	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	for i, p := range parts {
 		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil {
 			return cfg, fmt.Errorf("-lambdas %q: λ%d %q is not a number; fix: use three numbers such as 1,0.01,0.1", c.lambdas, i+1, p)
 		}
+		if !finite(v) || v < 0 {
+			return cfg, fmt.Errorf("-lambdas %q: λ%d = %v is not allowed; fix: use finite weights ≥ 0 such as 1,0.01,0.1", c.lambdas, i+1, v)
+		}
 		*[]*float64{&cfg.Lambda1, &cfg.Lambda2, &cfg.Lambda3}[i] = v
+	}
+	if cfg.Lambda1 == 0 {
+		return cfg, fmt.Errorf("-lambdas %q: λ1 = 0 leaves nothing moving x towards the target class; fix: use a positive λ1 such as 1", c.lambdas)
 	}
 	opt, err := quce.ParseOptimizer(c.optimizer)
 	if err != nil {
-		return cfg, err
+		return cfg, fmt.Errorf("-optimizer %q: unknown optimizer; fix: use adam, sgd or gd", c.optimizer)
 	}
 	rule, err := quce.ParseRule(c.rule)
 	if err != nil {
-		return cfg, err
+		return cfg, fmt.Errorf("-rule %q: unknown attribution rule; fix: use trapezoid, simpson or riemann", c.rule)
+	}
+	checks := []struct {
+		bad       bool
+		flag, fix string
+		value     any
+	}{
+		{!finite(c.lr) || c.lr <= 0, "-lr", "use a positive learning rate such as 0.01", c.lr},
+		{c.steps <= 0, "-steps", "use at least 1 step (1000 is the default)", c.steps},
+		{c.k <= 0, "-k", "use at least 1 point (10 is typical)", c.k},
+		{!(c.threshold > 0 && c.threshold < 1), "-threshold", "use a probability strictly between 0 and 1, such as 0.5", c.threshold},
+		{c.earlyStop < 0, "-early-stop", "use 0 (off) or a positive number of steps", c.earlyStop},
+		{c.paths <= 0, "-paths", "use at least 1 path", c.paths},
+		{c.samples < 0, "-samples", "use 0 (the mean code) or a positive number of samples", c.samples},
+	}
+	for _, ch := range checks {
+		if ch.bad {
+			return cfg, fmt.Errorf("%s %v is not allowed; fix: %s", ch.flag, ch.value, ch.fix)
+		}
 	}
 	cfg.Optimizer, cfg.Rule = opt, rule
 	cfg.LearningRate, cfg.Steps, cfg.K, cfg.Paths = c.lr, c.steps, c.k, c.paths
 	cfg.Samples, cfg.EarlyStop, cfg.Threshold, cfg.Seed = c.samples, c.earlyStop, c.threshold, c.seed
-	return cfg, cfg.Validate()
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("the QUCE settings: %w", err)
+	}
+	return cfg, nil
+}
+
+// maxWidth bounds -hidden and -latent: wider layers are almost surely a typo.
+const maxWidth = 100_000
+
+// modelConfigs builds the built-in classifier's and the VAE's configurations from -hidden,
+// -epochs, -latent and -vae-epochs; every error names the flag.
+func (c *common) modelConfigs() (classifier.Config, vae.Config, error) {
+	cc, vc := classifier.DefaultConfig(), vae.DefaultConfig()
+	if c.modelPath != "" {
+		for _, name := range []string{"hidden", "epochs"} {
+			if c.set[name] {
+				return cc, vc, fmt.Errorf("-%s shapes the built-in classifier, which is not trained with -model; fix: drop -%s (or -model)", name, name)
+			}
+		}
+	}
+	cc.Hidden = nil
+	for _, p := range strings.Split(c.hidden, ",") {
+		w, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || w <= 0 || w > maxWidth {
+			return cc, vc, fmt.Errorf("-hidden %q: %q is not a layer width; fix: list positive widths up to %d, comma-separated, such as 60 or 64,32", c.hidden, strings.TrimSpace(p), maxWidth)
+		}
+		cc.Hidden = append(cc.Hidden, w)
+	}
+	switch {
+	case c.epochs <= 0:
+		return cc, vc, fmt.Errorf("-epochs %d: fix: train the classifier for at least 1 epoch (%d is the default)", c.epochs, classifier.DefaultConfig().Epochs)
+	case c.latent <= 0 || c.latent > maxWidth:
+		return cc, vc, fmt.Errorf("-latent %d: fix: use between 1 and %d latent dimensions (%d is the default)", c.latent, maxWidth, vae.DefaultConfig().Latent)
+	case c.vaeEpochs <= 0:
+		return cc, vc, fmt.Errorf("-vae-epochs %d: fix: allow the VAE at least 1 epoch (%d is the default)", c.vaeEpochs, vae.DefaultConfig().MaxEpochs)
+	}
+	cc.Epochs, vc.Latent, vc.MaxEpochs = c.epochs, c.latent, c.vaeEpochs
+	if err := cc.Validate(); err != nil {
+		return cc, vc, fmt.Errorf("the classifier settings (-hidden, -epochs): %w", err)
+	}
+	if err := vc.Validate(); err != nil {
+		return cc, vc, fmt.Errorf("the VAE settings (-latent, -vae-epochs): %w", err)
+	}
+	return cc, vc, nil
+}
+
+// intList formats widths as a flag value: "64,32".
+func intList(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }
 
 func (c *common) logf(format string, args ...any) {
@@ -105,20 +203,45 @@ func (c *common) logf(format string, args ...any) {
 	}
 }
 
-// prepare loads the data and trains or loads the models.
-func (c *common) prepare() (*pipeline.Setup, error) {
+// testFraction is the share of rows in the test split.
+const testFraction = 0.2
+
+// prepare loads the data and trains or loads the models. check, if set, runs on the data and
+// its split before any model is trained, so that a mistake in the rows or features asked
+// for fails at once.
+func (c *common) prepare(check func(ds *data.Dataset, trainIdx, testIdx []int) error) (*pipeline.Setup, error) {
 	var ds *data.Dataset
 	if c.dataPath != "" {
 		var err error
 		if ds, err = data.Load(c.dataPath, data.LoadOptions{Target: c.target}); err != nil {
 			return nil, err
 		}
-	} else if c.target != "" && c.target != data.WBC().Target {
-		return nil, fmt.Errorf("-target %q: the embedded W-BC data's target is %q; fix: drop -target or pass -data", c.target, data.WBC().Target)
+	} else {
+		ds = data.WBC()
+		if c.target != "" && c.target != ds.Target {
+			return nil, fmt.Errorf("-target %q: the embedded W-BC data's target is %q; fix: drop -target or pass -data", c.target, ds.Target)
+		}
 	}
-	opts := pipeline.Options{Data: ds, SplitSeed: c.splitSeed, CacheDir: c.cacheDir, Log: c.logf}
+	clf, v, err := c.modelConfigs()
+	if err != nil {
+		return nil, err
+	}
+	opts := pipeline.Options{Data: ds, SplitSeed: c.splitSeed, TestFraction: testFraction, CacheDir: c.cacheDir,
+		Classifier: clf, VAE: v, Log: c.logf}
 	if c.noCache {
 		opts.CacheDir = ""
+	}
+	if _, err := eval.ClassIndex(ds.Labels, c.class); err != nil {
+		return nil, err
+	}
+	if check != nil {
+		tr, te, err := data.Split(ds, testFraction, c.splitSeed)
+		if err != nil {
+			return nil, err
+		}
+		if err := check(ds, tr, te); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.loadModel(&opts); err != nil {
 		return nil, err
@@ -133,9 +256,6 @@ func (c *common) prepare() (*pipeline.Setup, error) {
 	}
 	for _, w := range s.Warnings {
 		c.logf("warning: %s", w)
-	}
-	if _, err := eval.ClassIndex(s.Data.Labels, c.class); err != nil {
-		return nil, err
 	}
 	return s, nil
 }
@@ -208,17 +328,3 @@ func modelJSON(s *pipeline.Setup) map[string]any {
 	}
 	return m
 }
-
-// checkOutput refuses to overwrite an existing file unless -force was given.
-func (c *common) checkOutput(path string) error {
-	if path == "" || c.force {
-		return nil
-	}
-	if _, err := os.Stat(path); err == nil {
-		return fmt.Errorf("%s already exists; fix: choose another name or pass -force to overwrite it", path)
-	}
-	return nil
-}
-
-// writeOutput writes a file atomically (no partial file is ever left behind).
-func writeOutput(path string, data []byte) error { return atomicfile.WriteFile(path, data) }

@@ -1,8 +1,11 @@
 // Command quce explains a neural network's decisions with QUCE, from the command line.
 //
-//	quce explain [flags]   explain the first -n rows of a split; print and write JSON (and SVG)
+//	quce explain [flags]   explain rows (-n, -rows) or new instances (-instances); print, write JSON, CSV, SVG
 //	quce eval [flags]      compare QUCE with its baselines on the paper's metrics
 //	quce bench [flags]     time every phase and print JSON
+//
+// Rows are named by their line in their CSV file (the header is line 1), in the text, the
+// JSON ("line"), the CSV and the SVG file names (line42-attribution.svg).
 //
 // With no -data flag it uses the embedded Wisconsin breast-cancer data. Trained models are
 // cached (see -cache), so a second run loads them. Run "quce <command> -h" for the flags.

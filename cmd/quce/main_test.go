@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/testsetup"
 )
 
@@ -39,9 +40,10 @@ func TestExplainJSON(t *testing.T) {
 	if len(results) != 2 {
 		t.Fatalf("%d results, want 2", len(results))
 	}
-	for _, k := range []string{"index", "target_class", "prob_target_start", "prob_target_end", "valid", "x",
+	for _, k := range []string{"file", "line", "split", "target_class", "prob_target_start", "prob_target_end", "valid", "x",
 		"counterfactual", "x_original", "counterfactual_original", "attribution", "attribution_plus",
-		"attribution_minus", "epsilon", "completeness_gap", "cf_uncertainty", "path_uncertainty", "path_steps"} {
+		"attribution_minus", "epsilon", "completeness_gap", "cf_uncertainty", "path_uncertainty", "path_steps",
+		"paths", "valid_paths_count", "path"} {
 		if _, ok := results[0].(map[string]any)[k]; !ok {
 			t.Errorf("result lacks %q", k)
 		}
@@ -58,6 +60,7 @@ func TestExplainJSON(t *testing.T) {
 }
 
 func TestCommandErrors(t *testing.T) {
+	allFeatures := strings.Join(data.WBC().Features, ",")
 	bad := filepath.Join(t.TempDir(), "bad.csv")
 	os.WriteFile(bad, []byte("a,b,y\n1,2,0\n3,x,1\n"), 0o644)
 	tests := []struct {
@@ -65,14 +68,31 @@ func TestCommandErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"explain", "-lambdas", "1,2"}, "three comma-separated numbers"},
-		{[]string{"explain", "-lambdas", "1,-2,0"}, "lambda2"},
-		{[]string{"explain", "-optimizer", "rmsprop"}, "unknown optimizer"},
-		{[]string{"explain", "-k", "0"}, "k = 0"},
-		{[]string{"explain", "-split", "val"}, "use train or test"},
+		{[]string{"explain", "-lambdas", "1,-2,0"}, "-lambdas \"1,-2,0\": λ2 = -2"},
+		{[]string{"explain", "-lambdas", "0,1,1"}, "positive λ1"},
+		{[]string{"explain", "-optimizer", "rmsprop"}, "-optimizer \"rmsprop\": unknown optimizer"},
+		{[]string{"explain", "-rule", "x"}, "-rule \"x\""},
+		{[]string{"explain", "-k", "0"}, "-k 0"},
+		{[]string{"explain", "-lr", "-1"}, "-lr -1"},
+		{[]string{"explain", "-steps", "0"}, "-steps 0"},
+		{[]string{"explain", "-threshold", "1"}, "-threshold 1"},
+		{[]string{"explain", "-paths", "0"}, "-paths 0"},
+		{[]string{"explain", "-samples", "-1"}, "-samples -1"},
+		{[]string{"explain", "-early-stop", "-1"}, "-early-stop -1"},
+		{[]string{"explain", "-top", "-1"}, "-top -1"},
+		{[]string{"explain", "-split", "val"}, "use train, test or all"},
+		{[]string{"explain", "-hidden", "60,0"}, "-hidden \"60,0\""},
+		{[]string{"explain", "-hidden", "wide"}, "-hidden \"wide\""},
+		{[]string{"explain", "-epochs", "0"}, "-epochs 0"},
+		{[]string{"explain", "-latent", "0"}, "-latent 0"},
+		{[]string{"explain", "-vae-epochs", "-3"}, "-vae-epochs -3"},
+		{[]string{"explain", "-model", "m.onnx", "-epochs", "5"}, "-epochs shapes the built-in classifier"},
+		{[]string{"eval", "-splits", "val"}, "-splits \"val\""},
 		{[]string{"explain", "-data", bad}, `column "b"`},
 		{[]string{"explain", "-data", "/nonexistent.csv"}, "nonexistent.csv"},
 		{[]string{"explain", "-n", "1000", "-cache", cacheDir()}, "has only 114 rows"},
 		{[]string{"explain", "-frozen", "nope", "-cache", cacheDir()}, `unknown feature "nope"`},
+		{[]string{"explain", "-frozen", allFeatures, "-cache", cacheDir()}, "every feature is frozen"},
 		{[]string{"eval", "-methods", "lime"}, "lime"},
 		{[]string{"bogus"}, "usage"},
 	}

@@ -170,3 +170,15 @@ func prepareOnce(name string, opts func() (pipeline.Options, error)) func(testin
 		return r.s
 	}
 }
+
+// KindNamed is the kind of Kinds with that name; it fails the test when there is none.
+func KindNamed(t testing.TB, name string) *pipeline.Setup {
+	t.Helper()
+	for _, k := range Kinds() {
+		if k.Name == name {
+			return k.Setup(t)
+		}
+	}
+	t.Fatalf("no model kind %q", name)
+	return nil
+}

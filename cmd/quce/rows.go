@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/pipeline"
+)
+
+// The rows to explain are named by their line in their CSV file (the header is line 1):
+// see pipeline.Lines. -n takes the first rows of a split, -rows chooses lines, and
+// -instances reads new rows from another file (whose lines then name them).
+
+// pick is one row chosen for explanation.
+type pick struct {
+	line  int       // line of the file on which the row starts
+	split string    // "train", "test", or "instances" for a row of -instances
+	x     []float64 // original units
+}
+
+// selection is what explain will explain: rows of one file.
+type selection struct {
+	file              string // the file whose lines name the rows
+	instances         bool   // the rows come from -instances
+	picks             []pick
+	trainIdx, testIdx []int // the data's split the rows were chosen from
+}
+
+// rowFlags checks -split, -n, -rows and -instances before any data is read.
+func (f *explainFlags) rowFlags() error {
+	switch f.split {
+	case "train", "test", "all":
+	default:
+		return fmt.Errorf("-split %q: fix: use train, test or all", f.split)
+	}
+	if f.instances != "" && f.set["split"] {
+		return fmt.Errorf("-split %s with -instances %s: the instances are not rows of a split; fix: drop -split", f.split, f.instances)
+	}
+	if f.rows != "" && f.set["n"] {
+		return fmt.Errorf("-n and -rows both choose rows; fix: use one of them (-rows 3,17,42 names lines, -n 5 takes the first rows)")
+	}
+	switch n := strings.TrimSpace(f.n); n {
+	case "", "all":
+	default:
+		v, err := strconv.Atoi(n)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("-n %q: fix: use a positive number of rows, or all", f.n)
+		}
+	}
+	_, err := f.lineList()
+	return err
+}
+
+// lineList parses -rows.
+func (f *explainFlags) lineList() ([]int, error) {
+	if strings.TrimSpace(f.rows) == "" {
+		return nil, nil
+	}
+	var lines []int
+	for _, p := range strings.Split(f.rows, ",") {
+		p = strings.TrimSpace(p)
+		v, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, fmt.Errorf("-rows %q: %q is not a line number; fix: list line numbers of the CSV file, comma-separated, such as 3,17,42 (the header is line 1)", f.rows, p)
+		}
+		if slices.Contains(lines, v) {
+			return nil, fmt.Errorf("-rows %q: line %d is listed twice; fix: list each line once", f.rows, v)
+		}
+		lines = append(lines, v)
+	}
+	return lines, nil
+}
+
+// selectRows chooses the rows to explain from the data (split into trainIdx and testIdx) or
+// from -instances. It runs before the models are trained, so a wrong row fails at once.
+func (f *explainFlags) selectRows(ds *data.Dataset, trainIdx, testIdx []int) (*selection, error) {
+	sel := &selection{instances: f.instances != "", trainIdx: trainIdx, testIdx: testIdx}
+	var all []pick // every row that can be chosen, in file order
+	var lines []int
+	if f.instances != "" {
+		in, err := pipeline.ReadInstances(f.instances, ds)
+		if err != nil {
+			return nil, err
+		}
+		sel.file, lines = in.File, in.Lines
+		for i, x := range in.X {
+			all = append(all, pick{line: in.Lines[i], split: "instances", x: x})
+		}
+	} else {
+		var err error
+		if lines, err = pipeline.Lines(ds); err != nil {
+			return nil, err
+		}
+		sel.file = pipeline.DataFile(ds)
+		splitOf := make([]string, ds.Rows())
+		for _, i := range trainIdx {
+			splitOf[i] = "train"
+		}
+		for _, i := range testIdx {
+			splitOf[i] = "test"
+		}
+		for i, x := range ds.X {
+			all = append(all, pick{line: lines[i], split: splitOf[i], x: x})
+		}
+	}
+	// -split narrows the rows of the data; with -rows and no -split, any split will do.
+	inSplit := func(p pick) bool {
+		return f.instances != "" || f.split == "all" || p.split == f.split || (f.rows != "" && !f.set["split"])
+	}
+	want, _ := f.lineList()
+	if want != nil {
+		byLine := make(map[int]pick, len(all))
+		for _, p := range all {
+			byLine[p.line] = p
+		}
+		for _, l := range want {
+			p, ok := byLine[l]
+			if !ok {
+				return nil, lineError(l, sel.file, lines)
+			}
+			if !inSplit(p) {
+				return nil, fmt.Errorf("-rows: line %d of %s is in the %s split, not the %s split; fix: pass -split %s, or -split all (or leave -split out: with -rows it takes any split)",
+					l, sel.file, p.split, f.split, p.split)
+			}
+			sel.picks = append(sel.picks, p)
+		}
+		return sel, nil
+	}
+	var pool []pick
+	for _, p := range all {
+		if inSplit(p) {
+			pool = append(pool, p)
+		}
+	}
+	what := fmt.Sprintf("the %s split", f.split)
+	switch {
+	case f.instances != "":
+		what = f.instances
+	case f.split == "all":
+		what = sel.file
+	}
+	n := 5
+	switch s := strings.TrimSpace(f.n); {
+	case s == "all" || (s == "" && f.instances != ""):
+		n = len(pool)
+	case s != "":
+		n, _ = strconv.Atoi(s)
+	}
+	if n > len(pool) {
+		return nil, fmt.Errorf("-n %d: %s has only %d rows; fix: use -n %d or less, or -n all", n, what, len(pool), len(pool))
+	}
+	sel.picks = pool[:n]
+	return sel, nil
+}
+
+// lineError explains why line l names no data row of file.
+func lineError(l int, file string, lines []int) error {
+	first, last := lines[0], lines[len(lines)-1]
+	span := fmt.Sprintf("its data rows are on lines %d to %d", first, last)
+	if last-first+1 != len(lines) {
+		span += fmt.Sprintf(" (%d rows; the others are blank or continue a quoted cell)", len(lines))
+	}
+	var why string
+	switch {
+	case l == 1:
+		why = "is the header"
+	case l < 1:
+		why = "is not a line number (the first line is 1)"
+	case l > last:
+		why = "is past the last data row"
+	default:
+		why = "holds no data row (a blank line, or a quoted cell that continues from the line before)"
+	}
+	return fmt.Errorf("-rows: line %d of %s %s; %s; fix: choose lines from %d to %d", l, file, why, span, first, last)
+}
+
+// svgPrefix is the start of a picture's file name: "line42" for a row of the data, and the
+// file's name before it for -instances ("new-line3"), so pictures of new instances cannot
+// be mistaken for the data's rows.
+func (s *selection) svgPrefix(p pick) string {
+	if p.split == "instances" {
+		stem := strings.TrimSuffix(filepath.Base(s.file), filepath.Ext(s.file))
+		return fmt.Sprintf("%s-line%d", stem, p.line)
+	}
+	return fmt.Sprintf("line%d", p.line)
+}
+
+// name is how the text output names a row: "line 42 of wbc.csv (test split)".
+func (s *selection) name(p pick) string {
+	if p.split == "instances" {
+		return fmt.Sprintf("line %d of %s", p.line, s.file)
+	}
+	return fmt.Sprintf("line %d of %s (%s split)", p.line, s.file, p.split)
+}
