@@ -9,7 +9,13 @@
     `<svg` element or an `<img src="data:image/...">` (gonbui.DisplaySVG sends text/html).
 
 Prints one line per problem, then the cells that took longest (from nbclient's timing metadata).
+
+With --saved-widgets it checks committed notebooks instead: a widget cell (tagged `interactive`,
+so the headless run drops it) that calls gonbext.Tune must be saved with its last figures (an
+image output, as above), which only a browser run can produce: scripts/test-browser.sh --update.
+
 Usage: check_nb.py [--quiet] executed.ipynb [...]     exit 1 if any notebook has a problem.
+       check_nb.py --saved-widgets committed.ipynb [...]
 """
 import datetime
 import json
@@ -42,9 +48,35 @@ def cell_seconds(cell):
 def first_line(cell):
     for line in text_of(cell.get("source", "")).splitlines():
         line = line.strip()
-        if line and not line.startswith("//"):
+        if line and not line.startswith("//") and line != "%%":
             return line[:60]
     return ""
+
+
+def has_image(out):
+    if out.get("output_type") not in ("display_data", "execute_result", "update_display_data"):
+        return False
+    data = out.get("data", {})
+    return "image/svg+xml" in data or "image/png" in data or bool(HTML_IMAGE.search(text_of(data.get("text/html", ""))))
+
+
+TUNE = re.compile(r"\bgonbext\.Tune\(")
+
+
+def check_saved_widgets(path):
+    """Problems of a committed notebook: gonbext.Tune cells saved without a figure."""
+    with open(path, encoding="utf-8") as f:
+        nb = json.load(f)
+    problems = []
+    for i, cell in enumerate(nb.get("cells", [])):
+        if cell.get("cell_type") != "code" or "interactive" not in cell.get("metadata", {}).get("tags", []):
+            continue
+        if TUNE.search(text_of(cell.get("source", ""))) and not any(has_image(o) for o in cell.get("outputs", [])):
+            problems.append("cell %d (%s): the interactive gonbext.Tune cell is saved without its last figures; "
+                            "fix: bash scripts/test-browser.sh --update %s" % (i, first_line(cell), path))
+    for p in problems:
+        print("%s: %s" % (path, p))
+    return len(problems)
 
 
 def check(path, quiet):
@@ -73,11 +105,8 @@ def check(path, quiet):
                 elif m:
                     problems.append("%s: shell command failed (%s): ...%s"
                                     % (where, m.group(0).strip(), text[max(0, m.start() - 600):m.start()].strip()))
-            elif kind in ("display_data", "execute_result", "update_display_data"):
-                data = out.get("data", {})
-                if "image/svg+xml" in data or "image/png" in data or \
-                        HTML_IMAGE.search(text_of(data.get("text/html", ""))):
-                    images += 1
+            elif has_image(out):
+                images += 1
     if code_cells and images == 0:
         problems.append("no image output (image/svg+xml, image/png or text/html with <svg>) in the whole notebook")
     for p in problems:
@@ -92,14 +121,15 @@ def check(path, quiet):
 
 def main(argv):
     quiet = "--quiet" in argv
-    paths = [a for a in argv if a != "--quiet"]
+    saved = "--saved-widgets" in argv
+    paths = [a for a in argv if a not in ("--quiet", "--saved-widgets")]
     if not paths:
         print(__doc__)
         return 2
     bad = 0
     for p in paths:
         try:
-            bad += check(p, quiet)
+            bad += check_saved_widgets(p) if saved else check(p, quiet)
         except (OSError, ValueError) as e:
             print("%s: cannot read executed notebook: %s" % (p, e))
             bad += 1

@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # Browser test of a notebook's interactive widget: starts a private Jupyter Notebook server on a copy
 # of the notebook, drives it in headless Chromium (scripts/browser/slider_test.js, playwright-core),
-# moves the slider and fails unless the Go-rendered SVG in the widget cell's output changes.
+# moves the slider and fails unless the Go-rendered SVG in the widget cell's output changes. When the
+# widget cell has a "Done" button (gonbext.Tune), it then clicks it, checks that the cell ends with a
+# static copy of its figures, and saves the notebook through the page (<name>_saved.ipynb in --out).
 #
-# Usage: bash scripts/test-browser.sh [--out DIR] [NOTEBOOK]
+# Usage: bash scripts/test-browser.sh [--update] [--out DIR] [NOTEBOOK]
 #   NOTEBOOK  default notebooks/02_tuning_lambda.ipynb (relative to the repository or the cwd).
-#   --out DIR screenshots (<name>_before.png, <name>_after.png, <name>_failure.png), the SVGs
-#             before/after and the Jupyter server log; default $OUT_DIR or /tmp/quce-browser.
+#   --update  after a pass, copy the widget cell's saved outputs (its last figures) into the
+#             committed NOTEBOOK (scripts/merge_widget_outputs.py); test-notebooks.sh fails while
+#             a gonbext.Tune cell has none.
+#   --out DIR screenshots (<name>_before.png, <name>_after.png, <name>_done.png,
+#             <name>_failure.png), the SVGs before/after, the saved notebook and the Jupyter
+#             server log; default $OUT_DIR or /tmp/quce-browser.
 # Environment: BROWSER_TIMEOUT (s, default 900) for the cells before the widget to finish;
-#              SLIDER_ATTEMPTS (default 2) tries of the widget cell (GoNB's comm_open race).
+#              SLIDER_ATTEMPTS (default 3) tries of the widget cell (GoNB's comm_open race).
 #
 # The server serves a scratch directory whose entries are symlinks to the repository's top level,
 # except notebooks/, which is a copy: the setup cell still finds the repository as $GONB_DIR/..,
-# and the committed notebook is never modified. The server (and its kernels) is killed at exit.
+# and the committed notebook is modified only by --update. The server (and its kernels) is killed at
+# exit.
 # Run scripts/setup-notebooks.sh first.
 set -euo pipefail
 
@@ -20,11 +27,13 @@ SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SCRIPTS/.." && pwd)
 OUT=${OUT_DIR:-/tmp/quce-browser}
 NB=
+UPDATE=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    --update) UPDATE=1 ;;
     --out) OUT=$2; shift ;;
     --out=*) OUT=${1#--out=} ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     -*) echo "test-browser: unknown option $1" >&2; exit 2 ;;
     *) [ -z "$NB" ] || { echo "test-browser: one notebook at a time" >&2; exit 2; }; NB=$1 ;;
   esac
@@ -124,3 +133,9 @@ if [ $rc -ne 0 ]; then
   exit 1
 fi
 echo "test-browser: passed ($NAME); screenshots in $OUT"
+if [ $UPDATE = 1 ]; then
+  SAVED=$OUT/${NAME%.ipynb}_saved.ipynb
+  [ -f "$SAVED" ] || { echo "test-browser: --update: no saved notebook $SAVED (the widget cell has no \"Done\" button?)" >&2; exit 1; }
+  /usr/bin/python3 "$SCRIPTS/merge_widget_outputs.py" "$NB" "$SAVED" \
+    || { echo "test-browser: --update: could not save the widget cell's outputs into $NB" >&2; exit 1; }
+fi

@@ -1,13 +1,18 @@
 // Drives a GoNB notebook in the classic Jupyter Notebook (6.x) with headless Debian Chromium
 // (playwright-core, no browser download): runs the cells up to the one tagged `interactive`, waits
-// for its slider, moves it and checks that the first SVG in that cell's output changes.
+// for its slider, moves it and checks that the first SVG in that cell's output changes. If the
+// widget cell has a "Done" button (gonbext.Tune), it then clicks it, checks that the cell ends with
+// a static copy of its figures, saves the notebook through the page (as a user would) and writes
+// the saved notebook, read back through Jupyter's contents API, to <OUT_DIR>/<name>_saved.ipynb
+// (test-browser.sh --update copies the widget cell's outputs from it into the committed notebook).
 // Started by scripts/test-browser.sh, which runs the Jupyter server. Environment:
 //   JUPYTER_PORT, JUPYTER_TOKEN  the server;   NB_PATH  notebook path relative to the server root;
 //   OUT_DIR    screenshots and SVGs;           WORK_DIR scratch dir (Chromium profile);
 //   BROWSER_TIMEOUT  seconds for the cells before the slider (default 900);
 //   WIDGET_TIMEOUT   seconds from the slider appearing to an SVG in the widget cell (default 60);
-//   SLIDER_ATTEMPTS  tries of the widget cell (default 2: GoNB's comm_open race, see below);
+//   SLIDER_ATTEMPTS  tries of the widget cell (default 3: GoNB's comm_open race, see below);
 //   SVG_CHANGE_TIMEOUT seconds to wait for the SVG to change after moving the slider (default 20);
+//   DONE_TIMEOUT     seconds from clicking "Done" to the cell's end and the notebook's save (default 60);
 //   SIMULATE_SLOW_ACK=1 freezes the kernel when the widget first connects (tests the retry).
 // Exit code: 0 passed, 1 failed (see the log and <name>_failure.png).
 'use strict';
@@ -22,9 +27,10 @@ const nbPath = process.env.NB_PATH || 'notebooks/02_tuning_lambda.ipynb';
 const outDir = process.env.OUT_DIR || '/tmp/quce-browser';
 const workDir = process.env.WORK_DIR || os.tmpdir();
 const cellsTimeout = 1000 * Number(process.env.BROWSER_TIMEOUT || 900);
-const attempts = Number(process.env.SLIDER_ATTEMPTS || 2);
+const attempts = Number(process.env.SLIDER_ATTEMPTS || 3);
 const changeTimeout = 1000 * Number(process.env.SVG_CHANGE_TIMEOUT || 20);
 const widgetTimeout = 1000 * Number(process.env.WIDGET_TIMEOUT || 60);
+const doneTimeout = 1000 * Number(process.env.DONE_TIMEOUT || 60);
 if (!port || !token) {
   console.error('slider_test.js: JUPYTER_PORT and JUPYTER_TOKEN must be set (use scripts/test-browser.sh)');
   process.exit(2);
@@ -87,10 +93,29 @@ function firstSvg(i) {
   return svg ? svg.innerHTML : null;
 }
 
+// Cell i's outputs: for each, its type and whether it holds an SVG or an image.
+function cellOutputs(i) {
+  return Jupyter.notebook.get_cell(i).output_area.outputs.map(o => {
+    const d = o.data || {};
+    const html = [].concat(d['text/html'] || []).join('');
+    return { type: o.output_type, image: !!(d['image/svg+xml'] || d['image/png']) || /<svg[\s>]/.test(html) };
+  });
+}
+
+// Saves the notebook through the page (Jupyter's own save, as File > Save would) and resolves when
+// the server has it.
+function saveNotebook() {
+  return new Promise((resolve, reject) => {
+    Jupyter.notebook.events.one('notebook_saved.Notebook', () => resolve(true));
+    Jupyter.notebook.events.one('notebook_save_failed.Notebook', (e, d) => reject(new Error('notebook_save_failed: ' + JSON.stringify(d).slice(0, 300))));
+    Jupyter.notebook.save_notebook();
+  });
+}
+
 // --- Main -----------------------------------------------------------------------------------------
 (async () => {
   fs.mkdirSync(outDir, { recursive: true });
-  for (const s of ['before.png', 'after.png', 'failure.png', 'failure_page.png', 'before.svg', 'after.svg']) fs.rmSync(outFile(s), { force: true });
+  for (const s of ['before.png', 'after.png', 'done.png', 'failure.png', 'failure_page.png', 'before.svg', 'after.svg', 'saved.ipynb']) fs.rmSync(outFile(s), { force: true });
   const userDataDir = fs.mkdtempSync(path.join(workDir, 'chromium-profile-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
@@ -215,6 +240,51 @@ function firstSvg(i) {
     }
   };
 
+  // "Done" (gonbext.Tune): the session ends and leaves a static copy of the last figures in the
+  // cell. Clicks it, waits for the cell to end with an image output, saves the notebook through the
+  // page and writes what the server saved to <name>_saved.ipynb. A widget cell without a "Done"
+  // button (it listens until interrupted, like notebook 00's) is left as it is.
+  const finishAndSave = async () => {
+    const done = page.locator('#notebook-container .cell').nth(widgetCell)
+      .locator('.output_area button', { hasText: /^\s*Done\s*$/ });
+    if (await done.count() === 0) {
+      log('no "Done" button in the widget cell: the notebook is not saved');
+      return;
+    }
+    await waitSvgSettled(1000, 15000); // the last update has rendered
+    const tDone = Date.now();
+    await done.first().click();
+    try {
+      await page.waitForFunction(i => {
+        const c = Jupyter.notebook.get_cell(i);
+        return !c.element[0].classList.contains('running') && Jupyter.notebook.kernel_busy !== true;
+      }, widgetCell, { timeout: doneTimeout, polling: 100 });
+    } catch (e) {
+      throw new Error(`the widget cell did not finish within ${doneTimeout / 1000}s of clicking "Done"`);
+    }
+    const err = await page.evaluate(cellsState, widgetCell);
+    if (err.error) throw new Error('error output after clicking "Done": ' + err.error);
+    const outs = await page.evaluate(cellOutputs, widgetCell);
+    const last = outs[outs.length - 1];
+    if (!last || !last.image) throw new Error(`after "Done" the widget cell's last output is not a figure (outputs: ${JSON.stringify(outs)})`);
+    log(`"Done": the cell ended after ${((Date.now() - tDone) / 1000).toFixed(2)}s with ${outs.length} output(s), the last a static copy of the figures`);
+    await shoot('done');
+    await page.evaluate(saveNotebook);
+    const api = `http://127.0.0.1:${port}/api/contents/${nbPath.split('/').map(encodeURIComponent).join('/')}?type=notebook&content=1`;
+    const res = await fetch(api, { headers: { Authorization: `token ${token}` } });
+    if (!res.ok) throw new Error(`GET ${api.replace(token, '<token>')}: HTTP ${res.status}`);
+    const saved = (await res.json()).content;
+    const cell = (saved.cells || [])[widgetCell];
+    const images = ((cell && cell.outputs) || []).filter(o => {
+      const d = o.data || {};
+      const html = [].concat(d['text/html'] || []).join('');
+      return d['image/svg+xml'] || d['image/png'] || /<svg[\s>]/.test(html);
+    }).length;
+    if (!images) throw new Error('the saved notebook has no figure in the widget cell');
+    fs.writeFileSync(outFile('saved.ipynb'), JSON.stringify(saved, null, 1) + '\n');
+    log(`notebook saved; its widget cell has ${cell.outputs.length} output(s), ${images} with a figure: ${outFile('saved.ipynb')}`);
+  };
+
   let exitCode = 1;
   try {
     log('open', url.replace(token, '<token>'));
@@ -291,6 +361,7 @@ function firstSvg(i) {
       passed = true;
     }
     if (!passed) throw new Error(`the SVG did not change after moving the slider (${attempts} attempt(s))`);
+    await finishAndSave();
     log('PASSED');
     exitCode = 0;
   } catch (e) {
