@@ -119,7 +119,7 @@ func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOpti
 	}
 	value := func(i int) int { return int(controls[i].value.Load()) }
 	plotID := ids("plot")
-	var last string
+	var last, settings string
 	redraw := func() {
 		c := cfg
 		c.Lambda1, c.Lambda2, c.Lambda3 = SliderValue(value(0)), SliderValue(value(1)), SliderValue(value(2))
@@ -128,8 +128,11 @@ func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOpti
 			fmt.Sprintf("%.3g", c.Lambda3), fmt.Sprintf("%.3g", c.LearningRate), fmt.Sprint(c.Steps)} {
 			dom.SetInnerText(ids(controls[i].name+"-val"), v)
 		}
+		row := min(max(value(5), 0), len(rows)-1)
+		settings = fmt.Sprintf("λ = (%.3g, %.3g, %.3g), learning rate %.3g, %d steps, %s", c.Lambda1, c.Lambda2, c.Lambda3,
+			c.LearningRate, c.Steps, names[row])
 		t0 := time.Now()
-		ex, err := s.Explainer.Explain(Context, c, []quce.Query{quce.NewQuery(rows[min(max(value(5), 0), len(rows)-1)])})
+		ex, err := s.Explainer.Explain(Context, c, []quce.Query{quce.NewQuery(rows[row])})
 		if err == nil {
 			last, err = ExplanationHTML(s, ex[0], plots.Options{TopK: 10})
 		}
@@ -144,15 +147,21 @@ func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOpti
 	doneC := done.Listen().C
 	idle := time.NewTimer(timeout)
 	defer idle.Stop()
+	// finish replaces the live figures by a static copy captioned with the settings that made
+	// them, so the saved notebook shows them once and says how they were made.
+	finish := func() error {
+		gonbui.UpdateHTML(plotID, "")
+		return display("tune", "<p><small>Last settings: "+html.EscapeString(settings)+"</small></p>"+last)
+	}
 	for {
 		select {
 		case <-changes:
 			redraw()
 			idle.Reset(timeout)
 		case <-doneC:
-			return display("tune", last)
+			return finish()
 		case <-idle.C:
-			return display("tune", last)
+			return finish()
 		case <-Context.Done():
 			return Context.Err()
 		}

@@ -76,6 +76,8 @@ const FeatureNamesKey = "feature_names"
 // Model is a classifier loaded from an ONNX file. It implements quce.Model.
 type Model struct {
 	inner        *gomlxmodel.Model
+	logits       *gomlxmodel.Model // the input of a final Sigmoid or Softmax; nil without one
+	activation   string            // "Sigmoid", "Softmax" or ""
 	path         string
 	input        string
 	output       string
@@ -90,6 +92,16 @@ func (m *Model) NumOutputs() int { return m.inner.NumOutputs() }
 
 // Forward builds the model's outputs [rows, C] for x [rows, J] in x's graph.
 func (m *Model) Forward(x *Node) *Node { return m.inner.Forward(x) }
+
+// OutputActivation is "Sigmoid" or "Softmax" when the chosen output is made by that node
+// (the file outputs probabilities), else "".
+func (m *Model) OutputActivation() string { return m.activation }
+
+// ForwardLogits builds the input of the final Sigmoid or Softmax, the logits [rows, C], for x
+// [rows, J]; it is only defined when OutputActivation is not "". The explainer uses it for
+// −log F(τ|x): computed from the logits, it stays finite and keeps its gradient where the
+// probabilities have rounded to 0 or 1 in float32.
+func (m *Model) ForwardLogits(x *Node) *Node { return m.logits.Forward(x) }
 
 // InputName is the name of the graph input fed with the feature rows.
 func (m *Model) InputName() string { return m.input }
@@ -187,7 +199,44 @@ func Load(path string, opts Options) (m *Model, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("onnxmodel: %s: %w", path, err)
 	}
-	return &Model{inner: inner, path: path, input: in.name, output: out.name, featureNames: names}, nil
+	m = &Model{inner: inner, path: path, input: in.name, output: out.name, featureNames: names}
+	if act, logitsName := finalActivation(mp.GetGraph(), out.name); act != "" {
+		lfn := forwardFn(om, in, outputSpec{name: logitsName})
+		// A logits tensor of another shape than the output (a Softmax over a middle axis, say)
+		// is not used: the model then stays a probability model.
+		if probe(lfn, store, in.features) == nil {
+			if logits, err := gomlxmodel.New(store, lfn, in.features); err == nil && logits.NumOutputs() == inner.NumOutputs() {
+				m.logits, m.activation = logits, act
+			}
+		}
+	}
+	return m, nil
+}
+
+// finalActivation reports whether output is made by a Sigmoid, or by a Softmax over the last
+// axis, and names that node's input (the logits).
+func finalActivation(g *protos.GraphProto, output string) (op, logits string) {
+	for _, n := range g.GetNode() {
+		if !slices.Contains(n.GetOutput(), output) || len(n.GetInput()) != 1 {
+			continue
+		}
+		switch n.GetOpType() {
+		case "Sigmoid":
+			return "Sigmoid", n.GetInput()[0]
+		case "Softmax":
+			axis := int64(-1) // the default since opset 13
+			for _, a := range n.GetAttribute() {
+				if a.GetName() == "axis" {
+					axis = a.GetI()
+				}
+			}
+			if axis == -1 || axis == 1 {
+				return "Softmax", n.GetInput()[0]
+			}
+		}
+		return "", ""
+	}
+	return "", ""
 }
 
 // inputSpec is the chosen input and the others, which are fed zeros.

@@ -405,3 +405,17 @@ func TestForwardTwice(t *testing.T) {
 	compare(t, "first", res[0].Value().([][]float32), exp.OutputValues)
 	compare(t, "second", res[1].Value().([][]float32), exp.OutputValues)
 }
+
+func TestOutputActivation(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"wbc_prob.onnx", "Sigmoid"}, {"iris_prob.onnx", "Softmax"}, {"wbc_raw.onnx", ""}, {"iris.onnx", ""},
+	} {
+		m, err := onnxmodel.Load(filepath.Join(models, tc.file), onnxmodel.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.OutputActivation(); got != tc.want {
+			t.Errorf("%s: OutputActivation %q, want %q", tc.file, got, tc.want)
+		}
+	}
+}

@@ -67,11 +67,25 @@ func ParseOutputs(s string) (Outputs, error) {
 	return "", fmt.Errorf("unknown model output kind %q; fix: use logit or probability", s)
 }
 
+// LogitForwarder is implemented by models whose probability outputs come from a final
+// sigmoid or softmax they can leave out (ONNX files, see package onnxmodel). The explainer
+// then computes −log F(τ|x) from the logits, where it stays finite and keeps its gradient
+// even when the probabilities have rounded to 0 or 1 in float32 (a clipped probability has
+// no gradient, so the search could not move).
+type LogitForwarder interface {
+	// OutputActivation is "Sigmoid" or "Softmax" when the outputs are made by that final
+	// node, else "".
+	OutputActivation() string
+	// ForwardLogits builds the final node's input [rows, C] for x [rows, J].
+	ForwardLogits(x *Node) *Node
+}
+
 // Classifier is a Model as the explainer sees it: standardised rows in, class
 // log-probabilities out. It composes the scaler in front of a model that takes raw units
 // and turns logits or probabilities into log F(c|x) stably.
 type Classifier struct {
 	model   Model
+	logits  func(*Node) *Node // the model's logits when its probabilities end in a known activation
 	input   Units
 	output  Outputs
 	mean    []float64
@@ -102,7 +116,16 @@ func NewClassifier(m Model, input Units, output Outputs, scaler *data.Scaler) (*
 		}
 		return nil, fmt.Errorf("quce: the model takes %d features but the data have %d; fix: use the columns the model was trained on", j, n)
 	}
-	return &Classifier{model: m, input: input, output: output, mean: scaler.Mean, std: scaler.Std, classes: max(2, c)}, nil
+	clf := &Classifier{model: m, input: input, output: output, mean: scaler.Mean, std: scaler.Std, classes: max(2, c)}
+	if lf, ok := m.(LogitForwarder); ok {
+		switch act := lf.OutputActivation(); {
+		case act != "" && output == Logits:
+			return nil, fmt.Errorf("quce: the model's output comes from a %s, so it is a probability, not a logit; fix: declare its outputs as probabilities (-model-output probability)", act)
+		case act != "":
+			clf.logits = lf.ForwardLogits
+		}
+	}
+	return clf, nil
 }
 
 // Model returns the wrapped model.
@@ -129,9 +152,17 @@ const probFloor = 1e-7
 // log-softmax. One probability p: log p and log(1 − p); C probabilities: log p_c; each
 // probability clipped to [1e-7, 1] first, so −log F(τ|x) stays below 16.2 (its gradient is
 // zero where the model is that certain).
+//
+// A probability model that can give its logits (see LogitForwarder) is treated as the logit
+// model it wraps.
 func (c *Classifier) LogProbs(x *Node) *Node {
-	out := c.rawOutputs(x)
-	if c.output == Probabilities {
+	var out *Node
+	if c.logits != nil {
+		out = c.forward(x, c.logits)
+	} else {
+		out = c.rawOutputs(x)
+	}
+	if c.output == Probabilities && c.logits == nil {
 		p := ClipScalar(out, probFloor, 1)
 		if out.Shape().Dimensions[1] == 1 {
 			q := ClipScalar(OneMinus(out), probFloor, 1)
@@ -146,14 +177,18 @@ func (c *Classifier) LogProbs(x *Node) *Node {
 }
 
 // rawOutputs are the model's own outputs [rows, C] for standardised x.
-func (c *Classifier) rawOutputs(x *Node) *Node {
+func (c *Classifier) rawOutputs(x *Node) *Node { return c.forward(x, c.model.Forward) }
+
+// forward applies fn (the model's forward pass, or its logits) to standardised x, in the
+// units the model takes, as [rows, C].
+func (c *Classifier) forward(x *Node, fn func(*Node) *Node) *Node {
 	in := x
 	if c.input == Raw {
 		g := x.Graph()
 		std, mean := ExpandAxes(Const(g, toF32(c.std)), 0), ExpandAxes(Const(g, toF32(c.mean)), 0)
 		in = Add(Mul(x, std), mean)
 	}
-	out := c.model.Forward(in)
+	out := fn(in)
 	if out.Rank() == 1 {
 		out = ExpandAxes(out, -1)
 	}
