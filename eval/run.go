@@ -176,6 +176,7 @@ type Settings struct {
 type InstanceResult struct {
 	Index    int `json:"index"`    // position in the split's evaluated rows
 	Row      int `json:"row"`      // row of the data set (0-based)
+	Line     int `json:"line"`     // the row's line in its CSV file (the header is line 1), as the CLI numbers rows
 	Label    int `json:"label"`    // the data's label
 	Original int `json:"original"` // f(x), the model's class at threshold ϑ
 	Target   int `json:"target"`   // τ
@@ -259,6 +260,10 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	lines, err := pipeline.Lines(s.Data)
+	if err != nil {
+		return nil, err
+	}
 	lo, hi := trainRange(s.XTrain)
 	// Every point of every path is kept, so the path uncertainty is measured along the
 	// path itself (and the points the explainer measured are reused), not a thinned copy.
@@ -282,7 +287,7 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		rep.Rows[split] = rows
 		base := make([]InstanceResult, len(xs))
 		for i := range xs {
-			base[i] = InstanceResult{Index: i, Row: rows[i], Label: s.Data.Y[rows[i]]}
+			base[i] = InstanceResult{Index: i, Row: rows[i], Line: lines[rows[i]], Label: s.Data.Y[rows[i]]}
 		}
 		queries := make([]quce.Query, len(xs))
 		targets := make([]int, len(xs))

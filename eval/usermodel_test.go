@@ -24,6 +24,9 @@ func TestEvalOnMultiClassUserModel(t *testing.T) {
 	for _, m := range []Method{QUCE, AGI, Wachter, DiceRandom} {
 		for _, split := range rep.Splits {
 			for _, in := range rep.Instances[m][split] {
+				if in.Line != in.Row+2 { // iris.csv: a header and no blank lines
+					t.Fatalf("%s %s row %d: line %d, want %d", m, split, in.Row, in.Line, in.Row+2)
+				}
 				if in.Target != 2 {
 					t.Fatalf("%s %s row %d: target %d, want 2 (virginica)", m, split, in.Row, in.Target)
 				}
