@@ -97,7 +97,7 @@ type Config struct {
 //
 // They were chosen on W-BC so that at least 98% of test-split counterfactuals are valid
 // while the proximity and uncertainty terms still shape the path (measured on 40 test rows:
-// λ3 = 0.1 lowers the counterfactual's L_ε from 8.0 to 2.6 against λ3 = 0.01, all valid).
+// λ3 = 0.1 lowers the counterfactual's L_ε from 8.1 to 3.0 against λ3 = 0.01, all valid).
 //
 // The attribution rule: on W-BC (20 test rows, n = 1000) the mean |completeness gap| is
 // 1.7e-2 / 1.7e-3 / 1.7e-4 for Riemann with K = 1 / 10 / 100, and 1.5e-3 / 4.6e-4 / 1.6e-4
