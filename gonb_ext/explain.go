@@ -3,6 +3,7 @@ package gonbext
 import (
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 
 	"github.com/quce-go/quce/eval"
@@ -92,7 +93,8 @@ func changesTable(s *pipeline.Setup, ex *quce.Explanation, top int) string {
 	p := ex.Path0()
 	order := quce.RankFeatures(ex.Attribution)
 	var b strings.Builder
-	fmt.Fprintf(&b, "<p>Predicted <b>%s</b>; target <b>%s</b>: F(target) %.4f → %.4f (%s, %d steps, completeness gap %.1e, counterfactual uncertainty %.3f).</p>",
+	fmt.Fprintf(&b, "<p>%s: predicted <b>%s</b>; target <b>%s</b>: F(target) %.4f → %.4f (%s, %d steps, completeness gap %.1e, counterfactual uncertainty %.3f).</p>",
+		html.EscapeString(rowNames(s, [][]float64{ex.X})[0]),
 		html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
 		ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty)
 	b.WriteString("<table><tr><th>feature</th><th>original</th><th>counterfactual</th><th>attribution</th><th>− uncertainty</th><th>+ uncertainty</th></tr>")
@@ -124,15 +126,20 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 	id := "quce-table-" + fmt.Sprint(outputCount.Add(1))
 	var b strings.Builder
 	fmt.Fprintf(&b, `<table id=%q><thead><tr>`, id)
-	for i, h := range []string{"#", "predicted", "target", "F(target) before", "after", "valid", "steps", "gap", "cf uncertainty", "path uncertainty", "top feature"} {
+	for i, h := range []string{"row", "predicted", "target", "F(target) before", "after", "valid", "steps", "gap", "cf uncertainty", "path uncertainty", "top feature"} {
 		fmt.Fprintf(&b, `<th style="cursor:pointer" onclick="quceSort('%s',%d)">%s</th>`, id, i, h)
 	}
 	b.WriteString("</tr></thead><tbody>")
+	xs := make([][]float64, len(exs))
+	for i, ex := range exs {
+		xs[i] = ex.X
+	}
+	names := rowNames(s, xs)
 	for i, ex := range exs {
 		p := ex.Path0()
 		top := quce.RankFeatures(ex.Attribution)[0]
-		fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%s</td><td>%d</td><td>%.1e</td><td>%.3f</td><td>%.3f</td><td>%s</td></tr>",
-			i, html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%s</td><td>%d</td><td>%.1e</td><td>%.3f</td><td>%.3f</td><td>%s</td></tr>",
+			html.EscapeString(names[i]), html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
 			ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty, p.PathUncertainty,
 			html.EscapeString(s.Data.Features[top]))
 	}
@@ -215,4 +222,29 @@ func ShowSweep(s *pipeline.Setup, cfg quce.Config, rows [][]float64, lambda stri
 		return err
 	}
 	return display("sweep", svgFragment(svg))
+}
+
+// rowNames names standardised rows as the command-line tool does, by their line in the
+// data's CSV file ("line 42 (test)"); a row that is not one of the data's (a new instance) is
+// "instance i" in the order given.
+func rowNames(s *pipeline.Setup, rows [][]float64) []string {
+	lines, err := pipeline.Lines(s.Data)
+	names := make([]string, len(rows))
+	for i, row := range rows {
+		names[i] = fmt.Sprintf("instance %d", i)
+		if err != nil {
+			continue
+		}
+		for _, split := range []struct {
+			name string
+			xs   [][]float64
+			idx  []int
+		}{{"test", s.XTest, s.TestIdx}, {"train", s.XTrain, s.TrainIdx}} {
+			if k := slices.IndexFunc(split.xs, func(x []float64) bool { return slices.Equal(x, row) }); k >= 0 {
+				names[i] = fmt.Sprintf("line %d (%s)", lines[split.idx[k]], split.name)
+				break
+			}
+		}
+	}
+	return names
 }

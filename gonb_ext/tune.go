@@ -84,10 +84,7 @@ func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOpti
 	l3 := widgets.Slider(0, sliderMax, SliderPosition(cfg.Lambda3)).WithHtmlId(ids("lambda3")).AppendTo(ids("lambda3-box")).Done()
 	lr := widgets.Slider(1, sliderUnity, SliderPosition(cfg.LearningRate)).WithHtmlId(ids("lr")).AppendTo(ids("lr-box")).Done()
 	steps := widgets.Slider(10, 2000, cfg.Steps).WithHtmlId(ids("steps")).AppendTo(ids("steps-box")).Done()
-	names := make([]string, len(rows))
-	for i := range names {
-		names[i] = fmt.Sprintf("instance %d", i)
-	}
+	names := rowNames(s, rows)
 	inst := widgets.Select(names).WithHtmlId(ids("instance")).AppendTo(ids("instance-box")).Done()
 	done := widgets.Button("Done").AppendTo(ids("done-box")).Done()
 
