@@ -2,7 +2,6 @@ package classifier_test
 
 import (
 	"errors"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/savedmodel"
+	"github.com/quce-go/quce/internal/savedmodel/savedmodeltest"
 )
 
 func testBackend(t testing.TB) compute.Backend {
@@ -202,72 +202,10 @@ func TestSaveLoad(t *testing.T) {
 
 func TestDamagedSave(t *testing.T) {
 	c := trainedWBC(t)
-	for _, tc := range []struct {
-		name   string
-		damage func(t *testing.T, dir string) string // returns the file the error must name
-	}{
-		{"truncated bin", func(t *testing.T, dir string) string {
-			f := findFile(t, dir, ".bin")
-			truncate(t, f)
-			return filepath.Base(f)
-		}},
-		{"edited manifest", func(t *testing.T, dir string) string {
-			f := filepath.Join(dir, savedmodel.ManifestName)
-			raw, _ := os.ReadFile(f)
-			edited := strings.Replace(string(raw), `"epochs": 100`, `"epochs": 101`, 1)
-			if edited == string(raw) {
-				t.Fatalf("no epochs in %s", raw)
-			}
-			if err := os.WriteFile(f, []byte(edited), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return savedmodel.ManifestName
-		}},
-		{"missing checkpoint json", func(t *testing.T, dir string) string {
-			f := findFile(t, dir, ".json")
-			if err := os.Remove(f); err != nil {
-				t.Fatal(err)
-			}
-			return filepath.Base(f)
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "clf")
-			if err := c.Save(dir); err != nil {
-				t.Fatal(err)
-			}
-			file := tc.damage(t, dir)
-			_, err := classifier.Load(dir)
-			if !errors.Is(err, savedmodel.ErrCorrupt) {
-				t.Fatalf("got %v, want an error wrapping savedmodel.ErrCorrupt", err)
-			}
-			if !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "fix: delete the folder and retrain") {
-				t.Errorf("error %q does not name %s or say how to fix it", err, file)
-			}
-		})
-	}
-	t.Run("missing folder", func(t *testing.T) {
-		_, err := classifier.Load(filepath.Join(t.TempDir(), "none"))
-		if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, savedmodel.ErrCorrupt) {
-			t.Errorf("got %v, want a not-exist error", err)
-		}
+	savedmodeltest.CheckDamageDetected(t, c.Save, func(dir string) error {
+		_, err := classifier.Load(dir)
+		return err
 	})
-}
-
-// findFile returns the file in dir (not the manifest) whose name ends with suffix.
-func findFile(t *testing.T, dir, suffix string) string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Name() != savedmodel.ManifestName && strings.HasSuffix(e.Name(), suffix) {
-			return filepath.Join(dir, e.Name())
-		}
-	}
-	t.Fatalf("no *%s file in %s", suffix, dir)
-	return ""
 }
 
 func truncate(t *testing.T, path string) {

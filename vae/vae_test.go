@@ -1,10 +1,7 @@
 package vae_test
 
 import (
-	"errors"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +15,7 @@ import (
 
 	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/savedmodel"
+	"github.com/quce-go/quce/internal/savedmodel/savedmodeltest"
 	"github.com/quce-go/quce/vae"
 )
 
@@ -190,73 +187,10 @@ func TestSaveLoad(t *testing.T) {
 
 func TestDamagedSave(t *testing.T) {
 	v := trainedWBC(t)
-	for _, tc := range []struct {
-		name   string
-		damage func(t *testing.T, dir string) string // returns the file the error must name
-	}{
-		{"truncated bin", func(t *testing.T, dir string) string {
-			f := findFile(t, dir, ".bin")
-			info, _ := os.Stat(f)
-			if err := os.Truncate(f, info.Size()-1); err != nil {
-				t.Fatal(err)
-			}
-			return filepath.Base(f)
-		}},
-		{"edited manifest", func(t *testing.T, dir string) string {
-			f := filepath.Join(dir, savedmodel.ManifestName)
-			raw, _ := os.ReadFile(f)
-			edited := strings.Replace(string(raw), `"latent": 15`, `"latent": 14`, 1)
-			if edited == string(raw) {
-				t.Fatalf("no latent in %s", raw)
-			}
-			if err := os.WriteFile(f, []byte(edited), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return savedmodel.ManifestName
-		}},
-		{"missing manifest", func(t *testing.T, dir string) string {
-			if err := os.Remove(filepath.Join(dir, savedmodel.ManifestName)); err != nil {
-				t.Fatal(err)
-			}
-			return savedmodel.ManifestName
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "vae")
-			if err := v.Save(dir); err != nil {
-				t.Fatal(err)
-			}
-			file := tc.damage(t, dir)
-			_, err := vae.Load(dir)
-			if !errors.Is(err, savedmodel.ErrCorrupt) {
-				t.Fatalf("got %v, want an error wrapping savedmodel.ErrCorrupt", err)
-			}
-			if !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "fix: delete the folder and retrain") {
-				t.Errorf("error %q does not name %s or say how to fix it", err, file)
-			}
-		})
-	}
-	t.Run("missing folder", func(t *testing.T) {
-		_, err := vae.Load(filepath.Join(t.TempDir(), "none"))
-		if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, savedmodel.ErrCorrupt) {
-			t.Errorf("got %v, want a not-exist error", err)
-		}
+	savedmodeltest.CheckDamageDetected(t, v.Save, func(dir string) error {
+		_, err := vae.Load(dir)
+		return err
 	})
-}
-
-func findFile(t *testing.T, dir, suffix string) string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Name() != savedmodel.ManifestName && strings.HasSuffix(e.Name(), suffix) {
-			return filepath.Join(dir, e.Name())
-		}
-	}
-	t.Fatalf("no *%s file in %s", suffix, dir)
-	return ""
 }
 
 func TestBadInput(t *testing.T) {

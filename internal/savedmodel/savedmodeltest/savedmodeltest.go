@@ -1,0 +1,108 @@
+// Package savedmodeltest checks, for any model saved with package savedmodel, that a damaged
+// folder is detected: the same cases for the classifier and the VAE.
+package savedmodeltest
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/quce-go/quce/internal/savedmodel"
+)
+
+// CheckDamageDetected saves a model with save into fresh folders, damages each in one way (a
+// truncated checkpoint, an edited manifest, a missing checkpoint file, a missing manifest)
+// and checks that load reports an error wrapping savedmodel.ErrCorrupt that names the damaged
+// file and says how to fix it; a missing folder must be fs.ErrNotExist instead.
+func CheckDamageDetected(t *testing.T, save, load func(dir string) error) {
+	t.Helper()
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, dir string) string // returns the file the error must name
+	}{
+		{"truncated checkpoint", func(t *testing.T, dir string) string {
+			f := findFile(t, dir, ".bin")
+			info, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(f, info.Size()/2); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Base(f)
+		}},
+		{"edited manifest", func(t *testing.T, dir string) string {
+			f := filepath.Join(dir, savedmodel.ManifestName)
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			features := regexp.MustCompile(`"features": (\d+)`)
+			m := features.FindSubmatch(raw)
+			if m == nil {
+				t.Fatalf("no feature count in %s", raw)
+			}
+			n, _ := strconv.Atoi(string(m[1]))
+			edited := features.ReplaceAll(raw, []byte(`"features": `+strconv.Itoa(n+1)))
+			if err := os.WriteFile(f, edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return savedmodel.ManifestName
+		}},
+		{"missing checkpoint json", func(t *testing.T, dir string) string {
+			f := findFile(t, dir, ".json")
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Base(f)
+		}},
+		{"missing manifest", func(t *testing.T, dir string) string {
+			if err := os.Remove(filepath.Join(dir, savedmodel.ManifestName)); err != nil {
+				t.Fatal(err)
+			}
+			return savedmodel.ManifestName
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "model")
+			if err := save(dir); err != nil {
+				t.Fatal(err)
+			}
+			file := tc.damage(t, dir)
+			err := load(dir)
+			if !errors.Is(err, savedmodel.ErrCorrupt) {
+				t.Fatalf("got %v, want an error wrapping savedmodel.ErrCorrupt", err)
+			}
+			if !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "fix: delete the folder and retrain") {
+				t.Errorf("error %q does not name %s or say how to fix it", err, file)
+			}
+		})
+	}
+	t.Run("missing folder", func(t *testing.T) {
+		err := load(filepath.Join(t.TempDir(), "none"))
+		if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, savedmodel.ErrCorrupt) {
+			t.Errorf("got %v, want a not-exist error", err)
+		}
+	})
+}
+
+// findFile returns the file in dir (not the manifest) whose name ends with suffix.
+func findFile(t *testing.T, dir, suffix string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != savedmodel.ManifestName && strings.HasSuffix(e.Name(), suffix) {
+			return filepath.Join(dir, e.Name())
+		}
+	}
+	t.Fatalf("no *%s file in %s", suffix, dir)
+	return ""
+}
