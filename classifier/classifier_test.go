@@ -208,17 +208,6 @@ func TestDamagedSave(t *testing.T) {
 	})
 }
 
-func truncate(t *testing.T, path string) {
-	t.Helper()
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(path, info.Size()/2); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestBadInput(t *testing.T) {
 	b := testBackend(t)
 	X := [][]float32{{0, 1}, {1, 0}, {1, 1}, {0, 0}}
