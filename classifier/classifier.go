@@ -158,7 +158,7 @@ func Train(b compute.Backend, X [][]float32, y []int, classes int, cfg Config) (
 	if j == 0 {
 		return nil, errors.New("classifier: rows have no features")
 	}
-	if err := checkWidth(X, j); err != nil {
+	if err := gomlxmodel.CheckRows("classifier", X, j); err != nil {
 		return nil, err
 	}
 	for i, label := range y {
@@ -287,7 +287,7 @@ func labelsTensor(y []int, idx []int, outputs int) *tensors.Tensor {
 
 // Logits returns the logits [rows][NumOutputs] for standardised rows X.
 func (c *Classifier) Logits(b compute.Backend, X [][]float32) ([][]float32, error) {
-	if err := checkWidth(X, c.features); err != nil {
+	if err := gomlxmodel.CheckRows("classifier", X, c.features); err != nil {
 		return nil, err
 	}
 	idx := make([]int, len(X))
@@ -350,20 +350,6 @@ func (c *Classifier) Accuracy(b compute.Backend, X [][]float32, y []int) (float6
 		}
 	}
 	return float64(right) / float64(len(pred)), nil
-}
-
-// checkWidth reports the first row of X whose width is not want.
-func checkWidth(X [][]float32, want int) error {
-	if len(X) == 0 {
-		return errors.New("classifier: no rows given")
-	}
-	for i, row := range X {
-		if len(row) != want {
-			return fmt.Errorf("classifier: row %d has %d features, the model was trained on %d; fix: use data with the model's columns or retrain",
-				i, len(row), want)
-		}
-	}
-	return nil
 }
 
 // kind tells a saved classifier from a saved VAE.

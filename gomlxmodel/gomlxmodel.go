@@ -126,3 +126,18 @@ func (m *Model) Forward(x *Node) *Node {
 	}
 	return out
 }
+
+// CheckRows reports the first row of X whose width is not want, naming the model (what) in
+// the message; no rows at all is an error too.
+func CheckRows(what string, X [][]float32, want int) error {
+	if len(X) == 0 {
+		return fmt.Errorf("%s: no rows given", what)
+	}
+	for i, row := range X {
+		if len(row) != want {
+			return fmt.Errorf("%s: row %d has %d features, the model was trained on %d; fix: use data with the model's columns or retrain",
+				what, i, len(row), want)
+		}
+	}
+	return nil
+}

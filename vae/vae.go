@@ -281,7 +281,7 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 	if j == 0 {
 		return nil, errors.New("vae: rows have no features")
 	}
-	if err := checkWidth(X, j); err != nil {
+	if err := gomlxmodel.CheckRows("vae", X, j); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x766165))
@@ -438,7 +438,7 @@ type Diagnosis struct {
 // Diagnose measures reconstruction and KL on X and detects posterior collapse: a collapsed
 // VAE reconstructs every row as the mean, so its "uncertainty" says nothing about a point.
 func (v *VAE) Diagnose(b compute.Backend, X [][]float32) (Diagnosis, error) {
-	if err := checkWidth(X, v.features); err != nil {
+	if err := gomlxmodel.CheckRows("vae", X, v.features); err != nil {
 		return Diagnosis{}, err
 	}
 	out, err := ExecOnceN(b, func(x *Node) []*Node {
@@ -475,7 +475,7 @@ func meanVariance(X [][]float32) float64 {
 
 // Scores returns L_ε(x) (deterministic code z = μ) for each row, in the given form.
 func (v *VAE) Scores(b compute.Backend, X [][]float32, form Form) ([]float32, error) {
-	if err := checkWidth(X, v.features); err != nil {
+	if err := gomlxmodel.CheckRows("vae", X, v.features); err != nil {
 		return nil, err
 	}
 	out, err := ExecOnce(b, func(x *Node) *Node { return v.PointLoss(x, nil, form) }, matrix(X, v.features))
@@ -487,7 +487,7 @@ func (v *VAE) Scores(b compute.Backend, X [][]float32, form Form) ([]float32, er
 
 // Reconstruct returns dec(μ(x)) for each row.
 func (v *VAE) Reconstruct(b compute.Backend, X [][]float32) ([][]float32, error) {
-	if err := checkWidth(X, v.features); err != nil {
+	if err := gomlxmodel.CheckRows("vae", X, v.features); err != nil {
 		return nil, err
 	}
 	out, err := ExecOnce(b, v.Reconstruction, matrix(X, v.features))
@@ -513,20 +513,6 @@ func matrix(rows [][]float32, cols int) *tensors.Tensor {
 		flat = append(flat, r...)
 	}
 	return tensors.FromFlatDataAndDimensions(flat, len(rows), cols)
-}
-
-// checkWidth reports the first row of X whose width is not want.
-func checkWidth(X [][]float32, want int) error {
-	if len(X) == 0 {
-		return errors.New("vae: no rows given")
-	}
-	for i, row := range X {
-		if len(row) != want {
-			return fmt.Errorf("vae: row %d has %d features, the model was trained on %d; fix: use data with the model's columns or retrain",
-				i, len(row), want)
-		}
-	}
-	return nil
 }
 
 // kind tells a saved VAE from a saved classifier.
