@@ -101,7 +101,12 @@ func (m *Model) OutputActivation() string { return m.activation }
 // [rows, J]; it is only defined when OutputActivation is not "". The explainer uses it for
 // −log F(τ|x): computed from the logits, it stays finite and keeps its gradient where the
 // probabilities have rounded to 0 or 1 in float32.
-func (m *Model) ForwardLogits(x *Node) *Node { return m.logits.Forward(x) }
+func (m *Model) ForwardLogits(x *Node) *Node {
+	if m.logits == nil {
+		panic(fmt.Sprintf("onnxmodel: %s: ForwardLogits called, but output %q does not come from a final Sigmoid or Softmax (OutputActivation is \"\")", m.path, m.output))
+	}
+	return m.logits.Forward(x)
+}
 
 // InputName is the name of the graph input fed with the feature rows.
 func (m *Model) InputName() string { return m.input }
@@ -202,10 +207,12 @@ func Load(path string, opts Options) (m *Model, err error) {
 	m = &Model{inner: inner, path: path, input: in.name, output: out.name, featureNames: names}
 	if act, logitsName := finalActivation(mp.GetGraph(), out.name); act != "" {
 		lfn := forwardFn(om, in, outputSpec{name: logitsName})
-		// A logits tensor of another shape than the output (a Softmax over a middle axis, say)
-		// is not used: the model then stays a probability model.
-		if probe(lfn, store, in.features) == nil {
-			if logits, err := gomlxmodel.New(store, lfn, in.features); err == nil && logits.NumOutputs() == inner.NumOutputs() {
+		// Logits of another shape than the output (a Softmax over a middle axis, say), or a
+		// Softmax over fewer than two classes or over the rows, are not used: the model then
+		// stays a probability model.
+		if ls, err := probeShape(lfn, store, in.features); err == nil && (act == "Sigmoid" || ls.Rank() == 2) {
+			if logits, err := gomlxmodel.New(store, lfn, in.features); err == nil && logits.NumOutputs() == inner.NumOutputs() &&
+				(act == "Sigmoid" || logits.NumOutputs() >= 2) {
 				m.logits, m.activation = logits, act
 			}
 		}
@@ -213,18 +220,33 @@ func Load(path string, opts Options) (m *Model, err error) {
 	return m, nil
 }
 
+// passThrough are the ops allowed between the final Sigmoid or Softmax and the graph
+// output. They change no value, only the shape, and Load keeps the logits only when they
+// and the output are both [rows, C] (or [rows]), so the output is the activation of the
+// logits as they are.
+var passThrough = map[string]bool{"Identity": true, "Flatten": true, "Reshape": true, "Squeeze": true, "Unsqueeze": true}
+
 // finalActivation reports whether output is made by a Sigmoid, or by a Softmax over the last
-// axis, and names that node's input (the logits).
+// axis, possibly followed by pass-through ops (Identity, Reshape, …), and names that node's
+// input (the logits).
 func finalActivation(g *protos.GraphProto, output string) (op, logits string) {
+	producer := map[string]*protos.NodeProto{}
 	for _, n := range g.GetNode() {
-		if !slices.Contains(n.GetOutput(), output) || len(n.GetInput()) != 1 {
-			continue
+		for _, o := range n.GetOutput() {
+			producer[o] = n
+		}
+	}
+	name := output
+	for range len(g.GetNode()) + 1 {
+		n := producer[name]
+		if n == nil || len(n.GetInput()) == 0 {
+			return "", ""
 		}
 		switch n.GetOpType() {
 		case "Sigmoid":
 			return "Sigmoid", n.GetInput()[0]
 		case "Softmax":
-			axis := int64(-1) // the default since opset 13
+			axis := int64(-1) // the default since opset 13; before, 1, the same for [rows, C]
 			for _, a := range n.GetAttribute() {
 				if a.GetName() == "axis" {
 					axis = a.GetI()
@@ -233,8 +255,12 @@ func finalActivation(g *protos.GraphProto, output string) (op, logits string) {
 			if axis == -1 || axis == 1 {
 				return "Softmax", n.GetInput()[0]
 			}
+			return "", ""
 		}
-		return "", ""
+		if !passThrough[n.GetOpType()] {
+			return "", ""
+		}
+		name = n.GetInput()[0]
 	}
 	return "", ""
 }
@@ -356,7 +382,13 @@ func forwardFn(om onnx.Model, in inputSpec, out outputSpec) gomlxmodel.Fn {
 
 // probe builds fn on probeRows rows and checks the output's shape.
 func probe(fn gomlxmodel.Fn, store *model.Store, features int) error {
-	return catch(func() {
+	_, err := probeShape(fn, store, features)
+	return err
+}
+
+// probeShape is probe, also returning the output's shape.
+func probeShape(fn gomlxmodel.Fn, store *model.Store, features int) (s shapes.Shape, err error) {
+	err = catch(func() {
 		b, err := gobackend.New("")
 		if err != nil {
 			panic(err)
@@ -365,11 +397,13 @@ func probe(fn gomlxmodel.Fn, store *model.Store, features int) error {
 		g := NewGraph(b, "onnxmodel_probe")
 		x := Parameter(g, "x", shapes.Make(dtypes.Float32, probeRows, features))
 		y := fn(store.RootScope(), x)
-		dims := y.Shape().Dimensions
+		s = y.Shape()
+		dims := s.Dimensions
 		if !(len(dims) == 1 && dims[0] == probeRows) && !(len(dims) == 2 && dims[0] == probeRows && dims[1] >= 1) {
-			panic(&shapeError{got: y.Shape()})
+			panic(&shapeError{got: s})
 		}
 	})
+	return s, err
 }
 
 type shapeError struct{ got shapes.Shape }

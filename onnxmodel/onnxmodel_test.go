@@ -2,6 +2,7 @@ package onnxmodel_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute-onnx/support/protos"
 	"github.com/gomlx/compute/gobackend"
 	"github.com/gomlx/gomlx/core/graph"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -17,6 +19,7 @@ import (
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/quce-go/quce/gomlxmodel"
 	"github.com/quce-go/quce/onnxmodel"
@@ -417,5 +420,127 @@ func TestOutputActivation(t *testing.T) {
 		if got := m.OutputActivation(); got != tc.want {
 			t.Errorf("%s: OutputActivation %q, want %q", tc.file, got, tc.want)
 		}
+	}
+}
+
+// logitsAgree checks that the final activation of m's logits is m's output, within 1e-6, on
+// the rows of name's expected.json.
+func logitsAgree(t *testing.T, m *onnxmodel.Model, name string) {
+	t.Helper()
+	exp := readExpected(t, name)
+	b, err := gobackend.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Finalize()
+	res, err := ExecOnceN(b, func(x *Node) []*Node {
+		z := m.ForwardLogits(x)
+		if m.OutputActivation() == "Sigmoid" {
+			return []*Node{Sigmoid(z), m.Forward(x)}
+		}
+		return []*Node{Softmax(z, -1), m.Forward(x)}
+	}, exp.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	act, out := res[0].Value().([][]float32), res[1].Value().([][]float32)
+	for r := range out {
+		for c := range out[r] {
+			if d := math.Abs(float64(act[r][c] - out[r][c])); d > 1e-6 || math.IsNaN(d) {
+				t.Errorf("%s row %d output %d: %s(logits) = %.8g, output %.8g", name, r, c, m.OutputActivation(), act[r][c], out[r][c])
+			}
+		}
+	}
+	compare(t, name+" output", out, exp.OutputValues)
+}
+
+// The logits of a file whose output is a Sigmoid or Softmax: their activation is the
+// output.
+func TestForwardLogits(t *testing.T) {
+	for _, name := range []string{"wbc_prob", "iris_prob"} {
+		m, err := onnxmodel.Load(filepath.Join(models, name+".onnx"), onnxmodel.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		logitsAgree(t, m, name)
+	}
+	m, err := onnxmodel.Load(filepath.Join(models, "wbc_raw.onnx"), onnxmodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "does not come from a final Sigmoid or Softmax") {
+			t.Errorf("ForwardLogits of a logit model: panic %v", r)
+		}
+	}()
+	// The check comes before the input is used: building a graph that panics would leave
+	// the backend's executor waiting.
+	m.ForwardLogits(nil)
+}
+
+// editModel writes a copy of testdata/models/name.onnx, changed by edit, to a temporary
+// directory and loads it.
+func editModel(t *testing.T, name string, edit func(g *protos.GraphProto)) *onnxmodel.Model {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(models, name+".onnx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mp protos.ModelProto
+	if err := proto.Unmarshal(b, &mp); err != nil {
+		t.Fatal(err)
+	}
+	edit(mp.GetGraph())
+	if b, err = proto.Marshal(&mp); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name+".onnx")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := onnxmodel.Load(path, onnxmodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The activation is found through ops that change only the shape (Identity, Flatten, …),
+// and not through others, nor for a Softmax over the rows.
+func TestOutputActivationChains(t *testing.T) {
+	// Graph output "prob" ← Flatten ← Identity ← the activation.
+	chain := func(g *protos.GraphProto) {
+		nodes := g.GetNode()
+		last := nodes[len(nodes)-1]
+		last.Output = []string{"act"}
+		g.Node = append(nodes,
+			&protos.NodeProto{OpType: "Identity", Input: []string{"act"}, Output: []string{"act_id"}},
+			&protos.NodeProto{OpType: "Flatten", Input: []string{"act_id"}, Output: []string{"prob"}})
+	}
+	for _, name := range []string{"wbc_prob", "iris_prob"} {
+		m := editModel(t, name, chain)
+		if m.OutputActivation() == "" {
+			t.Fatalf("%s with Identity and Flatten after the activation: no OutputActivation", name)
+		}
+		logitsAgree(t, m, name)
+	}
+
+	// Graph output "prob" ← Abs ← the Sigmoid: not a pass-through op.
+	m := editModel(t, "wbc_prob", func(g *protos.GraphProto) {
+		nodes := g.GetNode()
+		nodes[len(nodes)-1].Output = []string{"act"}
+		g.Node = append(nodes, &protos.NodeProto{OpType: "Abs", Input: []string{"act"}, Output: []string{"prob"}})
+	})
+	if got := m.OutputActivation(); got != "" {
+		t.Errorf("wbc_prob with Abs after the Sigmoid: OutputActivation %q, want \"\"", got)
+	}
+
+	// A Softmax over the rows (axis 0) gives no logits.
+	m = editModel(t, "iris_prob", func(g *protos.GraphProto) {
+		nodes := g.GetNode()
+		nodes[len(nodes)-1].Attribute[0].I = 0
+	})
+	if got := m.OutputActivation(); got != "" {
+		t.Errorf("iris_prob with Softmax(axis=0): OutputActivation %q, want \"\"", got)
 	}
 }
