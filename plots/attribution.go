@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -19,8 +20,9 @@ const rowHeight = 0.22 * vg.Inch
 // largest |attribution| at the top. The left panel holds the attribution Φ along the path
 // from x to its counterfactual x_c; the right panel, on its own scale since the two are
 // often orders of magnitude apart, holds the uncertainty attributions Φ+ (x_c → x_c + ε)
-// and Φ− (x_c → x_c − ε). With several paths these are exQUCE's means. The automatic title
-// gives the target probability at x and at the counterfactual (the paths' mean).
+// and Φ− (x_c → x_c − ε). With several paths these are exQUCE's means. The note gives x's
+// predicted class and the target probability at x and at the counterfactual (the paths'
+// mean), with the classes named by o.Classes.
 //
 // features names the features (nil: "feature 1", ...). o.TopK limits the rows (default
 // all); the default height grows with the rows so names never overlap.
@@ -53,9 +55,13 @@ func Attribution(ex *quce.Explanation, features []string, o Options) ([]byte, er
 	setRows(right, len(rows))
 	pad(&right.X, 0.04)
 
+	auto := "QUCE attribution of %s along the path from x to its counterfactual"
+	if len(ex.Paths) > 1 {
+		auto = "exQUCE attribution of %s, the mean over paths to counterfactuals"
+	}
 	f := &figure{
-		title: o.title(fmt.Sprintf("QUCE attribution: F(τ=%d | x) %.3f → %.3f at the counterfactual%s",
-			ex.Target, ex.ProbStart, meanProbEnd(ex), shown(len(rows), len(names)))),
+		title: o.title(fmt.Sprintf(auto, prob(o, ex, "·"))),
+		note:  o.note(explanationNote(o, ex, len(rows), len(names))),
 		legend: []legendItem{
 			{"Φ: along the path x → x_c", []plot.Thumbnailer{phi}},
 			{"Φ+: x_c → x_c + ε", []plot.Thumbnailer{plus}},
@@ -112,9 +118,16 @@ func Paths(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
 	setRows(p, k)
 	pad(&p.X, 0.04)
 
+	valid := 0
+	for _, p := range ex.Paths {
+		if p.Valid {
+			valid++
+		}
+	}
 	f := &figure{
-		title: o.title(fmt.Sprintf("exQUCE attribution over %d paths, %.0f%% valid; F(τ=%d | x) %.3f → %.3f (mean)%s",
-			m, 100*ex.ValidRate(), ex.Target, ex.ProbStart, meanProbEnd(ex), shown(k, len(names)))),
+		title: o.title(fmt.Sprintf("exQUCE: expected attribution of %s over many paths", prob(o, ex, "·"))),
+		note: o.note(explanationNote(o, ex, k, len(names),
+			fmt.Sprintf("%d paths, %d valid (%.0f%%)", m, valid, 100*ex.ValidRate()))),
 		legend: []legendItem{
 			{fmt.Sprintf("mean Φ over the %d paths", m), []plot.Thumbnailer{mean}},
 			{"± 1 standard deviation", []plot.Thumbnailer{line(nil, black, vg.Points(1.2))}},
@@ -169,12 +182,30 @@ func meanProbEnd(ex *quce.Explanation) float64 {
 	return s / float64(len(ex.Paths))
 }
 
-// shown notes in a title that only k of n features are shown.
-func shown(k, n int) string {
-	if k == n {
-		return ""
+// prob is the target probability of an explanation at the point at, F(benign | x), its
+// class named by o.
+func prob(o Options, ex *quce.Explanation, at string) string {
+	return fmt.Sprintf("F(%s | %s)", o.class(ex.Target), at)
+}
+
+// explanationNote says what an attribution figure's title leaves out, after first: x's
+// predicted class, the target probability at x and at the counterfactual (the paths' mean)
+// and, when only k of the n features are shown, so.
+func explanationNote(o Options, ex *quce.Explanation, k, n int, first ...string) string {
+	parts := first
+	if len(ex.Probabilities) > 0 { // a real explanation; hand-made ones may leave it out
+		parts = append(parts, "the instance x is predicted "+o.class(ex.PredictedClass))
 	}
-	return fmt.Sprintf("; top %d of %d features", k, n)
+	end := "at the counterfactual"
+	if len(ex.Paths) > 1 {
+		end = "at the counterfactuals (mean)"
+	}
+	parts = append(parts, fmt.Sprintf("%s = %.3f → %.3f %s", prob(o, ex, "x"), ex.ProbStart, meanProbEnd(ex), end))
+	if k < n {
+		parts = append(parts, fmt.Sprintf("top %d of %d features by |Φ|", k, n))
+	}
+	s := strings.Join(parts, "; ")
+	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
 
 // rowFeatures maps the rows of a feature panel, bottom first, to features: rows are ranked

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -19,12 +20,31 @@ import (
 type MetricTable map[string]map[string]map[string]float64
 
 // Evaluation draws the methods side by side for each of metrics (nil: every metric in the
-// table, sorted): one panel per metric, one group of bars per split (train first, then
-// test, then the others) and one bar per method in its colour (see MethodColor), the known
-// methods in a fixed order. A method lacking a metric for a split has no bar there.
+// table, sorted): one panel per metric, titled with its name, one group of bars per split
+// (train first, then test, then the others) and one bar per method in its colour (see
+// MethodColor), the known methods in a fixed order. A method lacking a metric for a split
+// has no bar there, and the note says which methods lack metrics.
+//
+// Each bar carries its value, to three significant digits, level where the label fits
+// within its bar's column and else turned a quarter turn; the axis leaves room above the
+// bars for the labels, so no two labels overlap and none crosses a bar or the frame. Where
+// even turned labels do not fit (very many methods in a narrow picture), the bars go
+// without them; the tables have the values. A metric
+// whose values are all below 0.01 or from 10⁵ up is drawn in units of a power of ten, named
+// on its axis ("×1e−4"), so that its labels stay short.
 func Evaluation(table MetricTable, metrics []string, o Options) ([]byte, error) {
-	if err := o.check(); err != nil {
+	f, _, height, err := evaluationFigure(table, metrics, o)
+	if err != nil {
 		return nil, err
+	}
+	return render(f, o, height)
+}
+
+// evaluationFigure is the figure Evaluation draws, its panels' value labels and the height
+// of its panels.
+func evaluationFigure(table MetricTable, metrics []string, o Options) (*figure, []*barLabels, vg.Length, error) {
+	if err := o.check(); err != nil {
+		return nil, nil, 0, err
 	}
 	have := map[string]bool{}
 	var methods, splits []string
@@ -36,14 +56,14 @@ func Evaluation(table MetricTable, metrics []string, o Options) ([]byte, error) 
 			}
 			for name, v := range byMetric {
 				if err := checkFinite(fmt.Sprintf("%s/%s/%s", m, s, name), v); err != nil {
-					return nil, err
+					return nil, nil, 0, err
 				}
 				have[name] = true
 			}
 		}
 	}
 	if len(have) == 0 {
-		return nil, fmt.Errorf("%w: the metric table is empty", errEmpty)
+		return nil, nil, 0, fmt.Errorf("%w: the metric table is empty", errEmpty)
 	}
 	if metrics == nil {
 		for name := range have {
@@ -52,7 +72,7 @@ func Evaluation(table MetricTable, metrics []string, o Options) ([]byte, error) 
 		sort.Strings(metrics)
 	}
 	if len(metrics) == 0 {
-		return nil, fmt.Errorf("%w: no metrics asked for", errEmpty)
+		return nil, nil, 0, fmt.Errorf("%w: no metrics asked for", errEmpty)
 	}
 	for _, name := range metrics {
 		if !have[name] {
@@ -61,25 +81,31 @@ func Evaluation(table MetricTable, metrics []string, o Options) ([]byte, error) 
 				known = append(known, k)
 			}
 			sort.Strings(known)
-			return nil, fmt.Errorf("plots: no method has the metric %q; fix: use one of %s", name, strings.Join(known, ", "))
+			return nil, nil, 0, fmt.Errorf("plots: no method has the metric %q; fix: use one of %s", name, strings.Join(known, ", "))
 		}
 	}
 	methods = ordered(methods, methodNames())
 	splits = ordered(splits, []string{"train", "validation", "test"})
 
 	var panels []*plot.Plot
+	var labels []*barLabels
 	drawn := map[string]*bars{}
+	lacking := map[string]int{} // method → metrics it has no value of on some split
 	for _, name := range metrics {
 		var present []*bars
+		scale := metricScale(table, name)
 		for _, m := range methods {
 			v := make([]float64, len(splits))
-			found := false
+			found, missing := false, false
 			for i, s := range splits {
 				x, ok := table[m][s][name]
 				if !ok {
 					x = math.NaN()
 				}
-				v[i], found = x, found || ok
+				v[i], found, missing = x/scale.factor, found || ok, missing || !ok
+			}
+			if missing {
+				lacking[m]++
 			}
 			if found {
 				b := &bars{values: v, color: MethodColor(m)}
@@ -96,8 +122,10 @@ func Evaluation(table MetricTable, metrics []string, o Options) ([]byte, error) 
 		w := 0.8 / float64(len(present))
 		for j, b := range present {
 			b.thickness, b.offset = w, (float64(j)-float64(len(present)-1)/2)*w
-			p.Add(b, valueLabels(b))
+			p.Add(b)
 		}
+		l := newBarLabels(present)
+		p.Add(l)
 		p.NominalX(splits...)
 		p.X.Min, p.X.Max = -0.5, float64(len(splits))-0.5
 		lo := p.Y.Min
@@ -105,48 +133,205 @@ func Evaluation(table MetricTable, metrics []string, o Options) ([]byte, error) 
 		if lo == 0 {
 			p.Y.Min = 0
 		}
-		p.Y.Label.Text = name
+		l.lo, l.hi = p.Y.Min, p.Y.Max
+		p.Title.Text = name
+		p.Y.Label.Text = scale.label
 		panels = append(panels, p)
+		labels = append(labels, l)
 	}
 	var legend []legendItem
+	var lack []string
 	for _, m := range methods {
 		if b := drawn[m]; b != nil {
 			legend = append(legend, legendItem{methodLabel(m), []plot.Thumbnailer{b}})
+		}
+		if n := lacking[m]; n > 0 {
+			lack = append(lack, fmt.Sprintf("%s for %d of the %d metrics", methodLabel(m), n, len(metrics)))
+		}
+	}
+	if len(metrics) == 1 && len(lack) > 0 {
+		lack = lack[:0]
+		for _, m := range methods {
+			if lacking[m] > 0 {
+				lack = append(lack, methodLabel(m))
+			}
 		}
 	}
 	cols := min(2, len(panels))
 	auto := "Evaluation: " + metrics[0]
 	if len(metrics) > 1 {
-		auto = fmt.Sprintf("Evaluation: %d methods on %d metrics", len(legend), len(metrics))
+		auto = "Evaluation: the methods on each metric"
+	}
+	note := "Bars are labelled with their values (3 significant digits)"
+	if len(lack) > 0 {
+		note += "; no bar where a method has no value: " + strings.Join(lack, ", ")
 	}
 	f := &figure{
 		title:  o.title(auto),
 		legend: legend,
 		cols:   cols,
 		panels: panels,
+		note:   o.note(note + "."),
+		fit: func(k int, p *plot.Plot, data vg.Point) string {
+			if labels[k].fit(p, data) == hidden {
+				return "Bars too narrow for their values go without them; the tables give them."
+			}
+			return ""
+		},
 	}
 	rows := (len(panels) + cols - 1) / cols
-	return render(f, o, vg.Length(rows)*2.3*vg.Inch)
+	return f, labels, vg.Length(rows) * 2.3 * vg.Inch, nil
 }
 
-// valueLabels writes each of b's values at the end of its bar (so a bar of height 0 still
-// shows), to three significant digits.
-func valueLabels(b *bars) *plotter.Labels {
-	l := &plotter.Labels{}
-	for i, v := range b.values {
-		if math.IsNaN(v) {
-			continue
+// unitScale is the power of ten a metric is drawn in and its axis label.
+type unitScale struct {
+	factor float64
+	label  string
+}
+
+// metricScale is 1 for a metric with a value from 0.01 up to 10⁵ (or only zeros), else
+// the power of ten of its largest |value|.
+func metricScale(table MetricTable, name string) unitScale {
+	big := 0.0
+	for _, bySplit := range table {
+		for _, byMetric := range bySplit {
+			if v, ok := byMetric[name]; ok {
+				big = math.Max(big, math.Abs(v))
+			}
 		}
-		sty := textStyle(sans(7))
-		sty.XAlign, sty.YAlign = draw.XCenter, draw.YBottom
-		if v < 0 {
-			sty.YAlign = draw.YTop
+	}
+	if big == 0 || (big >= 0.01 && big < 1e5) {
+		return unitScale{1, ""}
+	}
+	e := int(math.Floor(math.Log10(big)))
+	return unitScale{math.Pow(10, float64(e)), "×1e" + strings.ReplaceAll(strconv.Itoa(e), "-", "−")}
+}
+
+// barLabels writes each bar's value at its end (so that a bar of height 0 still shows
+// one). Its layout is chosen by fit, once the size of the panel's data area is known.
+type barLabels struct {
+	bars   []*bars
+	texts  [][]string // per bar, per category; "" where the bar has no value
+	sty    text.Style
+	mode   labelMode
+	lo, hi float64 // the value axis' range before room is made for the labels
+}
+
+// labelMode is how a panel's value labels are set.
+type labelMode int
+
+const (
+	level  labelMode = iota // horizontal, centred over the bar
+	turned                  // a quarter turn anticlockwise, reading upwards from the bar
+	hidden                  // no room even for turned labels
+)
+
+// labelGap is the room between a bar's end and its label, and the least room between
+// labels side by side.
+var labelGap = vg.Points(2)
+
+func newBarLabels(bs []*bars) *barLabels {
+	l := &barLabels{bars: bs, sty: textStyle(sans(7))}
+	for _, b := range bs {
+		t := make([]string, len(b.values))
+		for i, v := range b.values {
+			if !math.IsNaN(v) {
+				t[i] = strconv.FormatFloat(v, 'g', 3, 64)
+			}
 		}
-		l.XYs = append(l.XYs, plotter.XY{X: float64(i) + b.offset, Y: v})
-		l.Labels = append(l.Labels, strconv.FormatFloat(v, 'g', 3, 64))
-		l.TextStyle = append(l.TextStyle, sty)
+		l.texts = append(l.texts, t)
 	}
 	return l
+}
+
+// fit picks the labels' mode for a data area of size data and sets p's value axis to
+// leave room for them: level if the widest label fits within a bar's width with labelGap
+// to spare, else turned if the labels' height does, else hidden; and turned or hidden if
+// the room the labels need above the bars would take more than a third of the panel. It
+// returns the mode.
+func (l *barLabels) fit(p *plot.Plot, data vg.Point) labelMode {
+	p.Y.Min, p.Y.Max = l.lo, l.hi
+	if len(l.bars) == 0 || !(data.X > 0 && data.Y > 0) {
+		l.mode = hidden
+		return l.mode
+	}
+	pitch := vg.Length(l.bars[0].thickness) * data.X / vg.Length(p.X.Max-p.X.Min)
+	var widest vg.Length
+	vmin, vmax := 0.0, 0.0
+	for j, b := range l.bars {
+		for i, t := range l.texts[j] {
+			if t != "" {
+				widest = max(widest, l.sty.Width(t))
+				vmin, vmax = math.Min(vmin, b.values[i]), math.Max(vmax, b.values[i])
+			}
+		}
+	}
+	ext := l.sty.FontExtents()
+	height := ext.Ascent + ext.Descent // of the glyphs, without the gap between lines
+	l.mode = hidden
+	var need vg.Length
+	for _, m := range []struct {
+		mode        labelMode
+		across, out vg.Length // the label's extent across the bar and out from its end
+	}{{level, widest, height}, {turned, height, widest}} {
+		if m.across+labelGap <= pitch && m.out+labelGap <= data.Y/3 {
+			l.mode, need = m.mode, m.out+labelGap
+			break
+		}
+	}
+	if l.mode == hidden {
+		return l.mode
+	}
+	// Room of need points beyond the longest bar each way: solve
+	// top = vmax + r·(top − bottom) and bottom = vmin − r·(top − bottom), r = need/H.
+	r := float64(need / data.Y)
+	top, bottom := l.hi, l.lo
+	for range 50 {
+		span := top - bottom
+		if vmax > 0 {
+			top = math.Max(l.hi, vmax+r*span)
+		}
+		if vmin < 0 {
+			bottom = math.Min(l.lo, vmin-r*span)
+		}
+	}
+	if vmax == 0 && vmin == 0 && !(top > bottom) { // only zeros: labels over the axis
+		bottom, top = 0, 1
+	}
+	p.Y.Min, p.Y.Max = bottom, top
+	return l.mode
+}
+
+// Plot implements plot.Plotter.
+func (l *barLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	if l.mode == hidden {
+		return
+	}
+	trX, trY := p.Transforms(&c)
+	for j, b := range l.bars {
+		for i, t := range l.texts[j] {
+			if t == "" {
+				continue
+			}
+			v := b.values[i]
+			sty := l.sty
+			pt := vg.Point{X: trX(float64(i) + b.offset), Y: trY(v) + labelGap}
+			if v < 0 {
+				pt.Y = trY(v) - labelGap
+			}
+			switch {
+			case l.mode == level && v >= 0:
+				sty.XAlign, sty.YAlign = draw.XCenter, draw.YBottom
+			case l.mode == level:
+				sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+			case v >= 0:
+				sty.XAlign, sty.YAlign, sty.Rotation = draw.XLeft, draw.YCenter, math.Pi/2
+			default:
+				sty.XAlign, sty.YAlign, sty.Rotation = draw.XRight, draw.YCenter, math.Pi/2
+			}
+			c.FillText(sty, pt, t)
+		}
+	}
 }
 
 // SweepPoint is the evaluation of a set of instances at one value of a swept λ.
@@ -208,7 +393,8 @@ func Sweep(points []SweepPoint, lambda string, o Options) ([]byte, error) {
 	}
 	unc.X.Label.Text = lambda + note
 	f := &figure{
-		title:  o.title(fmt.Sprintf("Effect of %s on validity, proximity and counterfactual uncertainty (%d values)", lambda, len(pts))),
+		title:  o.title(fmt.Sprintf("Effect of %s on validity, proximity and counterfactual uncertainty", lambda)),
+		note:   o.note(""),
 		cols:   1,
 		panels: panels,
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,8 +76,10 @@ func fixture(n, m, steps int) (*quce.Explanation, []string) {
 
 // svgText is one <text> element of an SVG.
 type svgText struct {
-	X, Y float64
-	Text string
+	X, Y    float64 // in the coordinates of the text's group: turned ones' are turned too
+	Text    string
+	Style   string
+	Rotated bool // inside a rotated group
 }
 
 // svgDoc is what the tests read from an SVG: its size, its texts and its paths' styles.
@@ -93,6 +96,7 @@ func parseSVG(t *testing.T, b []byte) svgDoc {
 	var doc svgDoc
 	dec := xml.NewDecoder(bytes.NewReader(b))
 	var cur *svgText
+	var groups []bool // per open <g>, whether it rotates
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -115,8 +119,10 @@ func parseSVG(t *testing.T, b []byte) svgDoc {
 			case "svg":
 				doc.Width = points(t, attr("width"))
 				doc.Height = points(t, attr("height"))
+			case "g":
+				groups = append(groups, strings.Contains(attr("transform"), "rotate"))
 			case "text":
-				cur = &svgText{X: points(t, attr("x")), Y: points(t, attr("y"))}
+				cur = &svgText{X: points(t, attr("x")), Y: points(t, attr("y")), Style: attr("style"), Rotated: slices.Contains(groups, true)}
 			case "path":
 				doc.PathStyles = append(doc.PathStyles, attr("style"))
 			}
@@ -125,6 +131,9 @@ func parseSVG(t *testing.T, b []byte) svgDoc {
 				cur.Text += string(el)
 			}
 		case xml.EndElement:
+			if el.Name.Local == "g" && len(groups) > 0 {
+				groups = groups[:len(groups)-1]
+			}
 			if el.Name.Local == "text" && cur != nil {
 				cur.Text = strings.TrimSpace(cur.Text)
 				doc.Texts = append(doc.Texts, *cur)

@@ -5,11 +5,16 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/quce"
 )
 
 // MapPath is one method's path for one instance, in standardised units: Points[0] is the
@@ -20,10 +25,31 @@ type MapPath struct {
 	Points [][]float64
 }
 
+// ExplanationPaths are the paths of an explanation for Map: QUCE's path (its first, which
+// starts exactly at x) and IG's straight line from x to the same counterfactual. Add other
+// methods' paths (AGI's: eval.RunAGI) after them.
+func ExplanationPaths(ex *quce.Explanation) []MapPath {
+	if ex == nil || len(ex.Paths) == 0 || ex.Paths[0] == nil {
+		return nil
+	}
+	p := ex.Path0()
+	out := []MapPath{{Method: "quce", Points: p.Points}}
+	if ex.X != nil && p.Counterfactual != nil {
+		out = append(out, MapPath{Method: "ig", Points: [][]float64{ex.X, p.Counterfactual}})
+	}
+	return out
+}
+
 // Map draws the training data on its first two principal components (PCA fitted on the
-// standardised training rows), coloured by class, with each path of paths drawn over it in
-// its method's colour: a ring marks the start and a star the counterfactual. train holds
-// standardised rows and labels their 0/1 classes; paths may be empty.
+// standardised training rows), one colour and shape per class, named by o.Classes, with
+// each path of paths drawn over it in its method's colour: a ring marks the start and a
+// star in the method's colour its counterfactual. train holds standardised rows and labels
+// their classes (0 … C−1); paths may be empty.
+//
+// The first path is drawn widest and at the bottom, each later one narrower, over a white
+// casing, so that paths which run together stay visible; IG's straight line is dashed.
+// Stars are drawn in the opposite order, with QUCE's on top: IG's line ends at QUCE's
+// counterfactual, and the star there is QUCE's.
 func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -50,58 +76,111 @@ func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, e
 	p.Add(plotter.NewGrid())
 	var legend []legendItem
 	all := project(train)
-	for class, c := range classColors {
+	classes := slices.Max(labels) + 1
+	for class := range classes {
 		var xys plotter.XYs
 		for i, xy := range all {
 			if labels[i] == class {
 				xys = append(xys, xy)
 			}
 		}
-		s := marker(xys, draw.CircleGlyph{}, c, vg.Points(2.2))
+		if len(xys) == 0 {
+			continue
+		}
+		shape, c := classStyle(class)
+		s := marker(xys, shape, c, vg.Points(2.2))
 		p.Add(s)
-		legend = append(legend, legendItem{fmt.Sprintf("class %d (training)", class), []plot.Thumbnailer{s}})
+		legend = append(legend, legendItem{o.class(class) + " (training)", []plot.Thumbnailer{marker(nil, shape, c, vg.Points(3))}})
 	}
 	seen := map[string]bool{}
-	var starts, ends []plot.Plotter
+	type end struct {
+		xy   plotter.XYs
+		c    color.Color
+		quce bool
+	}
+	var starts []plot.Plotter
+	var ends []end
 	for i, mp := range paths {
 		xys := project(mp.Points)
-		c := MethodColor(mp.Method)
-		// Each path is thinner than the one before, so paths that overlap stay visible.
-		l := line(xys, c, vg.Points(math.Max(1.2, 3.5-float64(i))))
-		p.Add(l)
+		sty := draw.LineStyle{Color: MethodColor(mp.Method), Width: vg.Points(math.Max(1.5, 3.5-float64(i)))}
+		if methodKey(mp.Method) == "ig" {
+			sty.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		}
+		p.Add(&pathLine{xys: xys, style: sty})
 		starts = append(starts, marker(xys[:1], startGlyph{}, black, vg.Points(4.5)))
-		ends = append(ends, marker(xys[len(xys)-1:], starGlyph{}, c, vg.Points(7)))
+		ends = append(ends, end{xys[len(xys)-1:], sty.Color, methodKey(mp.Method) == "quce"})
 		if !seen[methodKey(mp.Method)] {
 			seen[methodKey(mp.Method)] = true
-			legend = append(legend, legendItem{methodLabel(mp.Method), []plot.Thumbnailer{l}})
+			legend = append(legend, legendItem{methodLabel(mp.Method), []plot.Thumbnailer{pathThumb{style: sty, radius: vg.Points(5)}}})
 		}
 	}
 	p.Add(starts...)
-	p.Add(ends...)
-	if len(paths) > 0 {
-		legend = append(legend,
-			legendItem{"start x", []plot.Thumbnailer{marker(nil, startGlyph{}, black, vg.Points(4.5))}},
-			legendItem{"counterfactual", []plot.Thumbnailer{marker(nil, starGlyph{}, grey, vg.Points(7))}})
+	// The first path's star on top, and QUCE's above all.
+	slices.Reverse(ends)
+	slices.SortStableFunc(ends, func(a, b end) int {
+		switch {
+		case a.quce == b.quce:
+			return 0
+		case b.quce:
+			return -1
+		}
+		return 1
+	})
+	for _, e := range ends {
+		p.Add(marker(e.xy, starGlyph{}, e.c, vg.Points(7)))
 	}
+	var note []string
+	if len(paths) > 0 {
+		legend = append(legend, legendItem{"start x", []plot.Thumbnailer{marker(nil, startGlyph{}, black, vg.Points(4.5))}})
+		note = append(note, "A ring marks the instance x, and a star in a method's colour the end of its path, its counterfactual.")
+		if sharedEnd(paths, "quce", "ig") {
+			note = append(note, "IG's straight line ends at QUCE's counterfactual.")
+		}
+	}
+	note = append(note, "Principal components of the standardised training rows.")
 	pad(&p.X, 0.03)
 	pad(&p.Y, 0.03)
-	p.X.Label.Text = fmt.Sprintf("PC1 (%.0f%% of variance; standardised units)", 100*share[0])
+	p.X.Label.Text = fmt.Sprintf("PC1 (%.0f%% of variance)", 100*share[0])
 	p.Y.Label.Text = fmt.Sprintf("PC2 (%.0f%% of variance)", 100*share[1])
 
 	auto := "Training data on its first two principal components"
 	if len(paths) > 0 {
-		auto += ", with the paths of one instance"
+		auto = "Paths of one instance over the training data"
 	}
-	f := &figure{title: o.title(auto), legend: legend, cols: 1, panels: []*plot.Plot{p}}
+	f := &figure{title: o.title(auto), legend: legend, cols: 1, panels: []*plot.Plot{p},
+		note: o.note(strings.Join(note, " "))}
 	return render(f, o, 5*vg.Inch)
 }
 
-// classColors colour the training points by class: sky blue and yellow, the Okabe-Ito
-// colours no method uses, faded so the paths stand out.
-var classColors = [2]color.Color{fade(skyBlue, 0.6), fade(yellow, 0.8)}
+// sharedEnd reports whether the first paths of methods a and b end at the same point, up
+// to rounding.
+func sharedEnd(paths []MapPath, a, b string) bool {
+	var ends [2][]float64
+	for _, mp := range paths {
+		for i, m := range []string{a, b} {
+			if methodKey(mp.Method) == m && ends[i] == nil {
+				ends[i] = mp.Points[len(mp.Points)-1]
+			}
+		}
+	}
+	return ends[0] != nil && ends[1] != nil && slices.EqualFunc(ends[0], ends[1], func(u, v float64) bool {
+		return math.Abs(u-v) <= 1e-9*(1+math.Abs(u)+math.Abs(v))
+	})
+}
 
-// checkMap checks Map's input: a non-empty, rectangular, finite training set with 0/1
-// labels and paths in its dimension.
+// classStyle is the glyph and colour of a class's training points: sky blue, yellow and
+// grey, the Okabe-Ito colours no method uses, faded so the paths stand out; past three
+// classes the shapes change (disc, square, triangle) and the colours repeat.
+func classStyle(class int) (draw.GlyphDrawer, color.Color) {
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
+	return shapes[(class/len(classColors))%len(shapes)], classColors[class%len(classColors)]
+}
+
+// classColors colour the training points by class.
+var classColors = [3]color.Color{fade(skyBlue, 0.6), fade(yellow, 0.8), fade(grey, 0.6)}
+
+// checkMap checks Map's input: a non-empty, rectangular, finite training set with class
+// labels 0 … MaxMapClasses−1 and paths in its dimension.
 func checkMap(train [][]float64, labels []int, paths []MapPath) error {
 	if len(train) == 0 {
 		return fmt.Errorf("%w: no training rows", errEmpty)
@@ -119,8 +198,8 @@ func checkMap(train [][]float64, labels []int, paths []MapPath) error {
 		return fmt.Errorf("plots: %d labels for %d training rows", len(labels), len(train))
 	}
 	for i, l := range labels {
-		if l != 0 && l != 1 {
-			return fmt.Errorf("plots: labels[%d] = %d; fix: use the 0/1 class labels", i, l)
+		if l < 0 || l >= MaxMapClasses {
+			return fmt.Errorf("plots: labels[%d] = %d; fix: use the class indices 0 … C−1 (at most %d classes)", i, l, MaxMapClasses)
 		}
 	}
 	for i, mp := range paths {
@@ -135,6 +214,10 @@ func checkMap(train [][]float64, labels []int, paths []MapPath) error {
 	}
 	return nil
 }
+
+// MaxMapClasses is the most classes Map draws, as many as a data set may have
+// (data.MaxClasses).
+const MaxMapClasses = data.MaxClasses
 
 // pca returns the mean of rows, their two leading principal axes (unit vectors, each with
 // its largest component positive) and the share of the total variance along each. It uses

@@ -120,3 +120,44 @@ func fade(c color.Color, a float64) color.Color {
 	r, g, b, _ := c.RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: uint8(math.Round(a * 255))}
 }
+
+// pathLine is a method's path on the map: a line over a white casing, so that a thinner
+// path drawn over a thicker one stays visible where the two run together.
+type pathLine struct {
+	xys   plotter.XYs
+	style draw.LineStyle
+}
+
+// casing is how much wider than the line its white casing is.
+var casing = vg.Points(2)
+
+// Plot implements plot.Plotter.
+func (l *pathLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	pts := make([]vg.Point, len(l.xys))
+	for i, xy := range l.xys {
+		pts[i] = vg.Point{X: trX(xy.X), Y: trY(xy.Y)}
+	}
+	under := draw.LineStyle{Color: color.White, Width: l.style.Width + casing}
+	c.StrokeLines(under, c.ClipLinesXY(pts)...)
+	c.StrokeLines(l.style, c.ClipLinesXY(pts)...)
+}
+
+// DataRange implements plot.DataRanger.
+func (l *pathLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return plotter.XYRange(l.xys)
+}
+
+// pathThumb is a map legend's symbol for a method: its line as drawn, ending in its star.
+type pathThumb struct {
+	style  draw.LineStyle
+	radius vg.Length // the star's
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (t pathThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	end := vg.Point{X: c.Max.X - t.radius, Y: y}
+	c.StrokeLine2(t.style, c.Min.X, y, end.X, y)
+	starGlyph{}.DrawGlyph(c, draw.GlyphStyle{Color: t.style.Color, Radius: t.radius}, end)
+}

@@ -1,9 +1,11 @@
 package plots
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,10 +20,13 @@ const panelHeight = 1.25 * vg.Inch
 
 // Path draws the QUCE path of an explanation (its first path, which starts exactly at x)
 // against the optimisation step: one panel per top feature (ranked by |Φ| on that path,
-// default 4) with its value in original units, then the target probability F(τ|·) and the
-// VAE uncertainty L_ε along the path. scaler maps the standardised path back to original
-// units; with a nil scaler the values stay standardised. The default height grows with
-// the panels.
+// default 4), titled with its name, with its value in original units, then the target
+// probability F(class | ·) (the class named by o.Classes) and the VAE uncertainty L_ε along
+// the path. The note gives the steps, the probability at both ends, whether the
+// counterfactual is valid and each feature's values at both ends with its Φ. scaler maps
+// the standardised path back to original units; with a nil scaler the values stay
+// standardised. The default height grows with the panels; a height given in o that has
+// no room for the default 4 feature panels gets as many as fit.
 func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Options) ([]byte, error) {
 	names, err := checkExplanation(ex, features, o)
 	if err != nil {
@@ -72,41 +77,66 @@ func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Option
 			steps[s] = float64(p0.Step[s])
 		}
 	}
+	// A height given in o may leave no room for the default number of feature panels: then
+	// show as many as fit.
+	for k := o.topK(n, 4); ; k-- {
+		f, height := pathFigure(ex, names, points, steps, unit, k, o)
+		b, err := render(f, o, height)
+		if err == nil || !errors.As(err, new(noRoom)) || o.TopK != 0 || o.Height == 0 || k <= 1 {
+			return b, err
+		}
+	}
+}
+
+// pathFigure is Path's figure with its k top features, and the height of its panels.
+func pathFigure(ex *quce.Explanation, names []string, points [][]float64, steps []float64, unit string, k int, o Options) (*figure, vg.Length) {
+	p0, n := ex.Path0(), len(names)
 	var panels []*plot.Plot
-	for _, f := range rankByMagnitude(p0.Attribution, o.topK(n, 4)) {
+	var moves []string // what the note says of each feature shown
+	for _, f := range rankByMagnitude(p0.Attribution, k) {
 		v := make([]float64, len(points))
 		for s, pt := range points {
 			v[s] = pt[f]
 		}
 		p := stepPanel(steps, v, blue)
-		p.Title.Text = fmt.Sprintf("%s: %s → %s (Φ = %.3g)", names[f], num(v[0]), num(v[len(v)-1]), p0.Attribution[f])
+		p.Title.Text = names[f]
 		p.Y.Label.Text = unit
 		panels = append(panels, p)
+		moves = append(moves, fmt.Sprintf("%s: %s → %s, Φ = %.3g", names[f], num(v[0]), num(v[len(v)-1]), p0.Attribution[f]))
 	}
-	prob := stepPanel(steps, p0.Probability, black)
-	prob.Title.Text = fmt.Sprintf("target probability F(τ=%d | ·)", ex.Target)
-	prob.Y.Label.Text = "probability"
-	prob.Y.Min, prob.Y.Max = 0, 1
+	pp := stepPanel(steps, p0.Probability, black)
+	pp.Title.Text = "target probability " + prob(o, ex, "·")
+	pp.Y.Label.Text = "probability"
+	pp.Y.Min, pp.Y.Max = 0, 1
 	unc := stepPanel(steps, p0.Uncertainty, darkGrey)
 	unc.Title.Text = "VAE uncertainty L_ε (negative ELBO)"
 	unc.Y.Label.Text = "L_ε"
 	unc.X.Label.Text = "optimisation step"
-	panels = append(panels, prob, unc)
+	panels = append(panels, pp, unc)
 	for _, p := range panels[:len(panels)-1] {
-		p.X.Tick.Marker = unlabelled(plot.DefaultTicks{})
+		p.X.Tick.Marker = unlabelled(roundTicks{})
 	}
 
-	valid := "valid"
-	if !p0.Valid {
-		valid = "not valid"
+	valid := "a valid counterfactual"
+	switch {
+	case p0.Failure != "":
+		valid = "failed: " + p0.Failure
+	case !p0.Valid:
+		valid = "not a valid counterfactual"
 	}
+	note := fmt.Sprintf("%d optimisation steps; %s = %.3f → %.3f, %s.", p0.Steps, prob(o, ex, "x"), ex.ProbStart, p0.ProbEnd, valid)
+	shown := "The features by |Φ| on this path"
+	if k < n {
+		shown = fmt.Sprintf("The top %d of %d features by |Φ| on this path", k, n)
+	}
+	note += "\n" + shown + ", from x to x_c: " + strings.Join(moves, "; ") + "."
 	f := &figure{
-		title: o.title(fmt.Sprintf("QUCE path: %d steps, F(τ=%d | x) %.3f → %.3f (%s)",
-			p0.Steps, ex.Target, ex.ProbStart, p0.ProbEnd, valid)),
+		title:  o.title("QUCE path from x to its counterfactual"),
+		note:   o.note(note),
 		cols:   1,
 		panels: panels,
 	}
-	return render(f, o, vg.Length(len(panels))*panelHeight+0.3*vg.Inch)
+	return f, vg.Length(len(panels))*panelHeight + 0.3*vg.Inch
 }
 
 // stepPanel is a panel with v drawn against the steps.

@@ -148,20 +148,42 @@ func TestEverySVGRendersWithRSVG(t *testing.T) {
 }
 
 func TestOptionsSizeAndTitle(t *testing.T) {
-	for name, draw := range allPlots() {
-		t.Run(name, func(t *testing.T) {
-			b, err := draw(Options{Width: 500, Height: 400, Title: "My own title"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc := parseSVG(t, b)
-			if doc.Width != 500 || doc.Height != 400 {
-				t.Errorf("size %g × %g, want 500 × 400", doc.Width, doc.Height)
-			}
-			if len(doc.find("My own title")) != 1 {
-				t.Error("the title from Options is not drawn once")
-			}
-		})
+	for _, tc := range []struct {
+		size string  // as ParseSize reads it
+		w, h float64 // in points; a height of 0 is the one the content needs
+	}{
+		{"500x400pt", 500, 400},
+		{"18x12cm", 18 * vg.Centimeter.Points(), 12 * vg.Centimeter.Points()},
+		{"9", 648, 0},
+	} {
+		w, h, err := ParseSize(tc.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, draw := range allPlots() {
+			t.Run(tc.size+" "+name, func(t *testing.T) {
+				b, err := draw(Options{Width: w, Height: h, Title: "My own title"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				doc := parseSVG(t, b)
+				if math.Abs(doc.Width-tc.w) > 0.01 || tc.h != 0 && math.Abs(doc.Height-tc.h) > 0.01 {
+					t.Errorf("size %g × %g pt, want %.2f × %.2f", doc.Width, doc.Height, tc.w, tc.h)
+				}
+				if tc.h == 0 {
+					auto, err := draw(Options{Width: w})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := parseSVG(t, auto); d.Height != doc.Height {
+						t.Errorf("height %g pt with a title of its own, %g pt with the automatic one", doc.Height, d.Height)
+					}
+				}
+				if len(doc.find("My own title")) != 1 {
+					t.Error("the title from Options is not drawn once")
+				}
+			})
+		}
 	}
 }
 
@@ -300,30 +322,40 @@ func TestPath(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		topK   int
+		height vg.Length
 		scaler *data.Scaler
 		k      int
 		unit   string
 	}{
-		{"default", 0, scaler, 4, "original units"},
-		{"top 7, standardised", 7, nil, 7, "standardised"},
+		{"default", 0, 0, scaler, 4, "original units"},
+		{"top 7, standardised", 7, 0, nil, 7, "standardised"},
+		{"a height with room for 2 features", 0, 12 * vg.Centimeter, scaler, 2, "original units"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := Path(ex, names, tc.scaler, Options{TopK: tc.topK})
+			b, err := Path(ex, names, tc.scaler, Options{TopK: tc.topK, Height: tc.height})
 			if err != nil {
 				t.Fatal(err)
 			}
 			doc := parseSVG(t, b)
 			rank := ranked(ex.Path0().Attribution)
 			for r, f := range rank {
-				shown := doc.hasText(names[f] + ": ")
+				shown := len(doc.find(names[f])) == 1 // a panel's title
 				if shown != (r < tc.k) {
 					t.Errorf("feature %q of rank %d: panel drawn = %v, want %v", names[f], r, shown, r < tc.k)
 				}
 			}
-			if got := len(doc.find(tc.unit)); got != tc.k {
+			// A label longer than a short panel is wrapped: "original" over "units".
+			got := len(doc.find(tc.unit))
+			if first := strings.Fields(tc.unit)[0]; first != tc.unit {
+				got += len(doc.find(first))
+			}
+			if got != tc.k {
 				t.Errorf("%d feature panels labelled %q, want %d", got, tc.unit, tc.k)
 			}
-			for _, s := range []string{"optimisation step", "probability", "L_ε", "target probability F(τ=1 | ·)", "VAE uncertainty L_ε (negative ELBO)"} {
+			if want := fmt.Sprintf("top %d of 30 features", tc.k); !doc.hasText(want) {
+				t.Errorf("the note does not say %q", want)
+			}
+			for _, s := range []string{"optimisation step", "probability", "L_ε", "target probability F(class 1 | ·)", "VAE uncertainty L_ε (negative ELBO)"} {
 				if len(doc.find(s)) != 1 {
 					t.Errorf("no text %q", s)
 				}
@@ -331,8 +363,8 @@ func TestPath(t *testing.T) {
 			// In original units the top feature moves from 100 + 10·0 to 100 + 10·Δ.
 			top := rank[0]
 			end := strconv.FormatFloat(100+10*float64(top%5-2)*0.3, 'g', 4, 64)
-			if tc.scaler != nil && !doc.hasText(names[top]+": 100 → "+end+" (") {
-				t.Errorf("the top feature's panel title does not go from 100 to %s (original units)", end)
+			if tc.scaler != nil && !doc.hasText(names[top]+": 100 → "+end+", Φ = ") {
+				t.Errorf("the note does not give the top feature going from 100 to %s (original units)", end)
 			}
 		})
 	}
@@ -345,7 +377,7 @@ func TestMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := parseSVG(t, b)
-	for _, s := range []string{"class 0 (training)", "class 1 (training)", "QUCE", "IG", "AGI", "start x", "counterfactual"} {
+	for _, s := range []string{"class 0 (training)", "class 1 (training)", "QUCE", "IG", "AGI", "start x"} {
 		if len(doc.find(s)) != 1 {
 			t.Errorf("legend entry %q is not drawn once", s)
 		}
@@ -353,14 +385,14 @@ func TestMap(t *testing.T) {
 	if !doc.hasText("PC1 (") || !doc.hasText("PC2 (") || !doc.hasText("of variance") {
 		t.Error("the axes are not labelled with the principal components")
 	}
-	// One star per path in the method's colour; one dot per training row and one in the
-	// legend per class.
+	// One star per path in the method's colour and one in its legend symbol; one dot per
+	// training row and one in the legend per class.
 	for _, m := range []string{"quce", "ig", "agi"} {
-		if got := doc.fills(MethodColor(m)); got != 1 {
-			t.Errorf("%d counterfactual stars in %s's colour, want 1", got, m)
+		if got := doc.fills(MethodColor(m)); got != 2 {
+			t.Errorf("%d counterfactual stars in %s's colour (with the legend's), want 2", got, m)
 		}
 	}
-	for class, c := range classColors {
+	for class, c := range classColors[:2] {
 		if got := doc.fills(c); got != 100+1 {
 			t.Errorf("%d class %d dots (with the legend's), want 101", got, class)
 		}
@@ -578,7 +610,7 @@ func TestBadInput(t *testing.T) {
 		{"labels of the wrong length", func() ([]byte, error) { return Map(train, labels[1:], paths, Options{}) }, false},
 		{"label 2", func() ([]byte, error) {
 			bad := slices.Clone(labels)
-			bad[0] = 2
+			bad[0] = MaxMapClasses
 			return Map(train, bad, paths, Options{})
 		}, false},
 		{"empty map path", func() ([]byte, error) { return Map(train, labels, []MapPath{{Method: "quce"}}, Options{}) }, true},
@@ -652,7 +684,7 @@ func TestWrap(t *testing.T) {
 	}{
 		{"short", []string{"short"}},
 		{"first part; second part", []string{"first part; second part"}},
-		{"a rather long first part of a title; a second part", []string{"a rather long first part of a title", "a second part"}},
+		{"a rather long first part of a title; a second part", []string{"a rather long first part of a title;", "a second part"}},
 		{"two\nlines", []string{"two", "lines"}},
 	} {
 		got := strings.Split(wrap(tc.in, titleStyle, width), "\n")
@@ -714,5 +746,32 @@ func TestLayoutAlignsDataAreas(t *testing.T) {
 
 	if _, err := layout(panels, 2, draw.New(vgsvg.New(3*vg.Inch, 9*vg.Inch))); err == nil {
 		t.Error("a canvas too narrow for the names gave no error")
+	}
+
+	// Short stacked panels, as in Path at a small height, whose end ticks' labels and
+	// y labels stick out of their data areas: the data areas still line up once fitted.
+	p0 := ex.Path0()
+	steps := make([]float64, len(p0.Points))
+	for i := range steps {
+		steps[i] = float64(i)
+	}
+	f, _ := pathFigure(ex, names, p0.Points, steps, "original units", 2, Options{})
+	c = draw.New(vgsvg.New(7*vg.Inch, 4*vg.Inch))
+	out, err = layout(f.panels, 1, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, p := range f.panels {
+		fitX(p, out[k])
+	}
+	if out, err = layout(f.panels, 1, c); err != nil {
+		t.Fatal(err)
+	}
+	first := f.panels[0].DataCanvas(out[0])
+	for k, p := range f.panels {
+		d := p.DataCanvas(out[k])
+		if !near(d.Min.X, first.Min.X) || !near(d.Max.X, first.Max.X) || !near(d.Size().Y, first.Size().Y) || d.Size().Y < minData.Y {
+			t.Errorf("stacked panel %d's data area is %v, the first's %v", k, d.Rectangle, first.Rectangle)
+		}
 	}
 }

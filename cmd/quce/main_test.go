@@ -49,13 +49,73 @@ func TestExplainJSON(t *testing.T) {
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(svg, "*.svg"))
-	if len(files) != 4 {
-		t.Errorf("%d SVG files, want 4 (2 rows × attribution, path): %v", len(files), files)
+	if len(files) != 6 {
+		t.Errorf("%d SVG files, want 6 (2 rows × attribution, path, map): %v", len(files), files)
+	}
+	// The pictures name the classes by the data's labels, and the maps draw every method.
+	maps, _ := filepath.Glob(filepath.Join(svg, "line*-map.svg"))
+	if len(maps) != 2 {
+		t.Errorf("maps %v, want line<N>-map.svg for each of the 2 rows", maps)
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		want := []string{"F(malignant | x)", "F(benign | x)"} // one of them: the target
+		if strings.HasSuffix(f, "-map.svg") {
+			want = []string{"malignant (training)", "benign (training)", ">QUCE<", ">IG<", ">AGI<"}
+		}
+		found := 0
+		for _, s := range want {
+			if bytes.Contains(b, []byte(s)) {
+				found++
+			}
+		}
+		if found == 0 || strings.HasSuffix(f, "-map.svg") && found != len(want) {
+			t.Errorf("%s has %d of %q", f, found, want)
+		}
+		for _, s := range []string{"τ=", "class 0", "class 1"} {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s names a class by its index (%q), not its label", f, s)
+			}
+		}
 	}
 	// A second run must not overwrite the JSON without -force.
 	err = run(context.Background(), []string{"explain", "-n", "1", "-steps", "10", "-json", out, "-cache", cacheDir()}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "-force") {
 		t.Errorf("overwriting without -force: error %v", err)
+	}
+}
+
+func TestExplainPictureFormatAndSize(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pics")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"explain", "-n", "1", "-steps", "20", "-svg", dir, "-format", "pdf", "-size", "16x20cm", "-cache", cacheDir()}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("explain: %v\n%s", err, stderr.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) != 3 {
+		t.Fatalf("%d files, want 3 (attribution, path, map): %v", len(files), files)
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if !strings.HasSuffix(f, ".pdf") || !bytes.HasPrefix(b, []byte("%PDF")) {
+			t.Errorf("%s is not a PDF file", f)
+		}
+		// 16 × 20 cm is 453.54 × 566.93 pt.
+		if !bytes.Contains(b, []byte("453.54")) || !bytes.Contains(b, []byte("566.93")) {
+			t.Errorf("%s is not 16 × 20 cm", f)
+		}
+	}
+	// A bad -format or -size is an error naming the flag, before any work.
+	for _, args := range [][]string{{"-format", "gif"}, {"-size", "7by5"}, {"-size", "0x5"}} {
+		stderr.Reset()
+		err := run(context.Background(), append([]string{"explain", "-n", "1", "-svg", t.TempDir(), "-cache", cacheDir()}, args...), &stdout, &stderr)
+		if err == nil || !strings.HasPrefix(err.Error(), args[0]+": ") || !strings.Contains(err.Error(), "fix:") {
+			t.Errorf("explain %v: error %v, want one naming %s with a fix", args, err, args[0])
+		}
+		if strings.Contains(stderr.String(), "backend:") {
+			t.Errorf("explain %v set a backend up before failing:\n%s", args, stderr.String())
+		}
 	}
 }
 
@@ -125,8 +185,8 @@ func TestEvalJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.N != 5 || len(doc.Metrics) != 5 {
-		t.Fatalf("n = %d, %d methods; want 5 and 5", doc.N, len(doc.Metrics))
+	if doc.N != 5 || len(doc.Metrics) != 6 {
+		t.Fatalf("n = %d, %d methods; want 5 and 6", doc.N, len(doc.Metrics))
 	}
 	if _, ok := doc.Metrics["quce"]["test"]["path_uncertainty_mean"]; !ok {
 		t.Error("quce lacks path_uncertainty_mean on test")

@@ -378,7 +378,7 @@ func TestExplainOutputs(t *testing.T) {
 	// SVG files are named by line; every output is readable by others (0644).
 	var want []string
 	for _, r := range doc.Results {
-		for _, kind := range []string{"attribution", "path"} {
+		for _, kind := range []string{"attribution", "path", "map"} {
 			want = append(want, filepath.Join(svgDir, "line"+strconv.Itoa(r.Line)+"-"+kind+".svg"))
 		}
 	}
