@@ -46,5 +46,5 @@ func ExampleParseMethods() {
 	fmt.Println(err)
 	// Output:
 	// [quce ig dice-random]
-	// eval: unknown method "shap"; fix: use a comma-separated list of quce, ig, agi, wachter, dice-random (or all)
+	// eval: unknown method "shap"; fix: use a comma-separated list of quce, quce-auto, ig, agi, wachter, dice-random (or all)
 }

@@ -12,6 +12,9 @@ type Method string
 const (
 	// QUCE is the QUCE search with the options' Config.
 	QUCE Method = "quce"
+	// QUCEAuto is the QUCE search with λ2 and λ3 chosen per instance (quce.Auto, grid
+	// Options.Auto) under the plausibility bound of Options.PlausibilityQuantile.
+	QUCEAuto Method = "quce-auto"
 	// IG is the straight line from x to the QUCE counterfactual x_c (the paper's IG-QUCE),
 	// measured with the same path attribution.
 	IG Method = "ig"
@@ -26,7 +29,7 @@ const (
 )
 
 // AllMethods lists every method in table order.
-var AllMethods = []Method{QUCE, IG, AGI, Wachter, DiceRandom}
+var AllMethods = []Method{QUCE, QUCEAuto, IG, AGI, Wachter, DiceRandom}
 
 // HasPath reports whether the method makes a path (and so an attribution).
 func (m Method) HasPath() bool { return m != DiceRandom }
@@ -36,6 +39,8 @@ func (m Method) Title() string {
 	switch m {
 	case QUCE:
 		return "QUCE"
+	case QUCEAuto:
+		return "QUCE (automatic λ)"
 	case IG:
 		return "IG-QUCE"
 	case AGI:
@@ -61,6 +66,9 @@ func ParseMethods(s string) ([]Method, error) {
 		name := Method(strings.ToLower(strings.TrimSpace(part)))
 		if name == "dice" || name == "dice_random" || name == "dicerandom" {
 			name = DiceRandom
+		}
+		if name == "auto" || name == "quce_auto" {
+			name = QUCEAuto
 		}
 		if name == "ig-quce" {
 			name = IG

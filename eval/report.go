@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/quce-go/quce/quce"
 )
 
 // PaperWBC holds the paper's own W-BC figures (spec/quce-paper.tex: Table 2 path
@@ -219,6 +222,11 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 	fmt.Fprintln(b, "- ig's counterfactual is QUCE's, so its counterfactual metrics are not repeated (—); dice-random has no path or attribution (—). Seconds for ig exclude the QUCE search it reuses.")
 	fmt.Fprintf(b, "- QUCE: λ = (%g, %g, %g), %s, φ %g, %d steps, %s rule, K %d, ϑ %g; wachter is the same with λ3 = 0. DiCE-random: %d samples per round.\n",
 		st.Config.Lambda1, st.Config.Lambda2, st.Config.Lambda3, st.Config.Optimizer, st.Config.LearningRate, st.Config.Steps, st.Config.Rule, st.Config.K, st.Config.Threshold, st.Dice.Samples)
+	if slices.Contains(r.Methods, QUCEAuto) {
+		ac := st.AutoConfig
+		fmt.Fprintf(b, "- quce-auto: the same search with (λ2, λ3) chosen per instance among %s by the rule: %s; bound %.3g (the %g quantile of L_ε, trained form, over the training rows). Chosen: %s.\n",
+			lambdaList(ac.Auto.Grid), quce.AutoRule, ac.Plausibility, ac.PlausibilityQuantile, r.autoChoices())
+	}
 	if showPaper {
 		fmt.Fprintln(b, "- \"paper\" columns are the paper's own W-BC figures (Tables 2–4 and the supplement's deletion table), for reference only; its DiCE row is the DiCE library. The authors' notebook scored uncertainty with an untrained VAE (docs/METHOD.md), so they are not expected to match, and nothing here is tuned to them.")
 	}
@@ -231,4 +239,37 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// lambdaList formats a grid as "(0.01, 0.1), (0.1, 0.1)".
+func lambdaList(grid []quce.Lambdas) string {
+	parts := make([]string, len(grid))
+	for i, l := range grid {
+		parts[i] = fmt.Sprintf("(%g, %g)", l.Lambda2, l.Lambda3)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// autoChoices counts how often quce-auto chose each candidate, over every split, and how
+// often no valid candidate was within the bound.
+func (r *Report) autoChoices() string {
+	grid := r.Settings.AutoConfig.Auto.Grid
+	count := make([]int, len(grid))
+	implausible := 0
+	for _, s := range r.Splits {
+		for _, in := range r.Instances[QUCEAuto][s] {
+			if in.Auto == nil {
+				continue
+			}
+			count[in.Auto.Chosen]++
+			if !in.Auto.Plausible {
+				implausible++
+			}
+		}
+	}
+	parts := make([]string, len(grid))
+	for i, l := range grid {
+		parts[i] = fmt.Sprintf("(%g, %g) ×%d", l.Lambda2, l.Lambda3, count[i])
+	}
+	return fmt.Sprintf("%s; none within the bound: %d", strings.Join(parts, ", "), implausible)
 }

@@ -28,8 +28,14 @@ type Options struct {
 	// Class names the target class τ of every instance by its label; "" gives each instance
 	// its default target (see quce.DefaultTarget).
 	Class string
-	AGI   AGIConfig  // zero: DefaultAGIConfig()
-	Dice  DiceConfig // zero: DefaultDiceConfig()
+	// Auto is quce-auto's grid of (λ2, λ3) (nil: Config.Auto, or else quce.DefaultAuto()).
+	Auto *quce.Auto
+	// PlausibilityQuantile is the quantile of the training rows' L_ε that bounds a plausible
+	// counterfactual, for quce-auto and for a Config with Auto or Sparse that has no bound
+	// yet (0: quce.DefaultPlausibilityQuantile).
+	PlausibilityQuantile float64
+	AGI                  AGIConfig  // zero: DefaultAGIConfig()
+	Dice                 DiceConfig // zero: DefaultDiceConfig()
 	// IGPoints is the number of points of the straight IG path (K_total), x and x_c
 	// included; 0 means as many as the QUCE path has (Config.Steps + 1).
 	IGPoints int
@@ -89,6 +95,15 @@ func (o Options) withDefaults() Options {
 	if o.SparsityTol == 0 {
 		o.SparsityTol = d.SparsityTol
 	}
+	if o.Auto == nil {
+		o.Auto = o.Config.Auto
+	}
+	if o.Auto == nil {
+		o.Auto = quce.DefaultAuto()
+	}
+	if o.PlausibilityQuantile == 0 {
+		o.PlausibilityQuantile = quce.DefaultPlausibilityQuantile
+	}
 	return o
 }
 
@@ -106,8 +121,8 @@ func (o Options) validate() error {
 			return fmt.Errorf("eval: unknown method %q; fix: use %s", m, methodList())
 		}
 	}
-	if err := o.Config.Validate(); err != nil {
-		return err
+	if !(o.PlausibilityQuantile > 0 && o.PlausibilityQuantile < 1) {
+		return fmt.Errorf("eval: plausibility quantile %v; fix: use a quantile strictly between 0 and 1, such as 0.9", o.PlausibilityQuantile)
 	}
 	if err := o.AGI.Validate(); err != nil {
 		return err
@@ -163,6 +178,7 @@ type Counts struct {
 type Settings struct {
 	Seed               uint64      `json:"seed"`
 	Config             quce.Config `json:"quce"`
+	AutoConfig         quce.Config `json:"quce_auto"` // quce-auto's configuration, with its bound
 	AGI                AGIConfig   `json:"agi"`
 	Dice               DiceConfig  `json:"dice"`
 	IGPoints           int         `json:"ig_points"`
@@ -197,6 +213,8 @@ type InstanceResult struct {
 	// CounterfactualOriginal is x_c in the data's units; Attribution is Φ (path methods).
 	CounterfactualOriginal []float64 `json:"counterfactual,omitempty"`
 	Attribution            []float64 `json:"attribution,omitempty"`
+	// Auto is how quce-auto chose this instance's λ2 and λ3, with the candidates it saw.
+	Auto *quce.AutoChoice `json:"auto,omitempty"`
 
 	Counterfactual []float64   `json:"-"` // x_c, standardised
 	Path           [][]float64 `json:"-"` // the path, standardised (path methods, with Options.KeepPaths)
@@ -269,6 +287,18 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 	// path itself (and the points the explainer measured are reused), not a thinned copy.
 	cfg := o.Config
 	cfg.PathPoints = 0
+	acfg := cfg
+	acfg.Auto = o.Auto
+	if cfg, err = s.WithPlausibility(cfg, o.PlausibilityQuantile); err != nil {
+		return nil, err
+	}
+	if acfg, err = s.WithPlausibility(acfg, o.PlausibilityQuantile); err != nil {
+		return nil, err
+	}
+	rep.Settings.Config, rep.Settings.AutoConfig = cfg, acfg
+	// wachter is the fixed-λ search without the uncertainty term.
+	wcfg := cfg
+	wcfg.Lambda3, wcfg.Auto = 0, nil
 
 	for _, split := range o.Splits {
 		xsAll, idx := s.XTrain, s.TrainIdx
@@ -298,17 +328,23 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 
 		outs := map[Method][]*outcome{}
 		secs := map[Method]float64{}
+		// search runs one of the QUCE searches (quce, quce-auto, wachter) as method m.
+		search := func(m Method, c quce.Config, what string) ([]*quce.Explanation, error) {
+			logf("eval: %s: %s on %d instances (%d steps)", split, what, len(xs), c.Steps)
+			t0 := time.Now()
+			ex, err := s.Explainer.Explain(ctx, c, queries)
+			if err != nil {
+				return nil, fmt.Errorf("eval: %s on the %s split: %w", what, split, err)
+			}
+			secs[m] = time.Since(t0).Seconds()
+			outs[m] = pathOutcomes(base, xs, ex, o.Config.Threshold, "")
+			return ex, nil
+		}
 		var quceEx []*quce.Explanation
 		if slices.Contains(o.Methods, QUCE) || slices.Contains(o.Methods, IG) {
-			logf("eval: %s: QUCE on %d instances (%d steps)", split, len(xs), o.Config.Steps)
-			t0 := time.Now()
-			ex, err := s.Explainer.Explain(ctx, cfg, queries)
-			if err != nil {
-				return nil, fmt.Errorf("eval: QUCE on the %s split: %w", split, err)
+			if quceEx, err = search(QUCE, cfg, "QUCE"); err != nil {
+				return nil, err
 			}
-			secs[QUCE] = time.Since(t0).Seconds()
-			quceEx = ex
-			outs[QUCE] = pathOutcomes(base, xs, ex, o.Config.Threshold, "")
 		}
 		if slices.Contains(o.Methods, IG) {
 			logf("eval: %s: straight-line IG to QUCE's counterfactuals (%d points)", split, igPoints)
@@ -324,17 +360,15 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 			secs[IG] = time.Since(t0).Seconds()
 			outs[IG] = pathOutcomes(base, xs, ex, o.Config.Threshold, "ends at QUCE's counterfactual, which is not valid: ")
 		}
-		if slices.Contains(o.Methods, Wachter) {
-			wcfg := cfg
-			wcfg.Lambda3 = 0
-			logf("eval: %s: Wachter (λ3 = 0) on %d instances", split, len(xs))
-			t0 := time.Now()
-			ex, err := s.Explainer.Explain(ctx, wcfg, queries)
-			if err != nil {
-				return nil, fmt.Errorf("eval: Wachter on the %s split: %w", split, err)
+		if slices.Contains(o.Methods, QUCEAuto) {
+			if _, err := search(QUCEAuto, acfg, fmt.Sprintf("QUCE with automatic λ (%d candidates each)", len(acfg.Auto.Grid))); err != nil {
+				return nil, err
 			}
-			secs[Wachter] = time.Since(t0).Seconds()
-			outs[Wachter] = pathOutcomes(base, xs, ex, o.Config.Threshold, "")
+		}
+		if slices.Contains(o.Methods, Wachter) {
+			if _, err := search(Wachter, wcfg, "Wachter (λ3 = 0)"); err != nil {
+				return nil, err
+			}
 		}
 		if slices.Contains(o.Methods, AGI) {
 			logf("eval: %s: AGI on %d instances (η %v, at most %d steps)", split, len(xs), o.AGI.Eta, o.AGI.MaxSteps)
@@ -473,6 +507,7 @@ func pathOutcomes(base []InstanceResult, xs [][]float64, ex []*quce.Explanation,
 		r.Counterfactual = p.Counterfactual
 		r.CounterfactualOriginal = p.CounterfactualOriginal
 		r.Attribution = p.Attribution
+		r.Auto = e.Auto
 		r.Path = p.Points
 		switch {
 		case p.Failure != "":

@@ -77,11 +77,14 @@ func ShowExplanation(s *pipeline.Setup, ex *quce.Explanation) error {
 
 // ExplanationHTML is what ShowExplanation displays, as an HTML fragment.
 func ExplanationHTML(s *pipeline.Setup, ex *quce.Explanation, o plots.Options) (string, error) {
+	if o.Classes == nil {
+		o.Classes = s.Data.Labels
+	}
 	attr, err := plots.Attribution(ex, s.Data.Features, o)
 	if err != nil {
 		return "", err
 	}
-	path, err := plots.Path(ex, s.Data.Features, s.Scaler, plots.Options{})
+	path, err := plots.Path(ex, s.Data.Features, s.Scaler, plots.Options{Classes: o.Classes})
 	if err != nil {
 		return "", err
 	}
@@ -118,7 +121,7 @@ func validText(p *quce.Path) string {
 }
 
 // ShowTable displays a batch of explanations as an HTML table whose columns sort when
-// their header is clicked.
+// their header is clicked; with automatic λ, a last column gives each row's chosen λ2, λ3.
 func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 	if len(exs) == 0 {
 		return fmt.Errorf("gonbext: no explanations to show")
@@ -126,7 +129,12 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 	id := "quce-table-" + fmt.Sprint(outputCount.Add(1))
 	var b strings.Builder
 	fmt.Fprintf(&b, `<table id=%q><thead><tr>`, id)
-	for i, h := range []string{"row", "predicted", "target", "F(target) before", "after", "valid", "steps", "gap", "cf uncertainty", "path uncertainty", "top feature"} {
+	headers := []string{"row", "predicted", "target", "F(target) before", "after", "valid", "steps", "gap", "cf uncertainty", "path uncertainty", "top feature"}
+	auto := exs[0].Auto != nil
+	if auto {
+		headers = append(headers, "λ2, λ3 (auto)")
+	}
+	for i, h := range headers {
 		fmt.Fprintf(&b, `<th style="cursor:pointer" onclick="quceSort('%s',%d)">%s</th>`, id, i, h)
 	}
 	b.WriteString("</tr></thead><tbody>")
@@ -138,10 +146,15 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 	for i, ex := range exs {
 		p := ex.Path0()
 		top := quce.RankFeatures(ex.Attribution)[0]
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%s</td><td>%d</td><td>%.1e</td><td>%.3f</td><td>%.3f</td><td>%s</td></tr>",
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%s</td><td>%d</td><td>%.1e</td><td>%.3f</td><td>%.3f</td><td>%s</td>",
 			html.EscapeString(names[i]), html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
 			ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty, p.PathUncertainty,
 			html.EscapeString(s.Data.Features[top]))
+		if a := ex.Auto; auto && a != nil {
+			c := a.Candidates[a.Chosen]
+			fmt.Fprintf(&b, "<td>%g, %g</td>", c.Lambda2, c.Lambda3)
+		}
+		b.WriteString("</tr>")
 	}
 	b.WriteString("</tbody></table>")
 	// Sorting is a convenience; the table reads the same without scripts.
@@ -155,18 +168,14 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 // ShowMap displays the training data on its first two principal components with the QUCE
 // path of ex, the straight line to its counterfactual (IG) and the AGI path.
 func ShowMap(s *pipeline.Setup, ex *quce.Explanation) error {
-	p := ex.Path0()
-	paths := []plots.MapPath{
-		{Method: "quce", Points: p.Points},
-		{Method: "ig", Points: [][]float64{ex.X, p.Counterfactual}},
-	}
+	paths := plots.ExplanationPaths(ex)
 	agi, err := eval.RunAGI(Context, s.Backend, s.Explainer.Classifier(), [][]float64{ex.X}, []int{ex.Target}, eval.DefaultAGIConfig(), 0.5)
 	if err != nil {
 		return err
 	}
 	paths = append(paths, plots.MapPath{Method: "agi", Points: agi[0].Points})
 	train := s.Data.Subset(s.TrainIdx)
-	svg, err := plots.Map(s.XTrain, train.Y, paths, plots.Options{})
+	svg, err := plots.Map(s.XTrain, train.Y, paths, plots.Options{Classes: s.Data.Labels})
 	if err != nil {
 		return err
 	}
@@ -175,7 +184,7 @@ func ShowMap(s *pipeline.Setup, ex *quce.Explanation) error {
 
 // ShowPaths displays the expected attribution over many paths (exQUCE) with its spread.
 func ShowPaths(s *pipeline.Setup, ex *quce.Explanation) error {
-	svg, err := plots.Paths(ex, s.Data.Features, plots.Options{TopK: 15})
+	svg, err := plots.Paths(ex, s.Data.Features, plots.Options{TopK: 15, Classes: s.Data.Labels})
 	if err != nil {
 		return err
 	}

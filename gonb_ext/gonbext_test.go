@@ -50,6 +50,29 @@ func TestOutsideNotebook(t *testing.T) {
 			t.Errorf("%s: want 2 SVGs (Figure 1 and the path)", f)
 		}
 	}
+	// Automatic λ: the bound from s.WithPlausibility, and the front of the candidates.
+	auto := cfg
+	auto.Auto = quce.DefaultAuto()
+	if auto, err = s.WithPlausibility(auto, quce.DefaultPlausibilityQuantile); err != nil {
+		t.Fatal(err)
+	}
+	aex, err := gonbext.Explain(s, auto, s.XTest[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gonbext.ShowFront(s, aex[0]); err != nil {
+		t.Fatal(err)
+	}
+	fronts, _ := filepath.Glob(filepath.Join(dir, "*front*.html"))
+	if len(fronts) != 1 {
+		t.Fatalf("front files %v, want one", fronts)
+	}
+	if b, _ := os.ReadFile(fronts[0]); !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "plausibility bound") {
+		t.Errorf("%s holds no front plot", fronts[0])
+	}
+	if err := gonbext.ShowFront(s, ex[0]); err == nil || !strings.Contains(err.Error(), "fixed λ") {
+		t.Errorf("ShowFront of a fixed-λ explanation: %v", err)
+	}
 	if err := gonbext.Tune(s, s.XTest[:1], cfg); err == nil || !strings.Contains(err.Error(), "notebook") {
 		t.Errorf("Tune outside a notebook: %v", err)
 	}

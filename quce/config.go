@@ -88,6 +88,22 @@ type Config struct {
 	// step; x and x_c always kept), so memory does not grow with rows × steps × features.
 	// Attributions and path metrics always use every point. 0 keeps every point.
 	PathPoints int `json:"path_points"`
+
+	// Auto, when set, chooses λ2 and λ3 for each instance from a grid of candidates (see
+	// Auto); Lambda2 and Lambda3 are then not used. It needs Plausibility.
+	Auto *Auto `json:"auto,omitempty"`
+	// Sparse, after the search, resets the changed features of every valid counterfactual
+	// to x's values, smallest change first, keeping each reset only while the point stays
+	// valid and plausible (L_ε ≤ max(Plausibility, L_ε before the resets)). The resets are
+	// segments of the path, so the attribution still integrates to F(τ|x_c) − F(τ|x). It
+	// needs Plausibility.
+	Sparse bool `json:"sparse"`
+	// Plausibility is the bound on L_ε (trained form) under which a counterfactual counts
+	// as plausible, for Auto and Sparse: Explainer.PlausibilityBound computes it as a
+	// quantile of L_ε over the training rows. 0 when neither is used.
+	Plausibility float64 `json:"plausibility,omitempty"`
+	// PlausibilityQuantile records which quantile Plausibility is (0: set by hand).
+	PlausibilityQuantile float64 `json:"plausibility_quantile,omitempty"`
 }
 
 // DefaultConfig returns the documented defaults:
@@ -146,6 +162,17 @@ func (c Config) Validate() error {
 		return bad("samples", c.Samples, "use 0 (mean code) or a positive count")
 	case c.PathPoints < 0 || c.PathPoints == 1:
 		return bad("path points", c.PathPoints, "use 0 (every point) or at least 2")
+	}
+	if c.Auto != nil {
+		if err := c.Auto.validate(); err != nil {
+			return err
+		}
+	}
+	if (c.Auto != nil || c.Sparse) && !(finite(c.Plausibility) && c.Plausibility > 0) {
+		return bad("plausibility", c.Plausibility, "automatic λ and sparsity need a bound on L_ε: set it with Explainer.PlausibilityBound from the training rows")
+	}
+	if c.PlausibilityQuantile != 0 && !(c.PlausibilityQuantile > 0 && c.PlausibilityQuantile < 1) {
+		return bad("plausibility quantile", c.PlausibilityQuantile, "use a quantile strictly between 0 and 1, such as 0.9 (or 0 for a bound set by hand)")
 	}
 	if _, err := ParseOptimizer(string(c.Optimizer)); err != nil {
 		return err

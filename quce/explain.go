@@ -155,9 +155,10 @@ func (e *Explainer) Uncertainty(pts [][]float64) (trained, paper []float64, reco
 	return toF64(u), toF64(up), recon, nil
 }
 
-// Explain runs QUCE for every query with the given configuration. Rows (instances × paths)
-// are optimised together, but no row's result depends on another's. It stops early with
-// ctx's error when ctx is cancelled.
+// Explain runs QUCE for every query with the given configuration. Rows (instances × paths,
+// and × candidates with cfg.Auto) are optimised together, but no row's result depends on
+// another's. With cfg.Sparse the resets follow the search (see Config.Sparse). It stops
+// early with ctx's error when ctx is cancelled.
 func (e *Explainer) Explain(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, error) {
 	ex, _, err := e.ExplainTimed(ctx, cfg, queries)
 	return ex, err
@@ -185,17 +186,42 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 	if err != nil {
 		return nil, tm, err
 	}
-	rows, err := e.makeRows(cfg, queries, pred)
+	// With automatic λ every instance is searched once per candidate, as consecutive rows
+	// of the batch; choose then keeps one candidate per instance.
+	grid := []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
+	if cfg.Auto != nil {
+		grid = cfg.Auto.Grid
+	}
+	cands := make([]Query, 0, len(queries)*len(grid))
+	candPred := make([][]float64, 0, cap(cands))
+	for qi, q := range queries {
+		for range grid {
+			cands, candPred = append(cands, q), append(candPred, pred[qi])
+		}
+	}
+	rows, err := e.makeRows(cfg, cands, candPred)
 	if err != nil {
 		return nil, tm, err
+	}
+	for _, r := range rows {
+		l := grid[r.query%len(grid)]
+		r.lam[1], r.lam[2] = float32(l.Lambda2), float32(l.Lambda3)
 	}
 	t0 := time.Now()
 	if err := e.optimiseSharded(ctx, cfg, rows); err != nil {
 		return nil, tm, err
 	}
+	if cfg.Sparse {
+		if err := e.sparsify(ctx, cfg, rows); err != nil {
+			return nil, tm, err
+		}
+	}
 	tm.Optimisation = time.Since(t0).Seconds()
-	ex, err := e.assemble(ctx, cfg, queries, pred, rows, &tm)
-	return ex, tm, err
+	ex, err := e.assemble(ctx, cfg, cands, candPred, rows, &tm)
+	if err != nil || cfg.Auto == nil {
+		return ex, tm, err
+	}
+	return choose(cfg, ex, grid), tm, nil
 }
 
 // ExplainPaths measures given paths instead of optimising: paths[i] is a path for
@@ -349,6 +375,7 @@ func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*
 		for p := 0; p < cfg.Paths; p++ {
 			r := &row{
 				query: qi, path: p, x0: x0, target: target, onehot: onehot, lo: lo, hi: hi, move: move, active: true,
+				lam: [3]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)},
 				// Keyed by the instance's values, not its position, so a row gets the same
 				// random numbers alone or inside any batch.
 				rng: rand.New(rand.NewPCG(cfg.Seed^h.Sum64(), uint64(p))),
@@ -488,7 +515,7 @@ func (e *Explainer) Objective(cfg Config, q Query, xc []float64) (float64, []flo
 	out, err := ex.Exec(tensors.FromFlatDataAndDimensions(toF32(xc), 1, j),
 		tensors.FromFlatDataAndDimensions(rows[0].x0, 1, j),
 		tensors.FromFlatDataAndDimensions(rows[0].onehot, 1, len(rows[0].onehot)),
-		tensors.FromValue([]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)}))
+		tensors.FromValue([][]float32{{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)}}))
 	if err != nil {
 		return 0, nil, err
 	}

@@ -24,17 +24,17 @@ func probAndGrad(clf *Classifier, x, target *Node) (p, grad *Node) {
 	return p, Gradient(ReduceAllSum(p), x)[0]
 }
 
-// objective is G(x_c) per row, with lam = [λ1, λ2, λ3]: λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖²
-// + λ3·L_ε(x_c). noise (nil or [S, R, latent]) selects sampled codes in L_ε. It also
+// objective is G(x_c) per row, with each row's weights in lam [R, 3] = (λ1, λ2, λ3):
+// λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖² + λ3·L_ε(x_c). Weights per row let the candidates of
+// automatic λ (Config.Auto) run as rows of one batch. noise (nil or [S, R, latent]) selects sampled codes in L_ε. It also
 // returns L_ε's parts.
 func objective(clf *Classifier, v *vae.VAE, xc, x0, target, lam, noise *Node) (g, sqErr, kl *Node) {
 	nll := Neg(clf.TargetLogProb(xc, target))
 	prox := MulScalar(ReduceSum(Square(Sub(xc, x0)), 1), 0.5)
 	sqErr, kl = v.LossParts(xc, noise)
 	unc := vae.Combine(sqErr, kl, v.Config.Sigma, xc.Shape().Dimensions[1], vae.Trained)
-	l1 := Slice(lam, AxisElem(0))
-	l2 := Slice(lam, AxisElem(1))
-	l3 := Slice(lam, AxisElem(2))
+	weight := func(i int) *Node { return Reshape(Slice(lam, AxisRange(), AxisElem(i)), -1) }
+	l1, l2, l3 := weight(0), weight(1), weight(2)
 	g = Add(Add(Mul(l1, nll), Mul(l2, prox)), Mul(l3, unc))
 	return g, sqErr, kl
 }
@@ -71,7 +71,7 @@ type execKind struct {
 //	(one-hot τ);
 //	and, when optimising: x0 [R,J]; move [R,J] (1 where the feature may move and the row is
 //	active); lo, hi [R,J] (bounds, standardised); m, v [R,J] (optimiser state); t (step,
-//	from 1); lam [3]; lr; and, when samples > 0, noise [S,R,latent].
+//	from 1); lam [R,3] (each row's λ1, λ2, λ3); lr; and, when samples > 0, noise [S,R,latent].
 //
 // Outputs: at xc, F(τ|xc) [R], its gradient [R,J], L_ε with the mean code in the trained
 // and the paper's form [R]; the rule's interior gradient sum over prev → xc [R,J] when it

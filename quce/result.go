@@ -26,6 +26,9 @@ type Path struct {
 	Valid                  bool      // F(τ|x_c) ≥ ϑ and no numerical failure
 	Steps                  int       // optimisation steps taken (fewer than n after an early stop)
 	Failure                string    // why the path stopped, if it failed numerically
+	// Resets are the features that Config.Sparse set back to x's values, in the order of
+	// the path's last segments (one segment per reset, after the optimisation steps).
+	Resets []int
 
 	Attribution      []float64 // Φ: path-integrated gradients of F(τ|·)
 	AttributionPlus  []float64 // Φ⁺: straight-line IG from x_c to x_c + ε
@@ -60,6 +63,8 @@ type Explanation struct {
 	AttributionMinus []float64 // mean over paths of Φ⁻
 	// CompletenessGap is mean Σ_j Φ_j − (mean F(τ|x_c) − F(τ|x)).
 	CompletenessGap float64
+	// Auto says how λ2 and λ3 were chosen, with Config.Auto; nil otherwise.
+	Auto *AutoChoice
 }
 
 // Path0 is the path that starts exactly at x: the QUCE explanation proper.
@@ -152,7 +157,7 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		Points: make([][]float64, len(kept)), Step: make([]int, len(kept)),
 		Probability: make([]float64, len(kept)), Uncertainty: make([]float64, len(kept)), UncertaintyPaper: make([]float64, len(kept)),
 		Attribution: r.phi, AttributionPlus: plus, AttributionMinus: minus, Epsilon: toF64(eps),
-		Steps: r.n - 1, Failure: r.failure,
+		Steps: r.n - 1 - resetPieces*len(r.resets), Failure: r.failure, Resets: r.resets,
 	}
 	if r.offset {
 		p.Steps-- // the jump to the offset start is not an optimisation step

@@ -19,8 +19,9 @@ type row struct {
 	query  int // index into the queries
 	path   int // index among the instance's paths
 	x0     []float32
-	target int       // τ
-	onehot []float32 // τ as a one-hot row
+	target int        // τ
+	onehot []float32  // τ as a one-hot row
+	lam    [3]float32 // λ1, λ2, λ3 of this row's search
 	lo, hi []float32
 	move   []float32 // 1 where the feature may move, 0 where it is frozen
 	rng    *rand.Rand
@@ -38,6 +39,7 @@ type row struct {
 	sumUnc, sumPaper float64   // Σ L_ε over the points (both forms)
 	kept             keptPoints
 	last             pointStats
+	resets           []int // features reset by Config.Sparse, in order
 }
 
 // pointStats is what is known at one path point.
@@ -71,7 +73,7 @@ func (r *row) record(rule Rule, k int, p float32, grad []float32, unc, uncPaper 
 		}
 	}
 	st := pointStats{x: r.cur, step: r.n, prob: p, unc: unc, uncPapr: uncPaper}
-	if r.kept.stride <= 1 || r.n%r.kept.stride == 0 {
+	if r.kept.stride <= 1 || r.n%r.kept.stride == 0 || r.resets != nil {
 		r.kept.points = append(r.kept.points, st)
 	}
 	r.last = st
@@ -249,7 +251,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 	hiT := batch(rows, j, func(r *row) []float32 { return r.hi })
 	mT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
 	vT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
-	lam := tensors.FromValue([]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)})
+	lam := batch(rows, 3, func(r *row) []float32 { return r.lam[:] })
 	zeros := make([]float32, j)
 	for t := 1; t <= cfg.Steps; t++ {
 		if err := ctx.Err(); err != nil {

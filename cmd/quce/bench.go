@@ -79,6 +79,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if cfg, err = f.withBound(s, cfg); err != nil {
+		return err
+	}
 	phases = append(phases,
 		phase{Name: "classifier training", WallSeconds: s.ClassifierSeconds},
 		phase{Name: "vae training", WallSeconds: s.VAESeconds}, p)

@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/plots"
+	"github.com/quce-go/quce/quce"
 )
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -20,27 +24,45 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	d := eval.DefaultOptions()
 	n := fs.Int("n", d.N, "instances per split")
 	splits := fs.String("splits", "train,test", "splits to evaluate: train, test or both")
-	methods := fs.String("methods", "quce,ig,agi,wachter,dice-random", "methods to compare")
+	methods := fs.String("methods", "quce,quce-auto,ig,agi,wachter,dice-random", "methods to compare")
 	evalSeed := fs.Uint64("eval-seed", d.Seed, "seed choosing the instances and seeding DiCE-random")
 	jsonPath := fs.String("json", "", "write the report as JSON to this file")
 	svgDir := fs.String("svg", "", "write the evaluation plot (SVG) into this folder")
+	seedList := fs.String("seeds", "", "run the whole evaluation once per seed (comma-separated, e.g. 1,2,3), each seed setting the split, the models, the search and the instances, and report mean ± sd across seeds")
 	if err := f.parse(fs, args); err != nil {
 		return err
 	}
+	o := d
+	var err error
+	if o.Methods, err = eval.ParseMethods(*methods); err != nil {
+		return fmt.Errorf("-methods %q: %w", *methods, err)
+	}
+	f.autoMethod = slices.Contains(o.Methods, eval.QUCEAuto)
 	cfg, err := f.config()
 	if err != nil {
 		return err
 	}
-	o := d
 	o.N, o.Seed, o.Config, o.Class = *n, *evalSeed, cfg, f.class
+	o.PlausibilityQuantile = f.plausQuantile
+	grid, err := parseGrid(f.autoGrid)
+	if err != nil {
+		return err
+	}
+	o.Auto = &quce.Auto{Grid: grid}
 	if o.N <= 0 {
 		return fmt.Errorf("-n %d: fix: evaluate at least 1 instance", o.N)
 	}
 	if o.Splits, err = eval.ParseSplits(*splits); err != nil {
 		return fmt.Errorf("-splits %q: %w", *splits, err)
 	}
-	if o.Methods, err = eval.ParseMethods(*methods); err != nil {
-		return fmt.Errorf("-methods %q: %w", *methods, err)
+	seeds, err := parseSeeds(*seedList)
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{"split-seed", "seed", "eval-seed"} {
+		if seeds != nil && f.set[name] {
+			return fmt.Errorf("-seeds sets the split, model, search and instance seeds of each run, so -%s has no effect with it; fix: drop -%s (or -seeds)", name, name)
+		}
 	}
 	svgPath := ""
 	if *svgDir != "" {
@@ -55,11 +77,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := f.checkOutput("-svg", svgPath); err != nil {
 		return err
 	}
+	o.Progress = f.logf
+	if seeds != nil {
+		return evalSeeds(ctx, f, o, seeds, *jsonPath, svgPath, stdout)
+	}
 	s, err := f.prepare(nil)
 	if err != nil {
 		return err
 	}
-	o.Progress = f.logf
 	r, err := eval.Run(ctx, s, o)
 	if err != nil {
 		return err
@@ -77,19 +102,93 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		f.logf("wrote %s", *jsonPath)
 	}
-	if svgPath != "" {
-		table := plots.MetricTable{}
-		for m, v := range r.Metrics {
-			table[string(m)] = v
+	table := plots.MetricTable{}
+	for m, v := range r.Metrics {
+		table[string(m)] = v
+	}
+	return writeEvalPlot(f, svgPath, table, "")
+}
+
+// writeEvalPlot draws the evaluation plot into path ("" draws nothing).
+func writeEvalPlot(f *common, path string, table plots.MetricTable, note string) error {
+	if path == "" {
+		return nil
+	}
+	svg, err := plots.Evaluation(table, nil, plots.Options{Note: note})
+	if err != nil {
+		return err
+	}
+	if err := writeOutput(path, svg); err != nil {
+		return err
+	}
+	f.logf("wrote %s", path)
+	return nil
+}
+
+// parseSeeds reads -seeds; "" gives nil (one run with the usual seeds).
+func parseSeeds(list string) ([]uint64, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var seeds []uint64
+	for _, p := range strings.Split(list, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(p), 10, 64)
+		if err != nil || v == 0 {
+			return nil, fmt.Errorf("-seeds %q: %q is not a positive integer; fix: list seeds such as 1,2,3", list, strings.TrimSpace(p))
 		}
-		svg, err := plots.Evaluation(table, nil, plots.Options{})
+		if slices.Contains(seeds, v) {
+			return nil, fmt.Errorf("-seeds %q: seed %d is listed twice; fix: list each seed once", list, v)
+		}
+		seeds = append(seeds, v)
+	}
+	return seeds, nil
+}
+
+// evalSeeds runs the evaluation once per seed, each with its own split, models (trained
+// with that seed, and cached), search seed and instances, and prints mean ± sd across
+// seeds; -json holds the summary and every seed's report, -svg plots the means.
+func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, jsonPath, svgPath string, stdout io.Writer) error {
+	var reports []*eval.Report
+	for _, seed := range seeds {
+		f.splitSeed, f.modelSeed = int64(seed), seed
+		o.Seed, o.Config.Seed = seed, seed
+		f.logf("eval: seed %d", seed)
+		s, err := f.prepare(nil)
+		if err != nil {
+			return fmt.Errorf("seed %d: %w", seed, err)
+		}
+		r, err := eval.Run(ctx, s, o)
+		if err != nil {
+			return fmt.Errorf("seed %d: %w", seed, err)
+		}
+		reports = append(reports, r)
+	}
+	sum, err := eval.Summarize(seeds, reports)
+	if err != nil {
+		return err
+	}
+	if err := sum.WriteTables(stdout); err != nil {
+		return err
+	}
+	if jsonPath != "" {
+		b, err := marshalJSON(map[string]any{"summary": sum, "reports": reports})
 		if err != nil {
 			return err
 		}
-		if err := writeOutput(svgPath, svg); err != nil {
+		if err := writeOutput(jsonPath, b); err != nil {
 			return err
 		}
-		f.logf("wrote %s", svgPath)
+		f.logf("wrote %s", jsonPath)
 	}
-	return nil
+	table := plots.MetricTable{}
+	for m, splits := range sum.Metrics {
+		table[string(m)] = map[string]map[string]float64{}
+		for split, metrics := range splits {
+			table[string(m)][split] = map[string]float64{}
+			for k, v := range metrics {
+				table[string(m)][split][k] = v.Mean
+			}
+		}
+	}
+	return writeEvalPlot(f, svgPath, table, fmt.Sprintf("Means over %d seeds (the tables give ± sd).", len(seeds)))
 }

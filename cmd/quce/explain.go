@@ -32,6 +32,7 @@ type explainFlags struct {
 	jsonPath  string
 	csvPath   string
 	svgDir    string
+	pictures  pictureFlags
 	frozen    string
 }
 
@@ -48,7 +49,8 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&f.top, "top", 5, "features printed per instance")
 	fs.StringVar(&f.jsonPath, "json", "", "write the results as JSON to this file")
 	fs.StringVar(&f.csvPath, "csv", "", "write the results as a long table (one row per instance and feature) to this CSV file")
-	fs.StringVar(&f.svgDir, "svg", "", "write plots (SVG) for every instance into this folder")
+	fs.StringVar(&f.svgDir, "svg", "", "write plots for every instance into this folder (SVG unless -format says otherwise)")
+	f.pictures.register(fs)
 	fs.StringVar(&f.frozen, "frozen", "", "comma-separated feature names that may not change")
 	if err := f.parse(fs, args); err != nil {
 		return err
@@ -77,6 +79,9 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := f.checkOutputDir("-svg", f.svgDir); err != nil {
 		return err
 	}
+	if _, err := f.pictures.options(); err != nil {
+		return err
+	}
 	var sel *selection
 	var frozen []bool
 	s, err := f.prepare(func(ds *data.Dataset, tr, te []int) error {
@@ -87,6 +92,9 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	})
 	if err != nil {
+		return err
+	}
+	if cfg, err = f.withBound(s, cfg); err != nil {
 		return err
 	}
 	if !slices.Equal(s.TrainIdx, sel.trainIdx) || !slices.Equal(s.TestIdx, sel.testIdx) {
@@ -104,7 +112,11 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	f.logf("explaining %d rows of %s: %d steps of %s, λ = %g, %g, %g", len(qs), sel.file, cfg.Steps, cfg.Optimizer, cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
+	lambdas := fmt.Sprintf("λ = %g, %g, %g", cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
+	if cfg.Auto != nil {
+		lambdas = fmt.Sprintf("λ1 = %g, (λ2, λ3) chosen per instance among %d candidates", cfg.Lambda1, len(cfg.Auto.Grid))
+	}
+	f.logf("explaining %d rows of %s: %d steps of %s, %s", len(qs), sel.file, cfg.Steps, cfg.Optimizer, lambdas)
 	ex, tm, err := s.Explainer.ExplainTimed(ctx, cfg, qs)
 	if err != nil {
 		return err
@@ -128,7 +140,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var svgs []output
 	if f.svgDir != "" {
-		if svgs, err = pics.draw(ex); err != nil {
+		if svgs, err = pics.draw(ctx, ex); err != nil {
 			return err
 		}
 		outs = append(outs, svgs...)
@@ -205,6 +217,18 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, s
 		}
 		fmt.Fprintf(w, "\n%s: predicted %q, target %q: F(target) %.4f -> %.4f, %s (%d steps, completeness gap %.1e)\n",
 			sel.name(sel.picks[i]), labels[e.PredictedClass], labels[e.Target], e.ProbStart, p.ProbEnd, status, p.Steps, e.CompletenessGap)
+		if a := e.Auto; a != nil {
+			c := a.Candidates[a.Chosen]
+			plausible := fmt.Sprintf("L_ε %.3g within the bound %.3g", c.Uncertainty, a.Bound)
+			if !a.Plausible {
+				plausible = fmt.Sprintf("no valid candidate within the bound %.3g, so the valid one with the lowest L_ε (%.3g)", a.Bound, c.Uncertainty)
+			}
+			fmt.Fprintf(w, "  automatic λ: λ2 %g, λ3 %g, candidate %d of %d (L1 %.3g; %s)\n", c.Lambda2, c.Lambda3, a.Chosen+1, len(a.Candidates), c.Distance, plausible)
+		}
+		changed := len(changedFeatures(e.X, p.Counterfactual))
+		if p.Resets != nil {
+			fmt.Fprintf(w, "  %d of %d features changed (%d before -sparse reset %d)\n", changed, len(e.X), changed+len(p.Resets), len(p.Resets))
+		}
 		if top == 0 {
 			continue
 		}
@@ -222,36 +246,41 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, s
 // fields are the expectations over paths (exQUCE) and the counterfactual is path 1's.
 // x_original is the row as read from its file.
 type resultJSON struct {
-	File                   string   `json:"file"`  // the CSV file holding the row
-	Line                   int      `json:"line"`  // the row's line in File (header = line 1)
-	Split                  string   `json:"split"` // train, test, or instances (a row of -instances)
-	PredictedClass         int      `json:"predicted_class"`
-	PredictedClassName     string   `json:"predicted_class_name"`
-	TargetClass            int      `json:"target_class"`
-	TargetClassName        string   `json:"target_class_name"`
-	ClassProbabilities     jvec     `json:"class_probabilities"`
-	ProbTargetStart        jnum     `json:"prob_target_start"`
-	ProbTargetEnd          jnum     `json:"prob_target_end"`
-	Valid                  bool     `json:"valid"`
-	Failure                string   `json:"failure,omitempty"`
-	X                      jvec     `json:"x"`
-	Counterfactual         jvec     `json:"counterfactual"`
-	XOriginal              jvec     `json:"x_original"`
-	CounterfactualOriginal jvec     `json:"counterfactual_original"`
-	Attribution            jvec     `json:"attribution"`
-	AttributionStd         jvec     `json:"attribution_std"`
-	AttributionPlus        jvec     `json:"attribution_plus"`
-	AttributionMinus       jvec     `json:"attribution_minus"`
-	Epsilon                jvec     `json:"epsilon"`
-	CompletenessGap        jnum     `json:"completeness_gap"`
-	CFUncertainty          jnum     `json:"cf_uncertainty"`
-	CFUncertaintyPaper     jnum     `json:"cf_uncertainty_paper"`
-	PathUncertainty        jnum     `json:"path_uncertainty"`
-	PathUncertaintyPaper   jnum     `json:"path_uncertainty_paper"`
-	PathSteps              int      `json:"path_steps"`
-	Paths                  int      `json:"paths"`
-	ValidPathsCount        int      `json:"valid_paths_count"`
-	Path                   pathJSON `json:"path"`
+	File                   string `json:"file"`  // the CSV file holding the row
+	Line                   int    `json:"line"`  // the row's line in File (header = line 1)
+	Split                  string `json:"split"` // train, test, or instances (a row of -instances)
+	PredictedClass         int    `json:"predicted_class"`
+	PredictedClassName     string `json:"predicted_class_name"`
+	TargetClass            int    `json:"target_class"`
+	TargetClassName        string `json:"target_class_name"`
+	ClassProbabilities     jvec   `json:"class_probabilities"`
+	ProbTargetStart        jnum   `json:"prob_target_start"`
+	ProbTargetEnd          jnum   `json:"prob_target_end"`
+	Valid                  bool   `json:"valid"`
+	Failure                string `json:"failure,omitempty"`
+	X                      jvec   `json:"x"`
+	Counterfactual         jvec   `json:"counterfactual"`
+	XOriginal              jvec   `json:"x_original"`
+	CounterfactualOriginal jvec   `json:"counterfactual_original"`
+	Attribution            jvec   `json:"attribution"`
+	AttributionStd         jvec   `json:"attribution_std"`
+	AttributionPlus        jvec   `json:"attribution_plus"`
+	AttributionMinus       jvec   `json:"attribution_minus"`
+	Epsilon                jvec   `json:"epsilon"`
+	CompletenessGap        jnum   `json:"completeness_gap"`
+	CFUncertainty          jnum   `json:"cf_uncertainty"`
+	CFUncertaintyPaper     jnum   `json:"cf_uncertainty_paper"`
+	PathUncertainty        jnum   `json:"path_uncertainty"`
+	PathUncertaintyPaper   jnum   `json:"path_uncertainty_paper"`
+	PathSteps              int    `json:"path_steps"`
+	Paths                  int    `json:"paths"`
+	ValidPathsCount        int    `json:"valid_paths_count"`
+	// ChangedFeatures names the features whose counterfactual value differs from x's;
+	// ResetFeatures, with -sparse, those set back to x's value after the search, in order.
+	ChangedFeatures []string         `json:"changed_features"`
+	ResetFeatures   []string         `json:"reset_features,omitempty"`
+	Auto            *quce.AutoChoice `json:"auto,omitempty"` // with -lambdas auto
+	Path            pathJSON         `json:"path"`
 }
 
 // pathJSON is the kept points of path 1 (the one from x), enough to redraw the path figure:
@@ -322,10 +351,16 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 			CFUncertainty: jnum(p.CFUncertainty), CFUncertaintyPaper: jnum(p.CFUncertaintyPaper),
 			PathUncertainty: jnum(p.PathUncertainty), PathUncertaintyPaper: jnum(p.PathUncertaintyPaper),
 			PathSteps: p.Steps, Paths: len(e.Paths), ValidPathsCount: valid,
+			ChangedFeatures: names(s.Data.Features, changedFeatures(e.X, p.Counterfactual)), Auto: e.Auto,
 			Path: pathJSON{
 				Step: p.Step, Points: p.Points, PointsOriginal: s.Scaler.Inverse(p.Points),
 				Probability: p.Probability, Uncertainty: p.Uncertainty, UncertaintyPaper: p.UncertaintyPaper,
 			},
+		}
+	}
+	for i, e := range ex {
+		if r := e.Path0().Resets; r != nil {
+			results[i].ResetFeatures = names(s.Data.Features, r)
 		}
 	}
 	lines := []int{}
@@ -433,4 +468,25 @@ func versions() map[string]string {
 		}
 	}
 	return v
+}
+
+// changedFeatures lists the features whose counterfactual value differs from x's (both
+// standardised; x as the explainer sees it, in float32).
+func changedFeatures(x, xc []float64) []int {
+	var out []int
+	for f := range x {
+		if xc[f] != float64(float32(x[f])) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// names maps feature indices to their names.
+func names(features []string, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, f := range idx {
+		out[i] = features[f]
+	}
+	return out
 }

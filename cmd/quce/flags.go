@@ -33,6 +33,11 @@ type common struct {
 	cacheDir           string
 	noCache            bool
 	lambdas            string
+	autoGrid           string
+	plausQuantile      float64
+	sparse             bool
+	modelSeed          uint64 // 0: the models' default seed; set per seed by eval -seeds
+	autoMethod         bool   // quce eval runs quce-auto, which takes -auto-grid without -lambdas auto
 	lr                 float64
 	steps, k, paths    int
 	samples, earlyStop int
@@ -61,7 +66,10 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.class, "class", "", "target class τ by its label (default: the other class, or the most probable other class)")
 	fs.StringVar(&c.cacheDir, "cache", pipeline.DefaultCacheDir(), "folder of cached trained models")
 	fs.BoolVar(&c.noCache, "no-cache", false, "train the models even if they are cached, and do not cache them")
-	fs.StringVar(&c.lambdas, "lambdas", fmt.Sprintf("%g,%g,%g", d.Lambda1, d.Lambda2, d.Lambda3), "λ1,λ2,λ3: weights of −log F(τ|x_c), ½‖x_c−x‖² and the VAE uncertainty")
+	fs.StringVar(&c.lambdas, "lambdas", fmt.Sprintf("%g,%g,%g", d.Lambda1, d.Lambda2, d.Lambda3), "λ1,λ2,λ3: weights of −log F(τ|x_c), ½‖x_c−x‖² and the VAE uncertainty; or auto: λ1 = 1 and (λ2, λ3) chosen per instance among -auto-grid")
+	fs.StringVar(&c.autoGrid, "auto-grid", gridFlag(quce.DefaultAuto().Grid), "with -lambdas auto: the candidate λ2:λ3 pairs, comma-separated")
+	fs.Float64Var(&c.plausQuantile, "plausibility-quantile", quce.DefaultPlausibilityQuantile, "with -lambdas auto or -sparse: a counterfactual is plausible when its L_ε is at most this quantile of the training rows' L_ε")
+	fs.BoolVar(&c.sparse, "sparse", false, "after the search, set changed features back to the instance's values, smallest change first, while the counterfactual stays valid and plausible")
 	fs.Float64Var(&c.lr, "lr", d.LearningRate, "learning rate φ")
 	fs.IntVar(&c.steps, "steps", d.Steps, "optimisation steps n")
 	fs.IntVar(&c.k, "k", d.K, "Riemann points per path segment, and points of the ± integrals")
@@ -95,7 +103,13 @@ func (c *common) parse(fs *flag.FlagSet, args []string) error {
 // the flag.
 func (c *common) config() (quce.Config, error) {
 	cfg := quce.DefaultConfig()
+	if err := c.autoSettings(&cfg); err != nil {
+		return cfg, err
+	}
 	parts := strings.Split(c.lambdas, ",")
+	if cfg.Auto != nil {
+		parts = []string{fmt.Sprint(cfg.Lambda1), fmt.Sprint(cfg.Lambda2), fmt.Sprint(cfg.Lambda3)}
+	}
 	if len(parts) != 3 {
 		return cfg, fmt.Errorf("-lambdas %q: want three comma-separated numbers such as 1,0.01,0.1", c.lambdas)
 	}
@@ -142,9 +156,95 @@ func (c *common) config() (quce.Config, error) {
 	cfg.Optimizer, cfg.Rule = opt, rule
 	cfg.LearningRate, cfg.Steps, cfg.K, cfg.Paths = c.lr, c.steps, c.k, c.paths
 	cfg.Samples, cfg.EarlyStop, cfg.Threshold, cfg.Seed = c.samples, c.earlyStop, c.threshold, c.seed
-	if err := cfg.Validate(); err != nil {
+	// Automatic λ and sparsity are validated once their bound is known (withBound).
+	check := cfg
+	if check.Auto != nil || check.Sparse {
+		check.Plausibility = 1
+	}
+	if err := check.Validate(); err != nil {
 		return cfg, fmt.Errorf("the QUCE settings: %w", err)
 	}
+	return cfg, nil
+}
+
+// autoSettings reads -lambdas auto, -auto-grid, -plausibility-quantile and -sparse into cfg
+// (all but the bound, which needs the training rows: see withBound).
+func (c *common) autoSettings(cfg *quce.Config) error {
+	auto := c.autoLambdas()
+	if !auto && strings.Contains(strings.ToLower(c.lambdas), "auto") {
+		return fmt.Errorf("-lambdas %q: auto chooses λ2 and λ3 itself, so it cannot be mixed with numbers; fix: give -lambdas auto alone (λ1 = 1), or three numbers such as 1,0.01,0.1", c.lambdas)
+	}
+	if !auto && !c.autoMethod && c.set["auto-grid"] {
+		return fmt.Errorf("-auto-grid is the candidates of automatic λ; fix: add -lambdas auto, or drop -auto-grid")
+	}
+	if !auto && !c.autoMethod && !c.sparse && c.set["plausibility-quantile"] {
+		return fmt.Errorf("-plausibility-quantile bounds plausible counterfactuals for -lambdas auto and -sparse; fix: add one of them, or drop -plausibility-quantile")
+	}
+	if !(c.plausQuantile > 0 && c.plausQuantile < 1) {
+		return fmt.Errorf("-plausibility-quantile %v is not allowed; fix: use a quantile strictly between 0 and 1, such as 0.9", c.plausQuantile)
+	}
+	cfg.Sparse = c.sparse
+	if !auto {
+		return nil
+	}
+	grid, err := parseGrid(c.autoGrid)
+	if err != nil {
+		return err
+	}
+	cfg.Auto = &quce.Auto{Grid: grid}
+	return nil
+}
+
+// autoLambdas reports -lambdas auto.
+func (c *common) autoLambdas() bool { return strings.EqualFold(strings.TrimSpace(c.lambdas), "auto") }
+
+// parseGrid reads -auto-grid: "λ2:λ3,λ2:λ3,…".
+func parseGrid(s string) ([]quce.Lambdas, error) {
+	fix := "fix: list λ2:λ3 pairs, comma-separated, such as " + gridFlag(quce.DefaultAuto().Grid)
+	var grid []quce.Lambdas
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		l2, l3, ok := strings.Cut(part, ":")
+		a, err2 := strconv.ParseFloat(strings.TrimSpace(l2), 64)
+		b, err3 := strconv.ParseFloat(strings.TrimSpace(l3), 64)
+		if !ok || err2 != nil || err3 != nil {
+			return nil, fmt.Errorf("-auto-grid %q: %q is not a λ2:λ3 pair; %s", s, part, fix)
+		}
+		if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 || math.IsNaN(b) || math.IsInf(b, 0) || b < 0 {
+			return nil, fmt.Errorf("-auto-grid %q: %q: weights must be finite and ≥ 0; %s", s, part, fix)
+		}
+		grid = append(grid, quce.Lambdas{Lambda2: a, Lambda3: b})
+	}
+	if len(grid) == 0 {
+		return nil, fmt.Errorf("-auto-grid %q is empty; %s", s, fix)
+	}
+	return grid, nil
+}
+
+// gridFlag formats a grid as -auto-grid takes it.
+func gridFlag(grid []quce.Lambdas) string {
+	parts := make([]string, len(grid))
+	for i, l := range grid {
+		parts[i] = fmt.Sprintf("%g:%g", l.Lambda2, l.Lambda3)
+	}
+	return strings.Join(parts, ",")
+}
+
+// withBound sets the plausibility bound of automatic λ and sparsity from the training rows
+// (-plausibility-quantile) and validates the settings; it leaves other configurations as
+// they are.
+func (c *common) withBound(s *pipeline.Setup, cfg quce.Config) (quce.Config, error) {
+	if cfg.Auto == nil && !cfg.Sparse {
+		return cfg, nil
+	}
+	cfg, err := s.WithPlausibility(cfg, c.plausQuantile)
+	if err != nil {
+		return cfg, fmt.Errorf("the QUCE settings (-lambdas auto, -sparse, -plausibility-quantile): %w", err)
+	}
+	c.logf("plausible: L_ε ≤ %.4g, the %g quantile over the %d training rows", cfg.Plausibility, c.plausQuantile, len(s.XTrain))
 	return cfg, nil
 }
 
@@ -179,6 +279,9 @@ func (c *common) modelConfigs() (classifier.Config, vae.Config, error) {
 		return cc, vc, fmt.Errorf("-vae-epochs %d: fix: allow the VAE at least 1 epoch (%d is the default)", c.vaeEpochs, vae.DefaultConfig().MaxEpochs)
 	}
 	cc.Epochs, vc.Latent, vc.MaxEpochs = c.epochs, c.latent, c.vaeEpochs
+	if c.modelSeed != 0 {
+		cc.Seed, vc.Seed = c.modelSeed, c.modelSeed
+	}
 	if err := cc.Validate(); err != nil {
 		return cc, vc, fmt.Errorf("the classifier settings (-hidden, -epochs): %w", err)
 	}

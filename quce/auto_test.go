@@ -1,0 +1,71 @@
+package quce
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// The rule on hand-made candidate sets.
+func TestChooseCandidate(t *testing.T) {
+	c := func(d, u, p float64, valid bool) Candidate {
+		return Candidate{Distance: d, Uncertainty: u, ProbEnd: p, Valid: valid}
+	}
+	for _, tc := range []struct {
+		name      string
+		cands     []Candidate
+		bound     float64
+		want      int
+		plausible bool
+	}{
+		{"closest plausible valid", []Candidate{c(5, 1, .9, true), c(3, 2, .8, true), c(1, 9, .7, true)}, 4, 1, true},
+		{"an implausible closer one is passed over", []Candidate{c(9, 1, .9, true), c(1, 5, .9, true)}, 4, 0, true},
+		{"an invalid closer one is passed over", []Candidate{c(9, 1, .9, true), c(1, 1, .4, false)}, 4, 0, true},
+		{"bound inclusive", []Candidate{c(9, 1, .9, true), c(2, 4, .9, true)}, 4, 1, true},
+		{"ties go to the earlier", []Candidate{c(2, 1, .9, true), c(2, 1, .9, true)}, 4, 0, true},
+		{"none plausible: lowest L_ε", []Candidate{c(1, 9, .9, true), c(5, 6, .9, true), c(0, 5, .1, false)}, 4, 1, false},
+		{"NaN L_ε counts as implausible", []Candidate{c(1, math.NaN(), .9, true), c(5, 6, .9, true)}, 4, 1, false},
+		{"none valid: highest F", []Candidate{c(1, 1, .2, false), c(5, 6, .45, false), c(0, 5, .1, false)}, 4, 1, false},
+		{"one candidate", []Candidate{c(1, 1, .2, false)}, 4, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, plausible := chooseCandidate(tc.cands, tc.bound)
+			if got != tc.want || plausible != tc.plausible {
+				t.Errorf("chose %d (plausible %v), want %d (%v)", got, plausible, tc.want, tc.plausible)
+			}
+		})
+	}
+}
+
+// Bad settings of automatic λ and sparsity are errors with a fix.
+func TestAutoConfigErrors(t *testing.T) {
+	withAuto := func(f func(*Config)) Config {
+		c := DefaultConfig()
+		c.Auto, c.Plausibility, c.PlausibilityQuantile = DefaultAuto(), 10, 0.9
+		f(&c)
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"empty grid", withAuto(func(c *Config) { c.Auto.Grid = nil }), "empty grid"},
+		{"negative λ", withAuto(func(c *Config) { c.Auto.Grid[1].Lambda3 = -1 }), "candidate 2: λ3 = -1"},
+		{"NaN λ", withAuto(func(c *Config) { c.Auto.Grid[0].Lambda2 = math.NaN() }), "candidate 1: λ2 = NaN"},
+		{"no bound", withAuto(func(c *Config) { c.Plausibility = 0 }), "plausibility = 0"},
+		{"sparse without bound", func() Config { c := DefaultConfig(); c.Sparse = true; return c }(), "plausibility = 0"},
+		{"quantile 1", withAuto(func(c *Config) { c.PlausibilityQuantile = 1 }), "plausibility quantile = 1"},
+		{"quantile below 0", withAuto(func(c *Config) { c.PlausibilityQuantile = -0.1 }), "plausibility quantile = -0.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "fix:") {
+				t.Errorf("got %v, want an error with %q and a fix", err, tc.want)
+			}
+		})
+	}
+	if err := withAuto(func(*Config) {}).Validate(); err != nil {
+		t.Errorf("the default auto settings: %v", err)
+	}
+}

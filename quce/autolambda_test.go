@@ -1,0 +1,243 @@
+package quce_test
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/quce"
+)
+
+// autoConfig is the default configuration with automatic λ, bounded by the 90% quantile of
+// the training rows' L_ε.
+func autoConfig(t testing.TB, s *pipeline.Setup) quce.Config {
+	t.Helper()
+	cfg := quce.DefaultConfig()
+	bound, err := s.Explainer.PlausibilityBound(s.XTrain, quce.DefaultPlausibilityQuantile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Auto, cfg.Plausibility, cfg.PlausibilityQuantile = quce.DefaultAuto(), bound, quce.DefaultPlausibilityQuantile
+	return cfg
+}
+
+func TestPlausibilityBound(t *testing.T) {
+	s := wbc(t)
+	unc, _, _, err := s.Explainer.Uncertainty(s.XTrain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	below := 0
+	b90, err := s.Explainer.PlausibilityBound(s.XTrain, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range unc {
+		lo, hi = min(lo, u), max(hi, u)
+		if u <= b90 {
+			below++
+		}
+	}
+	if share := float64(below) / float64(len(unc)); math.Abs(share-0.9) > 0.01 {
+		t.Errorf("%.3f of the training rows lie within the 90%% bound %.3f", share, b90)
+	}
+	b50, _ := s.Explainer.PlausibilityBound(s.XTrain, 0.5)
+	if !(lo < b50 && b50 < b90 && b90 < hi) {
+		t.Errorf("bounds not ordered: min %.3f, q50 %.3f, q90 %.3f, max %.3f", lo, b50, b90, hi)
+	}
+	for _, q := range []float64{0, 1, -0.5, 1.5, math.NaN()} {
+		if _, err := s.Explainer.PlausibilityBound(s.XTrain, q); err == nil {
+			t.Errorf("quantile %v accepted", q)
+		}
+	}
+}
+
+// Automatic λ follows its rule on every instance, never returns an invalid counterfactual
+// when a valid candidate exists, and each chosen explanation is the one the chosen λ gives
+// alone (rows are independent), with its completeness check.
+func TestAutoLambda(t *testing.T) {
+	s := wbc(t)
+	cfg := autoConfig(t, s)
+	rows := s.XTest[:20]
+	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid, plausible := 0, 0
+	for i, e := range ex {
+		a := e.Auto
+		if a == nil || len(a.Candidates) != len(cfg.Auto.Grid) || a.Bound != cfg.Plausibility || a.Rule != quce.AutoRule {
+			t.Fatalf("row %d: auto record %+v", i, a)
+		}
+		p, c := e.Path0(), a.Candidates[a.Chosen]
+		if p.Valid != c.Valid || p.CFUncertainty != c.Uncertainty {
+			t.Errorf("row %d: the explanation is not its chosen candidate's", i)
+		}
+		anyValid := false
+		for k, o := range a.Candidates {
+			anyValid = anyValid || o.Valid
+			if o.Lambdas != cfg.Auto.Grid[k] {
+				t.Errorf("row %d candidate %d has λ %+v, grid %+v", i, k, o.Lambdas, cfg.Auto.Grid[k])
+			}
+			// No valid, plausible candidate is closer than the chosen one.
+			if a.Plausible && o.Valid && o.Uncertainty <= a.Bound && o.Distance < c.Distance {
+				t.Errorf("row %d: candidate %d (distance %.3f) is closer than the chosen %d (%.3f)", i, k, o.Distance, a.Chosen, c.Distance)
+			}
+		}
+		if anyValid && !p.Valid {
+			t.Errorf("row %d: an invalid counterfactual chosen while a valid candidate exists", i)
+		}
+		if a.Plausible != (c.Valid && c.Uncertainty <= a.Bound) {
+			t.Errorf("row %d: plausible = %v for a candidate with L_ε %.3f, bound %.3f", i, a.Plausible, c.Uncertainty, a.Bound)
+		}
+		if p.Valid {
+			valid++
+		}
+		if a.Plausible {
+			plausible++
+		}
+		if math.Abs(e.CompletenessGap) > 5e-3 {
+			t.Errorf("row %d: completeness gap %.2e", i, e.CompletenessGap)
+		}
+	}
+	t.Logf("auto λ on %d rows: %d valid, %d within the bound %.3f", len(ex), valid, plausible, cfg.Plausibility)
+
+	// The chosen candidate equals a fixed-λ run with its λ.
+	for _, i := range []int{0, 7} {
+		e := ex[i]
+		fixed := quce.DefaultConfig()
+		l := e.Auto.Candidates[e.Auto.Chosen].Lambdas
+		fixed.Lambda2, fixed.Lambda3 = l.Lambda2, l.Lambda3
+		alone := explain(t, fixed, rows[i:i+1])[0]
+		if d := maxDiff(alone.Path0().Counterfactual, e.Path0().Counterfactual); d > 1e-4 {
+			t.Errorf("row %d: counterfactual differs by %.2e from a fixed-λ run with %+v", i, d, l)
+		}
+		if d := maxDiff(alone.Attribution, e.Attribution); d > 1e-4 {
+			t.Errorf("row %d: attribution differs by %.2e from a fixed-λ run with %+v", i, d, l)
+		}
+	}
+
+	// Determinism, and the same result for a row alone as inside the batch.
+	again, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ex, again) {
+		t.Error("two runs with the same seed differ")
+	}
+	alone, err := s.Explainer.Explain(context.Background(), cfg, queries(rows[5:6]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone[0].Auto.Chosen != ex[5].Auto.Chosen {
+		t.Errorf("row 5 chose candidate %d alone and %d in the batch", alone[0].Auto.Chosen, ex[5].Auto.Chosen)
+	}
+	if d := maxDiff(alone[0].Attribution, ex[5].Attribution); d > 1e-4 {
+		t.Errorf("row 5: attribution alone and in the batch differ by %.2e", d)
+	}
+}
+
+// Sparsity resets features only while the counterfactual stays valid and plausible; frozen
+// features and bounds still hold, the resets are part of the path (the gap stays closed)
+// and they lower the number of changed features.
+func TestSparse(t *testing.T) {
+	s := wbc(t)
+	base := quce.DefaultConfig()
+	base.Steps = 400
+	sparse := autoConfig(t, s)
+	sparse.Auto, sparse.Steps, sparse.Sparse = nil, base.Steps, true
+	rows := s.XTest[:12]
+	j := len(rows[0])
+	var qs []quce.Query
+	for i, x := range rows {
+		q := quce.NewQuery(x)
+		q.Frozen = make([]bool, j)
+		q.Frozen[i%j], q.Frozen[(i+7)%j] = true, true
+		orig := s.Scaler.InverseRow(x)
+		q.Lower, q.Upper = make([]float64, j), make([]float64, j)
+		for f := range q.Lower {
+			q.Lower[f], q.Upper[f] = math.NaN(), math.NaN()
+		}
+		f := (i + 3) % j
+		q.Lower[f], q.Upper[f] = orig[f]-0.1*math.Abs(orig[f]), orig[f]+0.1*math.Abs(orig[f])
+		qs = append(qs, q)
+	}
+	plain, err := s.Explainer.Explain(context.Background(), base, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := s.Explainer.Explain(context.Background(), sparse, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after, worstGap := 0, 0, 0.0
+	for i, e := range ex {
+		p, p0 := e.Path0(), plain[i].Path0()
+		if p0.Valid && !p.Valid {
+			t.Errorf("row %d: sparsity made the counterfactual invalid", i)
+		}
+		if p.Valid && p.CFUncertainty > max(sparse.Plausibility, p0.CFUncertainty)+1e-4 {
+			t.Errorf("row %d: L_ε %.3f after resets, above both the bound %.3f and %.3f before", i, p.CFUncertainty, sparse.Plausibility, p0.CFUncertainty)
+		}
+		worstGap = max(worstGap, math.Abs(p.CompletenessGap))
+		if math.Abs(p.CompletenessGap) > 2e-3 {
+			t.Errorf("row %d: completeness gap %.2e with resets", i, p.CompletenessGap)
+		}
+		if p.Steps != p0.Steps {
+			t.Errorf("row %d: %d optimisation steps with sparsity, %d without", i, p.Steps, p0.Steps)
+		}
+		x := toF32Row(e.X)
+		for _, f := range p.Resets {
+			if p.Counterfactual[f] != x[f] {
+				t.Errorf("row %d: reset feature %d is %v, not x's %v", i, f, p.Counterfactual[f], x[f])
+			}
+		}
+		q := qs[i]
+		for k, pt := range p.Points {
+			o := s.Scaler.InverseRow(pt)
+			for f := range pt {
+				if q.Frozen[f] && pt[f] != x[f] {
+					t.Fatalf("row %d point %d: frozen feature %d moved", i, k, f)
+				}
+				tol := 1e-4 * max(1, math.Abs(o[f]))
+				if !math.IsNaN(q.Lower[f]) && (o[f] < q.Lower[f]-tol || o[f] > q.Upper[f]+tol) {
+					t.Fatalf("row %d point %d: feature %d = %v outside [%v, %v]", i, k, f, o[f], q.Lower[f], q.Upper[f])
+				}
+			}
+		}
+		// The reset segments are kept as path points: the path ends at x_c.
+		if d := maxDiff(p.Points[len(p.Points)-1], p.Counterfactual); d != 0 {
+			t.Errorf("row %d: the path does not end at the counterfactual", i)
+		}
+		before += changed(x, p0.Counterfactual)
+		after += changed(x, p.Counterfactual)
+		if changed(x, p.Counterfactual)+len(p.Resets) != changed(x, p0.Counterfactual) {
+			t.Errorf("row %d: %d changed + %d resets, %d changed without sparsity", i, changed(x, p.Counterfactual), len(p.Resets), changed(x, p0.Counterfactual))
+		}
+	}
+	t.Logf("changed features over %d rows: %d without sparsity, %d with; worst |gap| %.2e", len(ex), before, after, worstGap)
+	if after >= before {
+		t.Errorf("sparsity reset nothing: %d changed features before, %d after", before, after)
+	}
+}
+
+func toF32Row(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(float32(v))
+	}
+	return out
+}
+
+func changed(x, xc []float64) int {
+	n := 0
+	for i := range x {
+		if xc[i] != x[i] {
+			n++
+		}
+	}
+	return n
+}
