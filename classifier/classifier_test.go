@@ -2,7 +2,6 @@ package classifier_test
 
 import (
 	"errors"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,45 +120,20 @@ func TestTrainQuality(t *testing.T) {
 	}
 }
 
-// weights returns every variable's values, by path.
-func weights(t testing.TB, s *model.Store) map[string][]float32 {
-	t.Helper()
-	out := map[string][]float32{}
-	for v := range s.IterVariables() {
-		flat, err := tensors.CopyFlatData[float32](v.MustValue())
-		if err != nil {
-			t.Fatalf("%s: %v", v.Path(), err)
-		}
-		out[v.Path()] = flat
-	}
-	return out
-}
-
 func TestDeterministic(t *testing.T) {
 	b := testBackend(t)
 	xtr, _, ytr, _ := wbcSplit(t)
 	cfg := classifier.DefaultConfig()
 	cfg.Epochs = 5
-	train := func(seed uint64) map[string][]float32 {
+	// Weights and biases of 2 layers.
+	savedmodeltest.CheckSeededTraining(t, func(seed uint64) *model.Store {
 		cfg.Seed = seed
 		c, err := classifier.Train(b, xtr, ytr, 2, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return weights(t, c.Store())
-	}
-	w1, w2, w3 := train(7), train(7), train(8)
-	if len(w1) != 4 {
-		t.Errorf("store holds %d variables, want 4 (weights and biases of 2 layers): %v", len(w1), slices.Sorted(maps.Keys(w1)))
-	}
-	for path, v := range w1 {
-		if !slices.Equal(v, w2[path]) {
-			t.Errorf("%s differs between two trainings with the same seed", path)
-		}
-	}
-	if slices.Equal(w1["/output/dense/weights"], w3["/output/dense/weights"]) {
-		t.Error("seeds 7 and 8 trained the same weights")
-	}
+		return c.Store()
+	}, 4, "/output/dense/weights")
 }
 
 func TestSaveLoad(t *testing.T) {

@@ -27,6 +27,24 @@ func quceRun(args ...string) (stdout, stderr string, err error) {
 	return o.String(), e.String(), err
 }
 
+// failsEarly runs the command and checks that it fails with an error holding every one of
+// want, before the models are prepared.
+func failsEarly(t *testing.T, args, want []string) {
+	t.Helper()
+	_, stderr, err := quceRun(args...)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	if strings.Contains(stderr, "backend:") {
+		t.Errorf("the models were prepared before the error:\n%s", stderr)
+	}
+}
+
 // explainOut is the part of quce explain's JSON these tests read.
 type explainOut struct {
 	DataFile     string `json:"data_file"`
@@ -267,18 +285,7 @@ func TestExplainRowErrors(t *testing.T) {
 		{"instance line blank", []string{"-instances", two, "-rows", "3"}, []string{"line 3 of " + two, "holds no data row", "fix:"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, stderr, err := quceRun(append([]string{"explain"}, tc.args...)...)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-			if strings.Contains(stderr, "backend:") {
-				t.Errorf("the models were prepared before the error:\n%s", stderr)
-			}
+			failsEarly(t, append([]string{"explain"}, tc.args...), tc.want)
 		})
 	}
 }
@@ -430,18 +437,7 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 			if tc.needUser && os.Geteuid() == 0 {
 				t.Skip("running as root, which can write into a read-only folder")
 			}
-			_, stderr, err := quceRun(tc.args...)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-			if strings.Contains(stderr, "backend:") {
-				t.Errorf("the models were prepared before the error:\n%s", stderr)
-			}
+			failsEarly(t, tc.args, tc.want)
 		})
 	}
 	if entries, _ := os.ReadDir(readOnly); len(entries) != 0 {

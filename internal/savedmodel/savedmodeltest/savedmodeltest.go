@@ -1,19 +1,62 @@
-// Package savedmodeltest checks, for any model saved with package savedmodel, that a damaged
-// folder is detected: the same cases for the classifier and the VAE.
+// Package savedmodeltest holds the checks the classifier and the VAE share, for models kept
+// in a GoMLX store and saved with package savedmodel: a damaged folder is detected, and
+// training is seeded.
 package savedmodeltest
 
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
 	"github.com/quce-go/quce/internal/savedmodel"
 )
+
+// CheckSeededTraining trains three times with train, twice with one seed and once with
+// another, and checks that the store holds wantVars variables, that the same seed gives
+// bit-identical variables and that the other seed changes the variable at probe (a path
+// such as "/output/dense/weights").
+func CheckSeededTraining(t *testing.T, train func(seed uint64) *model.Store, wantVars int, probe string) {
+	t.Helper()
+	w1, w2, w3 := weights(t, train(7)), weights(t, train(7)), weights(t, train(8))
+	if len(w1) != wantVars {
+		t.Errorf("store holds %d variables, want %d: %v", len(w1), wantVars, slices.Sorted(maps.Keys(w1)))
+	}
+	for path, v := range w1 {
+		if !slices.Equal(v, w2[path]) {
+			t.Errorf("%s differs between two trainings with the same seed", path)
+		}
+	}
+	if _, ok := w1[probe]; !ok {
+		t.Fatalf("no variable %s", probe)
+	}
+	if slices.Equal(w1[probe], w3[probe]) {
+		t.Error("seeds 7 and 8 trained the same weights")
+	}
+}
+
+// weights returns every variable's values, by path.
+func weights(t *testing.T, s *model.Store) map[string][]float32 {
+	t.Helper()
+	out := map[string][]float32{}
+	for v := range s.IterVariables() {
+		flat, err := tensors.CopyFlatData[float32](v.MustValue())
+		if err != nil {
+			t.Fatalf("%s: %v", v.Path(), err)
+		}
+		out[v.Path()] = flat
+	}
+	return out
+}
 
 // CheckDamageDetected saves a model with save into fresh folders, damages each in one way (a
 // truncated checkpoint, an edited manifest, a missing checkpoint file, a missing manifest)
