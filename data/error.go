@@ -26,7 +26,7 @@ const maxValueLen = 80
 
 // Error formats the error, e.g.
 //
-//	data.csv line 7, column "mean_radius": value "abc" is not a number; fix: features must be numbers: if "mean_radius" is the class column, name it with -target mean_radius; drop an identifier or free-text column; encode a category as numbers (one-hot); if only a few cells are text, correct them
+//	data.csv line 7, column "mean_radius": value "NA" stands for a missing value; fix: fill in the missing value, or -drop-missing drops such rows (or -ignore mean_radius leaves out a column that is mostly empty)
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {

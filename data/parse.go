@@ -12,6 +12,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -25,6 +26,17 @@ type LoadOptions struct {
 	// last column. (The quce command sets it with its -target flag, which
 	// is why error fixes name that flag.)
 	Target string
+	// Types declares the types of feature columns by name (-types, parsed
+	// by ParseTypes); the other columns' types are detected. A column of
+	// type Ignored is left out, as with Ignore.
+	Types map[string]TypeSpec
+	// Ignore names columns to leave out (-ignore): identifiers, free
+	// text, anything the model must not see. Their cells are not read.
+	Ignore []string
+	// DropMissing drops the rows that have a missing value in a feature or
+	// the target column, counting them in Dataset.Dropped (-drop-missing);
+	// without it a missing value is an error.
+	DropMissing bool
 }
 
 // MaxClasses is the largest number of distinct values accepted in the
@@ -90,17 +102,23 @@ const slabFloats = 1 << 15
 
 // Parse reads a CSV data set with a header row from r. name is used as
 // Dataset.Name and as Error.File in error messages. The target column is
-// opts.Target, or the last column if that is empty; every other column
-// must be numeric. Checksum is the hex SHA-256 of all bytes read from r.
+// opts.Target, or the last column if that is empty; the type of every
+// other column is detected or declared in opts.Types, and the columns are
+// encoded as the package documentation describes. Checksum is the hex
+// SHA-256 of all bytes read from r.
 //
 // Accepted variations: a UTF-8 byte-order mark, CRLF line endings, quoted
 // cells ("1.5"), spaces around cells, blank lines. Rejected, each with an
 // *Error naming file, line, column and value: an empty file or one with no
-// data rows, ragged rows, empty cells, non-numeric, NaN or infinite
-// feature values, a target with fewer than two or more than [MaxClasses]
-// distinct values, duplicate or empty column names, an unknown target
-// column and a file with no feature columns. A constant feature column is
-// kept. See the package documentation for how target values are numbered.
+// data rows, ragged rows, missing values (unless opts.DropMissing),
+// infinite or out-of-range numbers, numbers with a decimal comma, a
+// column that looks like an identifier or has more than [MaxCategories]
+// categories, a cell that does not fit its declared type, a target with
+// fewer than two or more than [MaxClasses] distinct values, duplicate or
+// empty column names, an unknown target column, -types or -ignore names
+// that are not columns, and a file with no feature columns. A constant
+// feature column is kept. See the package documentation for how target
+// values are numbered.
 //
 // Parse streams the input, so memory use is proportional to the data.
 func Parse(r io.Reader, name string, opts LoadOptions) (*Dataset, error) {
@@ -243,17 +261,37 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 			Line:    hline,
 			Column:  header[tcol],
 			Problem: "the header has only the target column and no feature columns",
-			Fix:     "add at least one numeric feature column (is the file separated by commas?)",
+			Fix:     "add at least one feature column (is the file separated by commas?)",
 		}
 	}
-	nf := len(header) - 1
-	features := make([]string, 0, nf)
+	specs, err := p.columnSpecs(header, tcol, hline, opts)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{Name: p.name, Target: header[tcol]}
+	// pos[j] is the column state of header column j, nil for the target
+	// and ignored columns.
+	pos := make([]*colState, len(header))
+	var cols []*colState
 	for j, h := range header {
-		if j != tcol {
-			features = append(features, h)
+		switch spec, ok := specs[h]; {
+		case j == tcol:
+		case ok && spec.Type == Ignored:
+			d.Ignored = append(d.Ignored, h)
+		default:
+			pos[j] = newColState(h, len(cols), spec)
+			cols = append(cols, pos[j])
 		}
 	}
-	d := &Dataset{Name: p.name, Features: features, Target: header[tcol]}
+	if len(cols) == 0 {
+		return nil, &Error{
+			File:    p.name,
+			Line:    hline,
+			Problem: "every feature column is ignored",
+			Fix:     "ignore fewer columns with -ignore and -types NAME=ignore",
+		}
+	}
+	nf := len(cols)
 
 	// Data rows. Classes are numbered in order of first appearance while
 	// reading and renumbered at the end (see classOrder).
@@ -277,24 +315,25 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 				Fix:     "give every row one cell per header column (look for missing or extra commas; quote cells that contain commas)",
 			}
 		}
+		for j, cell := range rec {
+			rec[j] = strings.TrimSpace(cell)
+		}
+		// Missing values first, so that a dropped row leaves no trace.
+		if j := firstMissing(rec, pos, tcol); j >= 0 {
+			if opts.DropMissing {
+				d.Dropped++
+				continue
+			}
+			cl, _ := p.cr.FieldPos(j)
+			return nil, missingError(p.name, cl, header[j], rec[j], j == tcol)
+		}
 		if len(slab) < nf {
 			slab = make([]float64, max(nf, slabFloats/nf*nf))
 		}
 		row := slab[:nf:nf]
 		slab = slab[nf:]
-		y, k := 0, 0
-		for j, cell := range rec {
-			s := strings.TrimSpace(cell)
-			if s == "" {
-				cl, _ := p.cr.FieldPos(j)
-				return nil, &Error{
-					File:    p.name,
-					Line:    cl,
-					Column:  header[j],
-					Problem: "cell is empty",
-					Fix:     "fill in the missing value, or remove the row (or the column, if it is mostly empty)",
-				}
-			}
+		y := 0
+		for j, s := range rec {
 			if j == tcol {
 				var ok bool
 				if y, ok = labs.find(s); ok {
@@ -315,38 +354,32 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 				y = labs.add(s)
 				continue
 			}
-			v, perr := strconv.ParseFloat(s, 64)
-			if perr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				cl, _ := p.cr.FieldPos(j)
-				e := &Error{File: p.name, Line: cl, Column: header[j], Value: clip(s)}
-				switch {
-				case perr == nil:
-					e.Problem = "is not a finite number (NaN and infinity are not allowed)"
-					e.Fix = "replace missing or undefined values with a number (or remove the row)"
-				case errors.Is(perr, strconv.ErrRange):
-					e.Problem = "is out of range for a 64-bit float"
-					e.Fix = "rescale the column so that every value fits in a float64 (magnitude below 1.8e308)"
-				case strings.Count(s, ",") == 1 && isNumber(strings.Replace(s, ",", ".", 1)):
-					e.Problem = "is not a number (it uses a decimal comma)"
-					e.Fix = "write decimals with a point, e.g. 1.5 instead of 1,5"
-				default:
-					e.Problem = "is not a number"
-					e.Fix = fmt.Sprintf("features must be numbers: if %q is the class column, name it with -target %s; drop an identifier or free-text column; encode a category as numbers (one-hot); if only a few cells are text, correct them", header[j], header[j])
+			if c := pos[j]; c != nil {
+				if e := c.add(s, row, d.X, p.cr, j); e != nil {
+					e.File = p.name
+					e.Line, _ = p.cr.FieldPos(j)
+					return nil, e
 				}
-				return nil, e
 			}
-			row[k] = v
-			k++
 		}
 		d.X = append(d.X, row)
 		d.Y = append(d.Y, y)
+		d.Lines = append(d.Lines, line)
 	}
 	if len(d.X) == 0 {
-		return nil, &Error{
+		e := &Error{
 			File:    p.name,
 			Problem: "file has a header row but no data rows",
 			Fix:     "add one row per sample below the header",
 		}
+		if d.Dropped > 0 {
+			e.Problem = fmt.Sprintf("every data row (%d) has a missing value, and -drop-missing dropped them all", d.Dropped)
+			e.Fix = "fill in the missing values, or leave the emptiest columns out with -ignore NAME"
+		}
+		return nil, e
+	}
+	if err := d.encode(cols, p.name); err != nil {
+		return nil, err
 	}
 	if len(labs.text) < 2 {
 		return nil, &Error{
@@ -373,6 +406,97 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 		d.Labels[c] = labs.text[old]
 	}
 	return d, nil
+}
+
+// columnSpecs checks opts.Types and opts.Ignore against the header and
+// returns the declared type of each column, Ignored for ignored ones.
+func (p *parser) columnSpecs(header []string, tcol, hline int, opts LoadOptions) (map[string]TypeSpec, error) {
+	specs := make(map[string]TypeSpec, len(opts.Types)+len(opts.Ignore))
+	check := func(name, flag string) *Error {
+		e := &Error{File: p.name, Line: hline, Column: name}
+		switch {
+		case !slices.Contains(header, name):
+			e.Problem = fmt.Sprintf("%s names a column that is not in the header; the columns are %s", flag, listColumns(header))
+			e.Fix = fmt.Sprintf("name a column of the header in %s (names are case-sensitive)", flag)
+		case name == header[tcol]:
+			e.Problem = fmt.Sprintf("%s names the target column, whose values are the classes, not a feature", flag)
+			e.Fix = fmt.Sprintf("leave %s out of %s (or choose another target column with -target NAME)", name, flag)
+		default:
+			return nil
+		}
+		return e
+	}
+	names := slices.Sorted(maps.Keys(opts.Types)) // the same error on every run
+	for _, name := range names {
+		if e := check(name, "-types"); e != nil {
+			return nil, e
+		}
+		spec := opts.Types[name]
+		if pr := spec.problem(); pr != "" {
+			return nil, &Error{File: p.name, Column: name, Problem: "-types: " + pr, Fix: typesFix}
+		}
+		specs[name] = spec
+	}
+	for _, name := range opts.Ignore {
+		name = strings.TrimSpace(name)
+		if e := check(name, "-ignore"); e != nil {
+			return nil, e
+		}
+		if spec, ok := specs[name]; ok && spec.Type != Ignored {
+			return nil, &Error{File: p.name, Line: hline, Column: name,
+				Problem: fmt.Sprintf("is ignored with -ignore but given the type %s with -types", spec.Type),
+				Fix:     fmt.Sprintf("keep %s in only one of -ignore and -types", name)}
+		}
+		specs[name] = TypeSpec{Type: Ignored}
+	}
+	return specs, nil
+}
+
+// firstMissing returns the header index of the first missing cell of rec
+// (trimmed) in a column that is used (a feature or the target), or -1.
+func firstMissing(rec []string, pos []*colState, tcol int) int {
+	for j, cell := range rec {
+		if (pos[j] != nil || j == tcol) && isMissing(cell) {
+			return j
+		}
+	}
+	return -1
+}
+
+// isMissing reports whether the cell text s stands for a missing value:
+// empty, NA, N/A, ?, NaN or null, in any case. ("none" is a real value,
+// German credit's own_telephone=none.)
+func isMissing(s string) bool {
+	if len(s) > 4 {
+		return false // the common case, a value
+	}
+	switch {
+	case s == "", s == "?", strings.EqualFold(s, "na"), strings.EqualFold(s, "n/a"),
+		strings.EqualFold(s, "nan"), strings.EqualFold(s, "null"):
+		return true
+	}
+	return false
+}
+
+// missingProblem says that the cell s is a missing value.
+func missingProblem(s string) string {
+	switch {
+	case s == "":
+		return "cell is empty (a missing value)"
+	case strings.EqualFold(s, "nan"):
+		return "is not a finite number (NaN: a missing value)"
+	}
+	return "stands for a missing value"
+}
+
+// missingError reports the missing value s in column at line of file.
+func missingError(file string, line int, column, s string, target bool) *Error {
+	e := &Error{File: file, Line: line, Column: column, Value: clip(s), Problem: missingProblem(s)}
+	e.Fix = fmt.Sprintf("fill in the missing value, or -drop-missing drops such rows (or -ignore %s leaves out a column that is mostly empty)", column)
+	if target {
+		e.Fix = "fill in the missing class, or -drop-missing drops such rows"
+	}
+	return e
 }
 
 // labelSet holds the distinct target values seen so far, numbered in order
@@ -453,11 +577,6 @@ func labelKeyOf(s string) (key string, v float64, isNum bool) {
 		return "n:" + strconv.FormatFloat(v, 'g', -1, 64), v, true
 	}
 	return "s:" + s, 0, false
-}
-
-func isNumber(s string) bool {
-	v, err := strconv.ParseFloat(s, 64)
-	return err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
 // listColumns formats column names for an error message, at most 20.

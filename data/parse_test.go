@@ -80,14 +80,18 @@ func TestParseErrors(t *testing.T) {
 			wantErr{line: 3, problem: "row has 2 cells but the header has 3"}},
 		{"ragged long row after blank line", "a,b,t\n1,2,0\n\n1,2,3,4\n", LoadOptions{},
 			wantErr{line: 4, problem: "row has 4 cells but the header has 3"}},
-		{"not a number", "a,b,t\n1,2,0\n1,abc,1\n", LoadOptions{},
-			wantErr{line: 3, column: "b", value: "abc", problem: "is not a number"}},
-		{"not a number CRLF", "a,b,t\r\n1,2,0\r\n1,2,0\r\nx1,2,1\r\n", LoadOptions{},
+		{"not a number", "a,b,t\n1,2,0\n1,abc,1\n", continuous("b"),
+			wantErr{line: 3, column: "b", value: "abc", problem: "is not a number", fix: "-types b=categorical"}},
+		{"not a number CRLF", "a,b,t\r\n1,2,0\r\n1,2,0\r\nx1,2,1\r\n", continuous("a"),
 			wantErr{line: 4, column: "a", value: "x1", problem: "is not a number"}},
-		{"not a number after BOM", "\ufeffa,b,t\n1,?,0\n", LoadOptions{},
-			wantErr{line: 2, column: "b", value: "?", problem: "is not a number"}},
+		{"missing after BOM", "\ufeffa,b,t\n1,?,0\n", LoadOptions{},
+			wantErr{line: 2, column: "b", value: "?", problem: "stands for a missing value", fix: "-drop-missing"}},
 		{"decimal comma", "a,b,t\n\"1,5\",2,0\n", LoadOptions{},
 			wantErr{line: 2, column: "a", value: "1,5", problem: "decimal comma"}},
+		{"decimal comma among numbers", "a,b,t\n1,2,0\n2,3,1\n\"2,5\",2,0\n\"3,5\",2,0\n", LoadOptions{},
+			wantErr{line: 4, column: "a", value: "2,5", problem: "decimal comma"}},
+		{"decimal comma declared continuous", "a,b,t\n1,2,0\n\"2,5\",3,1\n", continuous("a"),
+			wantErr{line: 3, column: "a", value: "2,5", problem: "decimal comma"}},
 		{"nan", "a,b,t\n1,nan,0\n", LoadOptions{}, wantErr{line: 2, column: "b", value: "nan", problem: "not a finite number"}},
 		{"NaN", "a,b,t\n1,NaN,0\n", LoadOptions{}, wantErr{line: 2, column: "b", value: "NaN", problem: "not a finite number"}},
 		{"inf", "a,b,t\ninf,1,0\n", LoadOptions{}, wantErr{line: 2, column: "a", value: "inf", problem: "not a finite number"}},
@@ -128,10 +132,12 @@ func TestParseErrors(t *testing.T) {
 		{"space after closing quote", "a,b,t\n\"1\" ,2,0\n", LoadOptions{}, wantErr{line: 2, problem: "badly quoted"}},
 		{"unterminated quote", "a,b,t\n1,2,0\n1,\"2,0\n3,4,1\n", LoadOptions{}, wantErr{line: 3, problem: "starts on line 3"}},
 		{"UTF-16", "\xff\xfea\x00,\x00t\x00\n\x00", LoadOptions{}, wantErr{line: 1, problem: "UTF-16"}},
-		{"line after multi-line quoted cell", "a,b,t\n\"1\n\",2,0\n3,x,1\n", LoadOptions{},
+		{"line after multi-line quoted cell", "a,b,t\n\"1\n\",2,0\n3,x,1\n", continuous("b"),
 			wantErr{line: 4, column: "b", value: "x", problem: "is not a number"}},
-		{"cell inside multi-line record", "a,b,t\n\"1\n\",x,0\n", LoadOptions{},
+		{"cell inside multi-line record", "a,b,t\n\"1\n\",x,0\n", continuous("b"),
 			wantErr{line: 3, column: "b", value: "x", problem: "is not a number"}},
+		{"missing cell inside multi-line record", "a,b,t\n\"1\n\",NA,0\n", LoadOptions{},
+			wantErr{line: 3, column: "b", value: "NA", problem: "missing value"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -144,9 +150,19 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// continuous declares the columns continuous, so that text in them is an
+// error.
+func continuous(names ...string) LoadOptions {
+	o := LoadOptions{Types: map[string]TypeSpec{}}
+	for _, n := range names {
+		o.Types[n] = TypeSpec{Type: Continuous}
+	}
+	return o
+}
+
 func TestParseLongValueClipped(t *testing.T) {
 	long := strings.Repeat("x", 1000)
-	_, err := Parse(strings.NewReader("a,t\n"+long+",0\n"), "f", LoadOptions{})
+	_, err := Parse(strings.NewReader("a,t\n"+long+",0\n"), "f", continuous("a"))
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("got %v, want *Error", err)
@@ -172,11 +188,11 @@ func TestLoadErrors(t *testing.T) {
 	checkErr(t, err, dir, wantErr{problem: "directory"})
 
 	bad := filepath.Join(dir, "bad.csv")
-	if err := os.WriteFile(bad, []byte("a,b,t\n1,2,0\n3,oops,1\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("a,b,t\n1,2,0\n3,NA,1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Load(bad, LoadOptions{})
-	checkErr(t, err, bad, wantErr{line: 3, column: "b", value: "oops", problem: "is not a number"})
+	checkErr(t, err, bad, wantErr{line: 3, column: "b", value: "NA", problem: "missing value", fix: "-drop-missing"})
 }
 
 func TestParseAccepts(t *testing.T) {
@@ -262,9 +278,16 @@ func TestParseTargetOption(t *testing.T) {
 		Labels:   []string{"no", "yes"},
 		Target:   "label",
 	})
-	// Default target is the last column; a constant feature is kept.
-	_, err = Parse(strings.NewReader(in), "t.csv", LoadOptions{})
-	checkErr(t, err, "t.csv", wantErr{line: 2, column: "label", value: "yes", problem: "is not a number"})
+	// Default target is the last column; then label is a feature, a
+	// binary one of text (no = 0, yes = 1).
+	d, err = Parse(strings.NewReader(in), "t.csv", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if col, _ := d.Column("label"); col.Type != Binary || !reflect.DeepEqual(d.X, [][]float64{{1, 1, 2}, {4, 0, 5}, {7, 1, 8}}) {
+		t.Errorf("label as a feature: %+v, X = %v", col, d.X)
+	}
+	// A constant feature is kept.
 	in2 := "a,b,c,label\n1,2,3,yes\n4,5,3,no\n"
 	d, err = Parse(strings.NewReader(in2), "t.csv", LoadOptions{})
 	if err != nil {

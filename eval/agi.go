@@ -41,7 +41,9 @@ type AGIPath struct {
 	Flipped   bool        // F(τ|last point) ≥ ϑ: the run reached the target class
 	Steps     int         // steps taken (len(Points) − 1)
 	ProbStart float64     // F(τ|x)
-	ProbEnd   float64     // F(τ|last point)
+	// ProbEnd is F(τ|last point); with discrete columns (Run on mixed data), F(τ|·) at the
+	// legal row nearest the last point, which Flipped then refers to.
+	ProbEnd float64
 }
 
 // model runs the classifier in graphs of its own: class probabilities in fixed-size chunks
@@ -85,39 +87,51 @@ func (m *model) exec(slot **graph.Exec, fn any) (*graph.Exec, error) {
 }
 
 // classProbs returns F(c|x) for every class at standardised points (float64 in, float32
-// model).
+// model), in chunks of one compiled shape.
 func (m *model) classProbs(ctx context.Context, pts [][]float64) ([][]float64, error) {
-	ex, err := m.exec(&m.probs, func(x *graph.Node) *graph.Node { return graph.Exp(m.clf.LogProbs(x)) })
-	if err != nil {
-		return nil, err
+	for i, pt := range pts {
+		if j := m.clf.NumFeatures(); len(pt) != j {
+			return nil, fmt.Errorf("eval: point %d has %d features, the classifier has %d", i, len(pt), j)
+		}
 	}
-	j, c := m.clf.NumFeatures(), m.clf.NumClasses()
 	out := make([][]float64, 0, len(pts))
 	for start := 0; start < len(pts); start += chunk {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		end := min(start+chunk, len(pts))
-		buf := make([]float32, chunk*j)
-		for i := start; i < end; i++ {
-			if len(pts[i]) != j {
-				return nil, fmt.Errorf("eval: point %d has %d features, the classifier has %d", i, len(pts[i]), j)
-			}
-			for f, v := range pts[i] {
-				buf[(i-start)*j+f] = float32(v)
-			}
-		}
-		res, err := ex.Call(tensors.FromFlatDataAndDimensions(buf, chunk, j))
+		probs, err := m.probsPadded(pts[start:min(start+chunk, len(pts))], chunk)
 		if err != nil {
-			return nil, fmt.Errorf("eval: running the classifier: %w", err)
+			return nil, err
 		}
-		p := tensors.MustCopyFlatData[float32](res[0])
-		for i := 0; i < end-start; i++ {
-			row := make([]float64, c)
-			for k := range row {
-				row[k] = float64(p[i*c+k])
-			}
-			out = append(out, row)
+		out = append(out, probs...)
+	}
+	return out, nil
+}
+
+// probsPadded runs the classifier once on pts (rows of the classifier's width) padded with
+// zero rows to size rows (the compiled shape).
+func (m *model) probsPadded(pts [][]float64, size int) ([][]float64, error) {
+	ex, err := m.exec(&m.probs, func(x *graph.Node) *graph.Node { return graph.Exp(m.clf.LogProbs(x)) })
+	if err != nil {
+		return nil, err
+	}
+	j, c := m.clf.NumFeatures(), m.clf.NumClasses()
+	buf := make([]float32, size*j)
+	for i, pt := range pts {
+		for f, v := range pt {
+			buf[i*j+f] = float32(v)
+		}
+	}
+	res, err := ex.Call(tensors.FromFlatDataAndDimensions(buf, size, j))
+	if err != nil {
+		return nil, fmt.Errorf("eval: running the classifier: %w", err)
+	}
+	p := tensors.MustCopyFlatData[float32](res[0])
+	out := make([][]float64, len(pts))
+	for i := range out {
+		out[i] = make([]float64, c)
+		for k := range out[i] {
+			out[i][k] = float64(p[i*c+k])
 		}
 	}
 	return out, nil
@@ -142,15 +156,18 @@ func targetsFor(probs [][]float64, targets []int, threshold float64) ([]int, err
 	return out, nil
 }
 
-// agiStepGraph: inputs x [R,J], target [R,C] (one-hot τ), active [R] (1 or 0), eta (scalar).
-// Outputs the moved points x + η·active·sign(∇ log F(τ|x)) and F(c|·) [R,C] there.
-// log F(τ|·) is the log-softmax (or −softplus) form, whose gradient does not vanish where
-// F(τ|x) is tiny, as it is at the start of the path.
+// agiStepGraph: inputs x [R,J], target [R,C] (one-hot τ), active [R] (1 or 0), eta (scalar),
+// move [R,J] (1 where an input may move, 0 where it is frozen), lo and hi [R,J] (the box).
+// Outputs the moved points clamp(x + η·active·move·sign(∇ log F(τ|x)), lo, hi) and F(c|·)
+// [R,C] there. log F(τ|·) is the log-softmax (or −softplus) form, whose gradient does not
+// vanish where F(τ|x) is tiny, as it is at the start of the path.
 func (m *model) agiStepGraph(in []*graph.Node) []*graph.Node {
-	x, target, active, eta := in[0], in[1], in[2], in[3]
+	x, target, active, eta, move, lo, hi := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
 	grad := graph.Gradient(graph.ReduceAllSum(m.clf.TargetLogProb(x, target)), x)[0]
-	move := graph.Mul(graph.Sign(grad), graph.ExpandAxes(graph.Mul(active, eta), -1))
-	next := graph.Add(x, move)
+	step := graph.Mul(graph.Mul(graph.Sign(grad), move), graph.ExpandAxes(graph.Mul(active, eta), -1))
+	// Min(Max()) as the explainer's search clamps (ONNX Runtime lacks Clamp with tensor
+	// bounds); with move 1 and an open box (±Inf) the step is exactly the unconstrained one.
+	next := graph.Min(graph.Max(graph.Add(x, step), lo), hi)
 	return []*graph.Node{next, graph.Exp(m.clf.LogProbs(next))}
 }
 
@@ -159,19 +176,34 @@ func (m *model) agiStepGraph(in []*graph.Node) []*graph.Node {
 // (targets[i], or the default target when targets is nil or targets[i] < 0) and stops on its
 // own as soon as F(τ|x) ≥ ϑ, or after cfg.MaxSteps steps. No step is taken from a point
 // already in class τ. For a binary model this is the step away from the original class.
+// Every feature is free and unbounded; Run keeps AGI to each instance's constraints (see
+// Options.Constraints).
 func RunAGI(ctx context.Context, b compute.Backend, clf *quce.Classifier, xs [][]float64, targets []int, cfg AGIConfig, threshold float64) ([]*AGIPath, error) {
-	return newModel(b, clf).agi(ctx, xs, targets, cfg, threshold)
+	boxes := make([]box, len(xs))
+	for i, x := range xs {
+		boxes[i] = openBox(x)
+	}
+	return newModel(b, clf).agi(ctx, nil, boxes, targets, cfg, threshold)
 }
 
-func (m *model) agi(ctx context.Context, xs [][]float64, targets []int, cfg AGIConfig, threshold float64) ([]*AGIPath, error) {
+// agi is RunAGI for instances with boxes: frozen inputs do not move, and every step is
+// clamped into the box. With discrete columns (legal, the nearest legal row to instance i's
+// point, is then set: see quce.Explainer.Legalize) a run reaches τ when that row does: that
+// row is the counterfactual reported, and a relaxed point that has just crossed ϑ mostly
+// rounds back to a row that has not.
+func (m *model) agi(ctx context.Context, legal func(i int, pt []float64) ([]float64, error), boxes []box, targets []int, cfg AGIConfig, threshold float64) ([]*AGIPath, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if !(threshold > 0 && threshold < 1) {
 		return nil, fmt.Errorf("eval: threshold %v; fix: use a probability strictly between 0 and 1", threshold)
 	}
-	if len(xs) == 0 {
+	if len(boxes) == 0 {
 		return nil, nil
+	}
+	xs := make([][]float64, len(boxes))
+	for i, b := range boxes {
+		xs[i] = b.x
 	}
 	probs0, err := m.classProbs(ctx, xs)
 	if err != nil {
@@ -190,6 +222,7 @@ func (m *model) agi(ctx context.Context, xs [][]float64, targets []int, cfg AGIC
 	cur := make([]float32, n*j)
 	onehot := make([]float32, n*c)
 	active := make([]float32, n)
+	move, lo, hi := make([]float32, n*j), make([]float32, n*j), make([]float32, n*j)
 	for i, x := range xs {
 		p := &AGIPath{Points: [][]float64{append([]float64(nil), x...)}, Original: quce.PredictedClass(probs0[i], threshold), Target: tgt[i]}
 		p.ProbStart = probs0[i][tgt[i]]
@@ -200,11 +233,18 @@ func (m *model) agi(ctx context.Context, xs [][]float64, targets []int, cfg AGIC
 		if !p.Flipped {
 			active[i] = 1
 		}
+		b := boxes[i]
 		for f, v := range x {
 			cur[i*j+f] = float32(v)
+			if b.move[f] {
+				move[i*j+f] = 1
+			}
+			lo[i*j+f], hi[i*j+f] = float32(b.slo[f]), float32(b.shi[f])
 		}
 	}
+	discrete := legal != nil
 	targetT := tensors.FromFlatDataAndDimensions(onehot, n, c)
+	moveT, loT, hiT := tensors.FromFlatDataAndDimensions(move, n, j), tensors.FromFlatDataAndDimensions(lo, n, j), tensors.FromFlatDataAndDimensions(hi, n, j)
 	for step := 1; step <= cfg.MaxSteps; step++ {
 		running := false
 		for _, a := range active {
@@ -217,24 +257,43 @@ func (m *model) agi(ctx context.Context, xs [][]float64, targets []int, cfg AGIC
 			return nil, err
 		}
 		res, err := ex.Call(tensors.FromFlatDataAndDimensions(append([]float32(nil), cur...), n, j), targetT,
-			tensors.FromFlatDataAndDimensions(append([]float32(nil), active...), n), float32(cfg.Eta))
+			tensors.FromFlatDataAndDimensions(append([]float32(nil), active...), n), float32(cfg.Eta), moveT, loT, hiT)
 		if err != nil {
 			return nil, fmt.Errorf("eval: AGI step %d: %w", step, err)
 		}
 		next := tensors.MustCopyFlatData[float32](res[0])
 		probs := tensors.MustCopyFlatData[float32](res[1])
+		pts := make([][]float64, n)
+		for i := range pts {
+			pts[i] = make([]float64, j)
+			for f := range pts[i] {
+				pts[i][f] = float64(next[i*j+f])
+			}
+		}
+		var legalProbs [][]float64
+		if discrete {
+			rows := make([][]float64, n)
+			for i, pt := range pts {
+				if rows[i], err = legal(i, pt); err != nil {
+					return nil, err
+				}
+			}
+			// All rows every step, so one compiled shape serves the run.
+			if legalProbs, err = m.probsPadded(rows, n); err != nil {
+				return nil, fmt.Errorf("eval: AGI step %d: %w", step, err)
+			}
+		}
 		for i, p := range paths {
 			if active[i] == 0 {
 				continue
 			}
-			pt := make([]float64, j)
-			for f := range pt {
-				pt[f] = float64(next[i*j+f])
-			}
 			copy(cur[i*j:(i+1)*j], next[i*j:(i+1)*j])
-			p.Points = append(p.Points, pt)
+			p.Points = append(p.Points, pts[i])
 			p.Steps = step
 			p.ProbEnd = float64(probs[i*c+p.Target])
+			if discrete {
+				p.ProbEnd = legalProbs[i][p.Target]
+			}
 			if p.ProbEnd >= threshold {
 				p.Flipped = true
 				active[i] = 0

@@ -101,6 +101,35 @@ func TestAGIStopsAtFlip(t *testing.T) {
 	}
 }
 
+// AGI on logit = x1 + 2·x2 from (0.05, 0.051), class 1, with x2 frozen and x1 bounded below
+// by 0.02: x1 steps down by 0.01 to the bound and stays there, x2 never moves, so the logit
+// stays at 0.122 and the run never flips.
+func TestAGIKeepsConstraints(t *testing.T) {
+	b, _, err := backend.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(b, linearClassifier(t, []float32{1, 2}, 0))
+	x := []float64{0.05, 0.051}
+	bx := box{x: x, move: []bool{true, false}, slo: []float64{0.02, math.Inf(-1)}, shi: []float64{math.Inf(1), math.Inf(1)}}
+	paths, err := m.agi(context.Background(), nil, []box{bx}, nil, AGIConfig{Eta: 0.01, MaxSteps: 10}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := paths[0]
+	if p.Flipped || p.Steps != 10 {
+		t.Errorf("flipped %v after %d steps; want no flip in 10", p.Flipped, p.Steps)
+	}
+	for k, pt := range p.Points {
+		want := []float64{max(0.05-0.01*float64(k), 0.02), 0.051}
+		for f := range pt {
+			if !near(pt[f], want[f], 1e-6) {
+				t.Fatalf("point %d = %v, want %v", k, pt, want)
+			}
+		}
+	}
+}
+
 // AGI's sign step must not vanish where the classifier is saturated: at logit 200, F(1|x)
 // is exactly 1 in float32, so a probability gradient is 0, but the logit's is not.
 func TestAGISaturated(t *testing.T) {

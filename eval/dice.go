@@ -6,9 +6,11 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gomlx/compute"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -17,8 +19,9 @@ type DiceConfig struct {
 	// Samples is the number of random candidates drawn per instance and per round (DiCE's
 	// sample_size, 1000 by default).
 	Samples int `json:"samples"`
-	// MaxFeatures bounds the rounds: round k changes k randomly chosen features (chosen with
-	// replacement, as DiCE does, so up to k distinct ones). 0 means every feature.
+	// MaxFeatures bounds the rounds: round k changes k randomly chosen columns (chosen with
+	// replacement among those that may change, as DiCE does, so up to k distinct ones; a
+	// categorical column is one). 0 means as many rounds as there are columns.
 	MaxFeatures int `json:"max_features"`
 }
 
@@ -42,25 +45,80 @@ type DiceResult struct {
 	Original       int       // f(x)
 	Target         int       // τ
 	ProbEnd        float64   // F(τ|x_c); without a counterfactual, the highest F(τ|·) of any candidate
-	Features       int       // k of the round that found it, or of the last round tried (features drawn for change)
+	Features       int       // k of the round that found it, or of the last round tried (columns drawn for change)
 	Candidates     int       // candidates tried
 }
 
-// dice is RunDice with the model's compiled classifier.
-func (m *model) dice(ctx context.Context, xs [][]float64, targets []int, lo, hi []float64, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
+// diceSpace is where DiCE-random draws one instance's candidates: the columns that may
+// change, each with its legal values inside the instance's box, so that every candidate is a
+// row the data could hold and keeps the constraints.
+type diceSpace struct {
+	cols []data.Column
+	sc   *data.Scaler
+	box  box
+	free []int // the columns that may change
+	// lo and hi are a continuous input's range: the training range (standardised) clamped
+	// into the box. Clamping both ends keeps lo ≤ hi, so a training range wholly outside the
+	// box (an increase-only feature already above it) shrinks to the box's nearest end.
+	lo, hi []float64
+}
+
+// newDiceSpace is the space of the instance with box b; trainLo and trainHi are the training
+// range of every input, standardised.
+func newDiceSpace(cols []data.Column, sc *data.Scaler, b box, trainLo, trainHi []float64) *diceSpace {
+	d := &diceSpace{cols: cols, sc: sc, box: b, lo: make([]float64, len(trainLo)), hi: make([]float64, len(trainHi))}
+	for ci, c := range cols {
+		if b.move[c.Start] {
+			d.free = append(d.free, ci)
+		}
+	}
+	for f := range trainLo {
+		d.lo[f] = min(max(trainLo[f], b.slo[f]), b.shi[f])
+		d.hi[f] = min(max(trainHi[f], b.slo[f]), b.shi[f])
+	}
+	return d
+}
+
+// draw returns the instance with k columns, drawn with replacement among the free ones (as
+// DiCE does), set to random legal values: a continuous column uniform in its range, a
+// categorical column one of its categories, a binary column one of its values inside the box,
+// an integer or ordinal column an integer or rank inside the box, each equally likely.
+func (d *diceSpace) draw(rng *rand.Rand, k int) []float64 {
+	cand := slices.Clone(d.box.x)
+	for range k {
+		c := d.cols[d.free[rng.IntN(len(d.free))]]
+		f := c.Start
+		switch c.Type {
+		case data.Continuous:
+			cand[f] = d.lo[f] + rng.Float64()*(d.hi[f]-d.lo[f])
+		case data.Categorical:
+			d.box.setCategory(d.sc, cand, c, rng.IntN(c.Width))
+		case data.Binary:
+			vals := binaryValues(c, d.box.lo[f], d.box.hi[f])
+			cand[f] = d.box.standardised(d.sc, f, vals[rng.IntN(len(vals))])
+		default: // integer, and ordinal ranks
+			lo, hi := intRange(d.box.lo[f], d.box.hi[f])
+			cand[f] = d.box.standardised(d.sc, f, lo+float64(rng.IntN(int(hi-lo)+1)))
+		}
+	}
+	return cand
+}
+
+// dice is DiCE-random with the model's compiled classifier, one space per instance.
+func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if len(xs) == 0 {
+	if len(spaces) == 0 {
 		return nil, nil
 	}
-	j := m.clf.NumFeatures()
-	if len(lo) != j || len(hi) != j {
-		return nil, fmt.Errorf("eval: DiCE range has %d/%d entries for %d features", len(lo), len(hi), j)
+	xs := make([][]float64, len(spaces))
+	for i, d := range spaces {
+		xs[i] = d.box.x
 	}
-	maxK := cfg.MaxFeatures
-	if maxK == 0 || maxK > j {
-		maxK = j
+	maxK := len(spaces[0].cols)
+	if cfg.MaxFeatures > 0 {
+		maxK = min(maxK, cfg.MaxFeatures)
 	}
 	probs0, err := m.classProbs(ctx, xs)
 	if err != nil {
@@ -88,13 +146,8 @@ func (m *model) dice(ctx context.Context, xs [][]float64, targets []int, lo, hi 
 		}
 		cands := make([][]float64, 0, len(pending)*cfg.Samples)
 		for _, i := range pending {
-			for c := 0; c < cfg.Samples; c++ {
-				cand := append([]float64(nil), xs[i]...)
-				for f := 0; f < k; f++ {
-					feat := rngs[i].IntN(j)
-					cand[feat] = lo[feat] + rngs[i].Float64()*(hi[feat]-lo[feat])
-				}
-				cands = append(cands, cand)
+			for range cfg.Samples {
+				cands = append(cands, spaces[i].draw(rngs[i], k))
 			}
 		}
 		probs, err := m.classProbs(ctx, cands)
@@ -140,15 +193,28 @@ func hashRow(x []float64) uint64 {
 }
 
 // RunDice runs DiCE's "random" strategy for standardised rows xs with the classifier clf
-// (see DiceConfig): for
-// k = 1, 2, ... it draws cfg.Samples candidates per instance, each x with k randomly chosen
-// features replaced by values drawn uniformly from that feature's range [lo_j, hi_j]
-// (the training split's minimum and maximum, standardised); the first round with a
-// candidate in the target class τ (F(τ|·) ≥ ϑ; targets[i], or the default target when
-// targets is nil or targets[i] < 0) ends the search for that instance, and the
-// valid candidate closest to x in L1 is kept. Every instance has its own generator, seeded
-// by seed and the instance's values, so a result does not depend on the batch it is in.
-// This is DiCE's random sampler without its optional post-hoc sparsity step.
+// (see DiceConfig), every feature a free continuous column: for k = 1, 2, ... it draws
+// cfg.Samples candidates per instance, each x with k randomly chosen features replaced by
+// values drawn uniformly from that feature's range [lo_j, hi_j] (the training split's
+// minimum and maximum, standardised); the first round with a candidate in the target class τ
+// (F(τ|·) ≥ ϑ; targets[i], or the default target when targets is nil or targets[i] < 0) ends
+// the search for that instance, and the valid candidate closest to x in L1 is kept. Every
+// instance has its own generator, seeded by seed and the instance's values, so a result does
+// not depend on the batch it is in. This is DiCE's random sampler without its optional
+// post-hoc sparsity step. Run draws by column instead, legal values under the constraints
+// (see Options.Constraints).
 func RunDice(ctx context.Context, b compute.Backend, clf *quce.Classifier, xs [][]float64, targets []int, lo, hi []float64, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
-	return newModel(b, clf).dice(ctx, xs, targets, lo, hi, cfg, threshold, seed)
+	j := clf.NumFeatures()
+	if len(lo) != j || len(hi) != j {
+		return nil, fmt.Errorf("eval: DiCE range has %d/%d entries for %d features", len(lo), len(hi), j)
+	}
+	cols := inputColumns(j)
+	spaces := make([]*diceSpace, len(xs))
+	for i, x := range xs {
+		if len(x) != j {
+			return nil, fmt.Errorf("eval: row %d has %d features, the classifier %d", i, len(x), j)
+		}
+		spaces[i] = newDiceSpace(cols, nil, openBox(x), lo, hi)
+	}
+	return newModel(b, clf).dice(ctx, spaces, targets, cfg, threshold, seed)
 }

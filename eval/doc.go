@@ -15,9 +15,11 @@
 //     (η 0.01, 1000 steps); the sign of the log-probability's gradient is taken from the
 //     logit's, so it does not vanish when the classifier saturates. Its path is measured
 //     with ExplainPaths. Report.AGIFlipped counts the runs that reached the other class.
+//     On mixed data a run stops when the legal row nearest its point is in class τ, and
+//     the path ends with the walk to that row (see below).
 //   - wachter: the QUCE search with λ3 = 0.
-//   - dice-random: DiCE's random strategy (see RunDice); no path, so only counterfactual
-//     metrics apply.
+//   - dice-random: DiCE's random strategy (see RunDice), drawing columns and legal values
+//     (see below); no path, so only counterfactual metrics apply.
 //
 // Every instance of every method has an InstanceResult; one that fails (an invalid
 // counterfactual, an AGI run that never flipped, no DiCE candidate in the other class, a
@@ -38,9 +40,10 @@
 //     (path_uncertainty_trained_*, cf_uncertainty_trained); docs/METHOD.md, "The VAE and its
 //     uncertainty", explains the two forms.
 //   - Counterfactual uncertainty, reconstruction error (mean over features of
-//     |x_c − dec(μ(x_c))|), proximity (L1, L2 in standardised units) and sparsity (features
-//     with |x_c,j − x_j| > 1e-3 standardised) average over valid counterfactuals (all of
-//     them with Options.AllCounterfactuals); validity is over all instances.
+//     |x_c − dec(μ(x_c))|), proximity (L1, L2 in standardised units) and sparsity (columns
+//     changed: a continuous one by more than 1e-3 standardised, a discrete one at all, a
+//     categorical block once; see Changed) average over valid counterfactuals (all of them
+//     with Options.AllCounterfactuals); validity is over all instances.
 //   - Completeness gap is the mean of |Σ_j Φ_j − (F(τ|x_c) − F(τ|x))|.
 //   - Deletion: features ordered by Φ (of F(τ|·) along the path, so a large value marks a
 //     feature whose value at x holds the original class), largest first, set one by one to
@@ -50,6 +53,23 @@
 //   - Seconds per instance is the method's wall time on the split over its instances: the
 //     search and the attribution (ig: the line's attribution only, not the QUCE search it
 //     reuses); the metrics' own cost is not included.
+//
+// # Mixed data and constraints
+//
+// On data with discrete columns (data.Column: integer, binary, ordinal, categorical as a
+// one-hot block) every reported counterfactual is a legal row, one the data could hold, and
+// every method's instances are constrained by Options.Constraints (frozen columns,
+// increase- or decrease-only columns, bounds) through quce.Explainer.Constrain. quce,
+// quce-auto and wachter are the explainer's search, which keeps the constraints and projects
+// its end onto the nearest legal row; ig's line joins two legal rows inside the box. AGI's
+// steps leave frozen inputs alone and are clamped to each instance's box (the bounds, and a
+// discrete column's observed range); its end is projected onto the nearest legal row as
+// QUCE's is, and the projection is walked as more path segments, so the metrics are the
+// legal row's and the attribution still integrates to it. DiCE-random draws each chosen
+// column from its legal values inside the box: a category, one of two binary values, an
+// integer or an ordinal rank, and for a continuous column a value uniform in the training
+// range clamped into the box. On numeric data without constraints all of this is the
+// identity, and the numbers are those of the plain methods.
 //
 // The N instances of a split are a seeded sample (Options.Seed), listed in data order.
 // The paper's W-BC figures (PaperWBC) are shown beside ours, marked "paper", only when the

@@ -147,7 +147,7 @@ func measure(ctx context.Context, e *quce.Explainer, mdl *model, o Options, outs
 			oc.res.Metrics[CFReconError] = ReconError(xc, recon[i])
 			oc.res.Metrics[ProximityL1] = L1(xc, oc.x)
 			oc.res.Metrics[ProximityL2] = L2(xc, oc.x)
-			oc.res.Metrics[Sparsity] = float64(Changed(oc.x, xc, o.SparsityTol))
+			oc.res.Metrics[Sparsity] = float64(Changed(e.Columns(), oc.x, xc, o.SparsityTol))
 		}
 	}
 	if len(game) > 0 {

@@ -3,6 +3,8 @@ package eval
 import (
 	"math"
 	"sort"
+
+	"github.com/quce-go/quce/data"
 )
 
 // The metric keys of Report.Metrics, as in the JSON output. A metric that does not apply to
@@ -15,7 +17,7 @@ const (
 	Validity            = "validity"              // share of instances with F(τ|x_c) ≥ ϑ
 	ProximityL1         = "proximity_l1"          // ‖x_c − x‖₁, standardised units
 	ProximityL2         = "proximity_l2"          // ‖x_c − x‖₂, standardised units
-	Sparsity            = "sparsity"              // features changed by more than the tolerance
+	Sparsity            = "sparsity"              // columns changed by more than the tolerance
 	CompletenessGap     = "completeness_gap"      // |Σ_j Φ_j − (F(τ|x_c) − F(τ|x))|
 	Deletion            = "deletion"              // lower is better
 	Insertion           = "insertion"             // higher is better
@@ -86,13 +88,28 @@ func L2(a, b []float64) float64 {
 	return math.Sqrt(s)
 }
 
-// Changed counts the features with |x_c,j − x_j| > tol: the sparsity of a counterfactual
-// (lower is sparser).
-func Changed(x, xc []float64, tol float64) int {
+// Changed counts the columns of cols that a counterfactual xc changed from x: the sparsity
+// of a counterfactual (lower is sparser). A continuous column counts when an input moved by
+// more than tol (standardised units), since a search leaves tiny moves that are no change. A
+// discrete column counts when its value changed at all (beyond float32 rounding): its values
+// at a legal row are legal values, and one unit of a wide integer column, such as an amount,
+// is below any useful tol. A categorical column's one-hot block counts once. nil cols counts
+// every input as a continuous column of its own.
+func Changed(cols []data.Column, x, xc []float64, tol float64) int {
+	if cols == nil {
+		cols = inputColumns(len(x))
+	}
 	n := 0
-	for j := range x {
-		if math.Abs(xc[j]-x[j]) > tol {
-			n++
+	for _, c := range cols {
+		for j := c.Start; j < c.Start+c.Width; j++ {
+			t := tol
+			if c.Type != data.Continuous {
+				t = tolerance(x[j])
+			}
+			if math.Abs(xc[j]-x[j]) > t {
+				n++
+				break
+			}
 		}
 	}
 	return n

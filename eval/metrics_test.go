@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/quce-go/quce/data"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -31,7 +33,7 @@ func TestDistances(t *testing.T) {
 			if got := L2(c.x, c.xc); !near(got, c.l2, 1e-12) {
 				t.Errorf("L2 = %v, want %v", got, c.l2)
 			}
-			if got := Changed(c.x, c.xc, 1e-3); got != c.changed {
+			if got := Changed(nil, c.x, c.xc, 1e-3); got != c.changed {
 				t.Errorf("Changed = %d, want %d", got, c.changed)
 			}
 			if got := ReconError(c.xc, c.recon); !near(got, c.reconErr, 1e-12) {
@@ -45,6 +47,35 @@ func TestDistances(t *testing.T) {
 	}
 	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
 		t.Errorf("MeanStd(nil) = %v, %v; want NaN, NaN", m, s)
+	}
+}
+
+// Sparsity counts columns: a categorical block once, a discrete column at any change of
+// value, a continuous one beyond the tolerance.
+func TestChangedColumns(t *testing.T) {
+	cols := []data.Column{
+		{Name: "colour", Type: data.Categorical, Levels: []string{"red", "green", "blue"}, Start: 0, Width: 3},
+		{Name: "amount", Type: data.Integer, Start: 3, Width: 1},
+		{Name: "ratio", Type: data.Continuous, Start: 4, Width: 1},
+	}
+	x := []float64{1, 0, 0, 0.1, 0.2}
+	for _, tc := range []struct {
+		name string
+		xc   []float64
+		want int
+	}{
+		{"unchanged", []float64{1, 0, 0, 0.1, 0.2}, 0},
+		{"a new category counts once", []float64{0, 1, 0, 0.1, 0.2}, 1},
+		{"one unit of a wide integer column, below the tolerance", []float64{1, 0, 0, 0.1 + 3.5e-4, 0.2}, 1},
+		{"float32 rounding is no change", []float64{1, 0, 0, float64(float32(0.1)), 0.2}, 0},
+		{"a continuous move below the tolerance", []float64{1, 0, 0, 0.1, 0.2 + 5e-4}, 0},
+		{"every column", []float64{0, 0, 1, 1.1, 0.2 + 2e-3}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Changed(cols, x, tc.xc, 1e-3); got != tc.want {
+				t.Errorf("Changed = %d, want %d", got, tc.want)
+			}
+		})
 	}
 }
 

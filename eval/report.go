@@ -60,7 +60,7 @@ var tables = []table{
 	{Validity, "Validity rate: share of instances with F(τ|x_c) ≥ ϑ", "", "%.2f", nil},
 	{ProximityL1, "Proximity L1: ‖x_c − x‖₁ (standardised units); lower is closer", "", "%.3f", nil},
 	{ProximityL2, "Proximity L2: ‖x_c − x‖₂ (standardised units); lower is closer", "", "%.3f", nil},
-	{Sparsity, "Sparsity: features changed by more than the tolerance; lower is sparser", "", "%.1f", nil},
+	{Sparsity, "Sparsity: columns changed (continuous ones by more than the tolerance; a categorical column counts once); lower is sparser", "", "%.1f", nil},
 	{CompletenessGap, "Completeness gap: mean |Σ_j Φ_j − (F(τ|x_c) − F(τ|x))|; lower is better", "", "%.2e", nil},
 	{SecondsPerInstance, "Seconds per instance: wall time of the method's run / instances", "", "%.4f", nil},
 	{PathUncertaintyTrainedMean, "Path uncertainty, trained form (negative ELBO the QUCE objective minimises), mean ± std", "", "%.3f", nil},
@@ -217,7 +217,10 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 	}
 	fmt.Fprintf(b, "- Path uncertainty: L_ε averaged over %d interpolation points t = k/%d (k = 1..%d) along each path, parametrised by %s; paper form (1/J)Σ(x−x̂)² + KL with z = μ(x). ig is the straight line to QUCE's x_c with %d points.\n",
 		st.Interp, st.Interp, st.Interp, map[string]string{"step": "step index (evenly per segment)", "arc-length": "arc length"}[st.Interpolation], st.IGPoints)
-	fmt.Fprintf(b, "- Counterfactual metrics average over %s; validity over all instances; path metrics over instances whose path was measured. Units are standardised features. Sparsity tolerance %g.\n", over, st.SparsityTol)
+	fmt.Fprintf(b, "- Counterfactual metrics average over %s; validity over all instances; path metrics over instances whose path was measured. Units are standardised features. Sparsity tolerance %g (continuous columns).\n", over, st.SparsityTol)
+	if c := st.Constraints; !c.Empty() {
+		fmt.Fprintf(b, "- Constraints on every method's instances: %s.\n", c)
+	}
 	fmt.Fprintln(b, "- Deletion and insertion: J steps, baseline 0 (the training mean), features ordered by attribution Φ of F(τ|·) along the path, largest first; the score is the mean of F(original class|·) over the J steps.")
 	fmt.Fprintln(b, "- ig's counterfactual is QUCE's, so its counterfactual metrics are not repeated (—); dice-random has no path or attribution (—). Seconds for ig exclude the QUCE search it reuses.")
 	fmt.Fprintf(b, "- QUCE: λ = (%g, %g, %g), %s, φ %g, %d steps, %s rule, K %d, ϑ %g; wachter is the same with λ3 = 0. DiCE-random: %d samples per round.\n",

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -28,6 +29,10 @@ type Options struct {
 	// Class names the target class τ of every instance by its label; "" gives each instance
 	// its default target (see quce.DefaultTarget).
 	Class string
+	// Constraints constrain every method's instances (quce.Explainer.Constrain): frozen
+	// columns do not change, increase- and decrease-only columns and bounds hold along every
+	// path and at every counterfactual. An instance that a bound excludes is an error.
+	Constraints quce.Constraints
 	// Auto is quce-auto's grid of (λ2, λ3) (nil: Config.Auto, or else quce.DefaultAuto()).
 	Auto *quce.Auto
 	// PlausibilityQuantile is the quantile of the training rows' L_ε that bounds a plausible
@@ -44,8 +49,9 @@ type Options struct {
 	Interp int
 	// ArcLength interpolates by arc length instead of by step index (see Interpolate).
 	ArcLength bool
-	// SparsityTol is the change (standardised units) above which a feature counts as
-	// changed (default 1e-3).
+	// SparsityTol is the change (standardised units) of a continuous input above which its
+	// column counts as changed (default 1e-3); a discrete column counts when its value
+	// changes (see Changed).
 	SparsityTol float64
 	// AllCounterfactuals averages the counterfactual metrics (uncertainty, reconstruction
 	// error, proximity, sparsity) over every counterfactual found, valid or not; by default
@@ -186,6 +192,8 @@ type Settings struct {
 	Interpolation      string      `json:"interpolation"` // "step" or "arc-length"
 	SparsityTol        float64     `json:"sparsity_tol"`
 	AllCounterfactuals bool        `json:"all_counterfactuals"`
+	// Constraints are written with an open side of a bound (NaN) as null.
+	Constraints quce.Constraints `json:"constraints"`
 }
 
 // InstanceResult is one method's outcome on one instance.
@@ -261,7 +269,7 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		Settings: Settings{
 			Seed: o.Seed, Config: o.Config, AGI: o.AGI, Dice: o.Dice, IGPoints: igPoints,
 			Interp: o.Interp, Interpolation: interpName, SparsityTol: o.SparsityTol,
-			AllCounterfactuals: o.AllCounterfactuals,
+			AllCounterfactuals: o.AllCounterfactuals, Constraints: o.Constraints,
 		},
 		Backend: s.BackendInfo.String(),
 	}
@@ -272,6 +280,14 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		rep.Metrics[m] = map[string]map[string]float64{}
 		rep.Counts[m] = map[string]Counts{}
 		rep.Instances[m] = map[string][]InstanceResult{}
+	}
+	cols, sc := s.Explainer.Columns(), s.Explainer.Scaler()
+	// Checked once here, so that a bad flag is not reported as a problem of one instance.
+	if err := quce.CheckConstraints(cols, o.Constraints); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	if !slices.ContainsFunc(cols, func(c data.Column) bool { return !slices.Contains(o.Constraints.Frozen, c.Name) }) {
+		return nil, fmt.Errorf("eval: -frozen freezes every column, so no method can change anything; fix: leave at least one column out of -frozen")
 	}
 	mdl := newModel(s.Backend, s.Explainer.Classifier())
 	target, err := ClassIndex(s.Data.Labels, o.Class)
@@ -320,10 +336,16 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 			base[i] = InstanceResult{Index: i, Row: rows[i], Line: lines[rows[i]], Label: s.Data.Y[rows[i]]}
 		}
 		queries := make([]quce.Query, len(xs))
+		boxes := make([]box, len(xs))
 		targets := make([]int, len(xs))
 		for i, x := range xs {
-			queries[i] = quce.NewQuery(x)
-			queries[i].Target, targets[i] = target, target
+			if queries[i], err = s.Explainer.Constrain(quce.Query{X: x, Target: target}, o.Constraints); err != nil {
+				return nil, fmt.Errorf("eval: the %s split's row %d (line %d): %w", split, rows[i], lines[rows[i]], err)
+			}
+			if boxes[i], err = newBox(s.Explainer, queries[i]); err != nil {
+				return nil, err
+			}
+			targets[i] = target
 		}
 
 		outs := map[Method][]*outcome{}
@@ -373,23 +395,39 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		if slices.Contains(o.Methods, AGI) {
 			logf("eval: %s: AGI on %d instances (η %v, at most %d steps)", split, len(xs), o.AGI.Eta, o.AGI.MaxSteps)
 			t0 := time.Now()
-			agi, err := mdl.agi(ctx, xs, targets, o.AGI, o.Config.Threshold)
+			var legal func(i int, pt []float64) ([]float64, error)
+			if slices.ContainsFunc(cols, func(c data.Column) bool { return c.Type != data.Continuous }) {
+				legal = func(i int, pt []float64) ([]float64, error) { return s.Explainer.Legalize(queries[i], pt) }
+			}
+			agi, err := mdl.agi(ctx, legal, boxes, targets, o.AGI, o.Config.Threshold)
 			if err != nil {
 				return nil, fmt.Errorf("eval: AGI on the %s split: %w", split, err)
 			}
 			paths := make([][][]float64, len(agi))
 			for i, p := range agi {
 				paths[i] = p.Points
+				end := p.Points[len(p.Points)-1]
+				legal, err := s.Explainer.Legalize(queries[i], end)
+				if err != nil {
+					return nil, err
+				}
+				if !slices.Equal(legal, end) {
+					// The end is projected onto the nearest legal row as QUCE's is, and the
+					// projection walked in pieces as the explainer walks its own, so the metrics
+					// are the legal row's and the attribution still integrates to it.
+					paths[i] = append(slices.Clip(p.Points), straightLine(end, legal, projectPieces+1)[1:]...)
+				}
 			}
 			ex, err := s.Explainer.ExplainPaths(ctx, cfg, queries, paths)
 			if err != nil {
 				return nil, fmt.Errorf("eval: measuring the AGI paths on the %s split: %w", split, err)
 			}
 			secs[AGI] = time.Since(t0).Seconds()
-			outs[AGI] = pathOutcomes(base, xs, ex, o.Config.Threshold, "")
+			outs[AGI] = pathOutcomes(base, xs, ex, o.Config.Threshold, "AGI reached the other class, but the legal row nearest its end is ")
 			flipped := 0
 			for i, p := range agi {
 				oc := outs[AGI][i]
+				oc.res.Steps = p.Steps // the projection's pieces are no AGI steps
 				switch {
 				case p.Flipped:
 					flipped++
@@ -408,7 +446,11 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		if slices.Contains(o.Methods, DiceRandom) {
 			logf("eval: %s: DiCE-random on %d instances (%d samples per round)", split, len(xs), o.Dice.Samples)
 			t0 := time.Now()
-			dr, err := mdl.dice(ctx, xs, targets, lo, hi, o.Dice, o.Config.Threshold, o.Seed)
+			spaces := make([]*diceSpace, len(xs))
+			for i, b := range boxes {
+				spaces[i] = newDiceSpace(cols, sc, b, lo, hi)
+			}
+			dr, err := mdl.dice(ctx, spaces, targets, o.Dice, o.Config.Threshold, o.Seed)
 			if err != nil {
 				return nil, fmt.Errorf("eval: DiCE-random on the %s split: %w", split, err)
 			}
@@ -445,6 +487,11 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 	logf("eval: done in %.1f s", rep.Seconds)
 	return rep, nil
 }
+
+// projectPieces is the number of straight pieces in which AGI's end is walked to the nearest
+// legal row: as many as the explainer walks its own projection in, where the attribution's
+// integration error stays below 1e-3.
+const projectPieces = 8
 
 // sample picks n of size rows with a generator seeded by seed and the split's name, and
 // returns them in ascending order; all rows when n ≥ size.

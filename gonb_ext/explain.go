@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/plots"
@@ -29,9 +30,13 @@ func Prepare(opts pipeline.Options) (*pipeline.Setup, error) {
 	if s.Cached {
 		how = "loaded from the cache"
 	}
-	msg := fmt.Sprintf("<b>%s</b>: %d rows × %d features, %d train / %d test. Models %s. "+
+	shape := fmt.Sprintf("%d features", s.Data.NumFeatures())
+	if cols := s.Explainer.Columns(); len(cols) != s.Data.NumFeatures() {
+		shape = fmt.Sprintf("%d columns (%d model inputs)", len(cols), s.Data.NumFeatures())
+	}
+	msg := fmt.Sprintf("<b>%s</b>: %d rows × %s, %d train / %d test. Models %s. "+
 		"Classifier accuracy %.3f (test). VAE reconstruction MSE %.3f (test). Backend: %s.",
-		html.EscapeString(s.Data.Name), s.Data.Rows(), s.Data.NumFeatures(), len(s.TrainIdx), len(s.TestIdx),
+		html.EscapeString(s.Data.Name), s.Data.Rows(), shape, len(s.TrainIdx), len(s.TestIdx),
 		how, s.TestAccuracy, s.VAETest.ReconMSE, html.EscapeString(s.BackendInfo.String()))
 	for _, w := range s.Warnings {
 		msg += "<br><b>Warning:</b> " + html.EscapeString(w)
@@ -80,7 +85,8 @@ func ExplanationHTML(s *pipeline.Setup, ex *quce.Explanation, o plots.Options) (
 	if o.Classes == nil {
 		o.Classes = s.Data.Labels
 	}
-	attr, err := plots.Attribution(ex, s.Data.Features, o)
+	cols := s.Explainer.Columns()
+	attr, err := plots.Attribution(ex.ByColumn(cols), data.Names(cols), o)
 	if err != nil {
 		return "", err
 	}
@@ -91,20 +97,24 @@ func ExplanationHTML(s *pipeline.Setup, ex *quce.Explanation, o plots.Options) (
 	return svgFragment(attr) + svgFragment(path) + changesTable(s, ex, 10), nil
 }
 
-// changesTable lists the top features: original value → counterfactual, attribution ± bars.
+// changesTable lists the top columns: original value → counterfactual in the data's own
+// terms, attribution ± bars (a categorical column's inputs summed).
 func changesTable(s *pipeline.Setup, ex *quce.Explanation, top int) string {
 	p := ex.Path0()
-	order := quce.RankFeatures(ex.Attribution)
+	cols := s.Explainer.Columns()
+	byCol := ex.ByColumn(cols)
+	order := quce.RankFeatures(byCol.Attribution)
 	var b strings.Builder
 	fmt.Fprintf(&b, "<p>%s: predicted <b>%s</b>; target <b>%s</b>: F(target) %.4f → %.4f (%s, %d steps, completeness gap %.1e, counterfactual uncertainty %.3f).</p>",
 		html.EscapeString(rowNames(s, [][]float64{ex.X})[0]),
 		html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
 		ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty)
-	b.WriteString("<table><tr><th>feature</th><th>original</th><th>counterfactual</th><th>attribution</th><th>− uncertainty</th><th>+ uncertainty</th></tr>")
-	for _, f := range order[:min(top, len(order))] {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%.4g</td><td>%.4g</td><td>%+.4f</td><td>%+.4f</td><td>%+.4f</td></tr>",
-			html.EscapeString(s.Data.Features[f]), ex.XOriginal[f], p.CounterfactualOriginal[f],
-			ex.Attribution[f], ex.AttributionMinus[f], ex.AttributionPlus[f])
+	b.WriteString("<table><tr><th>column</th><th>original</th><th>counterfactual</th><th>attribution</th><th>− uncertainty</th><th>+ uncertainty</th></tr>")
+	for _, ci := range order[:min(top, len(order))] {
+		c := cols[ci]
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%+.4f</td><td>%+.4f</td><td>%+.4f</td></tr>",
+			html.EscapeString(c.Name), html.EscapeString(c.Format(ex.XOriginal)), html.EscapeString(c.Format(p.CounterfactualOriginal)),
+			byCol.Attribution[ci], byCol.AttributionMinus[ci], byCol.AttributionPlus[ci])
 	}
 	b.WriteString("</table>")
 	return b.String()
@@ -129,7 +139,7 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 	id := "quce-table-" + fmt.Sprint(outputCount.Add(1))
 	var b strings.Builder
 	fmt.Fprintf(&b, `<table id=%q><thead><tr>`, id)
-	headers := []string{"row", "predicted", "target", "F(target) before", "after", "valid", "steps", "gap", "cf uncertainty", "path uncertainty", "top feature"}
+	headers := []string{"row", "predicted", "target", "F(target) before", "after", "valid", "steps", "gap", "cf uncertainty", "path uncertainty", "top column"}
 	auto := exs[0].Auto != nil
 	if auto {
 		headers = append(headers, "λ2, λ3 (auto)")
@@ -145,11 +155,12 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 	names := rowNames(s, xs)
 	for i, ex := range exs {
 		p := ex.Path0()
-		top := quce.RankFeatures(ex.Attribution)[0]
+		cols := s.Explainer.Columns()
+		top := cols[quce.RankFeatures(ex.ByColumn(cols).Attribution)[0]].Name
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%s</td><td>%d</td><td>%.1e</td><td>%.3f</td><td>%.3f</td><td>%s</td>",
 			html.EscapeString(names[i]), html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
 			ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty, p.PathUncertainty,
-			html.EscapeString(s.Data.Features[top]))
+			html.EscapeString(top))
 		if a := ex.Auto; auto && a != nil {
 			c := a.Candidates[a.Chosen]
 			fmt.Fprintf(&b, "<td>%g, %g</td>", c.Lambda2, c.Lambda3)
@@ -184,7 +195,8 @@ func ShowMap(s *pipeline.Setup, ex *quce.Explanation) error {
 
 // ShowPaths displays the expected attribution over many paths (exQUCE) with its spread.
 func ShowPaths(s *pipeline.Setup, ex *quce.Explanation) error {
-	svg, err := plots.Paths(ex, s.Data.Features, plots.Options{TopK: 15, Classes: s.Data.Labels})
+	cols := s.Explainer.Columns()
+	svg, err := plots.Paths(ex.ByColumn(cols), data.Names(cols), plots.Options{TopK: 15, Classes: s.Data.Labels})
 	if err != nil {
 		return err
 	}

@@ -119,6 +119,13 @@ func Prepare(opts Options) (*Setup, error) {
 	if opts.VAE.MaxEpochs == 0 {
 		opts.VAE = vae.DefaultConfig()
 	}
+	// The VAE learns a categorical column's one-hot block with a categorical likelihood.
+	opts.VAE.Categorical = nil
+	for _, c := range ds.Columns {
+		if c.Type == data.Categorical {
+			opts.VAE.Categorical = append(opts.VAE.Categorical, vae.Block{Start: c.Start, Width: c.Width})
+		}
+	}
 	b, info, err := backend.Default()
 	if err != nil {
 		return nil, err
@@ -129,7 +136,7 @@ func Prepare(opts Options) (*Setup, error) {
 	}
 	s := &Setup{Options: opts, Data: ds, TrainIdx: trIdx, TestIdx: teIdx, Backend: b, BackendInfo: info}
 	train, test := ds.Subset(trIdx), ds.Subset(teIdx)
-	s.Scaler = data.FitScaler(train.X)
+	s.Scaler = ds.FitScaler(train.X)
 	s.XTrain, s.XTest = s.Scaler.Transform(train.X), s.Scaler.Transform(test.X)
 	xtr, xte := data.ToFloat32(s.XTrain), data.ToFloat32(s.XTest)
 
@@ -185,6 +192,11 @@ func Prepare(opts Options) (*Setup, error) {
 	s.Explainer, err = quce.New(b, clf, s.VAE, s.Scaler, ds.Features)
 	if err != nil {
 		return nil, err
+	}
+	if ds.Columns != nil {
+		if err := s.Explainer.SetColumns(ds.Columns); err != nil {
+			return nil, err
+		}
 	}
 	if s.Explainer.SmallBatch, err = backend.ForSmallBatches(); err != nil {
 		return nil, err

@@ -15,10 +15,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/quce-go/quce/data"
 )
@@ -27,33 +28,29 @@ import (
 // embedded file is data/wbc.csv in the repository.
 const EmbeddedFile = "wbc.csv"
 
-// isEmbedded reports whether ds holds the bytes of the embedded W-BC file.
-func isEmbedded(ds *data.Dataset) bool {
-	w := data.WBC()
-	return ds.Checksum == w.Checksum && ds.Rows() == w.Rows()
-}
+// embeddedFiles maps the names of the embedded data sets to the files they are read from
+// (in data/ of the repository).
+var embeddedFiles = sync.OnceValue(func() map[string]string {
+	return map[string]string{data.WBC().Name: EmbeddedFile, data.GermanCredit().Name: "german_credit.csv"}
+})
 
 // DataFile names the file whose lines Lines counts: the path given to data.Load (Name), or
-// EmbeddedFile for the embedded W-BC data.
+// the embedded file (EmbeddedFile for W-BC, german_credit.csv for German credit).
 func DataFile(ds *data.Dataset) string {
-	if ds.Name == data.WBC().Name {
-		return EmbeddedFile
+	if f, ok := embeddedFiles()[ds.Name]; ok {
+		return f
 	}
 	return ds.Name
 }
 
 // Lines returns, for every row of ds, the line of its CSV file on which the row starts (the
-// header is line 1; blank lines are counted, as data.Parse counts them in its errors). The
-// embedded W-BC file has no blank lines, so its row i is line i+2. Any other data set is read
-// again from the file named ds.Name, which must still hold the bytes ds was parsed from
-// (its Checksum); ds must be the whole file, not a Subset.
+// header is line 1; blank lines are counted, as data.Parse counts them in its errors): the
+// lines data.Parse recorded in ds.Lines, which a Subset keeps. A data set built without them
+// is read again from the file named ds.Name, which must still hold the bytes ds was parsed
+// from (its Checksum); ds must then be the whole file, not a Subset.
 func Lines(ds *data.Dataset) ([]int, error) {
-	if isEmbedded(ds) {
-		lines := make([]int, ds.Rows())
-		for i := range lines {
-			lines[i] = i + 2
-		}
-		return lines, nil
+	if ds.Lines != nil && len(ds.Lines) == ds.Rows() {
+		return slices.Clone(ds.Lines), nil
 	}
 	f, err := os.Open(ds.Name)
 	if err != nil {
@@ -131,19 +128,18 @@ func csvLines(r io.Reader) ([]int, error) {
 // Instances are new rows to explain, read from a CSV file with the data's feature columns.
 type Instances struct {
 	File  string      // the file read
-	X     [][]float64 // one row per instance, original units, in the data's feature order
+	X     [][]float64 // one row per instance, encoded as the data's rows are (original units)
 	Lines []int       // the line of File on which each row starts (the header is line 1)
 }
 
-// missingSpellings are cell texts that mean "no value" in common exports.
-var missingSpellings = map[string]bool{"na": true, "n/a": true, "nan": true, "null": true, "none": true, "?": true, "-": true}
-
 // ReadInstances reads new instances from the CSV file path for the data set ds: a header
-// naming every feature column of ds (in any order) and optionally its target column, whose
-// values are ignored; then one row per instance. Every problem is a *data.Error naming the
-// file, line, column and value, with a fix: an unknown or duplicate column, a missing
-// feature column, a row with the wrong number of cells, a missing value or one that is not
-// a finite number, and a file with no rows.
+// naming every feature column of ds (in any order), optionally its target column and its
+// ignored columns, whose values are skipped; then one row per instance, holding cells as the
+// data file does (categories as their text). Each row is encoded with ds.EncodeRecord. Every
+// problem is a *data.Error naming the file, line, column and value, with a fix: an unknown
+// or duplicate column, a missing feature column, a row with the wrong number of cells, a
+// missing value, a number that is not one, a category the data never had, and a file with
+// no rows.
 func ReadInstances(path string, ds *data.Dataset) (*Instances, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -174,36 +170,37 @@ func ReadInstances(path string, ds *data.Dataset) (*Instances, error) {
 	if err != nil {
 		return nil, readErr(err)
 	}
-	col := make([]int, len(header)) // feature index of each column; -1 for the target
+	features := featureColumns(ds)
+	used := make([]bool, len(header)) // a feature column, whose cells are read
 	seen := map[string]int{}
-	have := make([]bool, ds.NumFeatures())
+	have := make([]bool, len(features))
 	for j, h := range header {
 		h = strings.TrimSpace(h)
+		header[j] = h
 		if k, dup := seen[h]; dup {
 			return nil, &data.Error{File: path, Line: hline, Column: h,
 				Problem: fmt.Sprintf("column name appears more than once (columns %d and %d)", k+1, j+1),
 				Fix:     "keep one column of each name"}
 		}
 		seen[h] = j
-		switch f := indexOf(ds.Features, h); {
+		switch f := slices.Index(features, h); {
 		case f >= 0:
-			col[j], have[f] = f, true
-		case h == ds.Target:
-			col[j] = -1
+			used[j], have[f] = true, true
+		case h == ds.Target, slices.Contains(ds.Ignored, h):
 		case h == "":
 			return nil, &data.Error{File: path, Line: hline,
 				Problem: fmt.Sprintf("header column %d has no name", j+1),
 				Fix:     "name every column after a feature column of " + DataFile(ds)}
 		default:
 			return nil, &data.Error{File: path, Line: hline, Column: h,
-				Problem: fmt.Sprintf("is not a column of %s, whose features are %s", DataFile(ds), listNames(ds.Features)),
+				Problem: fmt.Sprintf("is not a column of %s, whose features are %s", DataFile(ds), listNames(features)),
 				Fix:     fmt.Sprintf("rename the column to the feature it holds, or remove it (an instance file has the data's feature columns, in any order, and optionally the target column %q)", ds.Target)}
 		}
 	}
 	var missing []string
 	for f, ok := range have {
 		if !ok {
-			missing = append(missing, ds.Features[f])
+			missing = append(missing, features[f])
 		}
 	}
 	if len(missing) > 0 {
@@ -212,6 +209,7 @@ func ReadInstances(path string, ds *data.Dataset) (*Instances, error) {
 			Fix:     "add the missing columns: the model needs a value of every feature for each instance"}
 	}
 	in := &Instances{File: path}
+	values := make(map[string]string, len(features))
 	for {
 		rec, line, err := nextRecord(cr)
 		if err == io.EOF {
@@ -225,35 +223,19 @@ func ReadInstances(path string, ds *data.Dataset) (*Instances, error) {
 				Problem: fmt.Sprintf("row has %d cells but the header has %d", len(rec), len(header)),
 				Fix:     "give every row one cell per header column (look for missing or extra commas; quote cells that contain commas)"}
 		}
-		x := make([]float64, ds.NumFeatures())
 		for j, cell := range rec {
-			if col[j] < 0 {
-				continue // the target's value is not needed
+			if used[j] {
+				values[header[j]] = cell
 			}
-			s := strings.TrimSpace(cell)
-			cl, _ := cr.FieldPos(j)
-			e := &data.Error{File: path, Line: cl, Column: header[j], Value: s}
-			if s == "" || missingSpellings[strings.ToLower(s)] {
-				e.Problem = "stands for a missing value"
-				if s == "" {
-					e.Problem = "cell is empty (a missing value)"
-				}
-				e.Fix = "fill in the value: QUCE explains complete instances only (remove the row if the value is unknown)"
-				return nil, e
+		}
+		x, err := ds.EncodeRecord(values)
+		if err != nil {
+			var e *data.Error
+			if errors.As(err, &e) {
+				e.File = path
+				e.Line, _ = cr.FieldPos(seen[e.Column])
 			}
-			v, perr := strconv.ParseFloat(s, 64)
-			switch {
-			case perr == nil && !math.IsInf(v, 0):
-				x[col[j]] = v
-				continue
-			case perr == nil || errors.Is(perr, strconv.ErrRange):
-				e.Problem, e.Fix = "is not a finite number", "write the value as an ordinary number"
-			case strings.Count(s, ",") == 1:
-				e.Problem, e.Fix = "is not a number (it uses a decimal comma)", "write decimals with a point, e.g. 1.5 instead of 1,5"
-			default:
-				e.Problem, e.Fix = "is not a number", fmt.Sprintf("write the value of %q as a number, in the units of %s", header[j], DataFile(ds))
-			}
-			return nil, e
+			return nil, err
 		}
 		in.X = append(in.X, x)
 		in.Lines = append(in.Lines, line)
@@ -264,13 +246,17 @@ func ReadInstances(path string, ds *data.Dataset) (*Instances, error) {
 	return in, nil
 }
 
-func indexOf(list []string, s string) int {
-	for i, v := range list {
-		if v == s {
-			return i
-		}
+// featureColumns returns the names of the feature columns of ds: its Columns, or its
+// Features for a data set built without them (where every feature is a numeric column).
+func featureColumns(ds *data.Dataset) []string {
+	if ds.Columns == nil {
+		return ds.Features
 	}
-	return -1
+	names := make([]string, len(ds.Columns))
+	for i, c := range ds.Columns {
+		names[i] = c.Name
+	}
+	return names
 }
 
 // listNames quotes names for a message, at most 8.

@@ -48,17 +48,127 @@ func TestLinesOfAFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines, err := pipeline.Lines(ds)
+	want := []int{2, 4, 6, 8}
+	// The lines data.Parse recorded, and those of a data set built without them, read again
+	// from its file.
+	bare := *ds
+	bare.Lines = nil
+	for _, d := range []*data.Dataset{ds, &bare} {
+		lines, err := pipeline.Lines(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(lines, want) {
+			t.Errorf("lines %v, want %v", lines, want)
+		}
+	}
+	// A subset keeps its rows' lines.
+	if lines, err := pipeline.Lines(ds.Subset([]int{3, 1})); err != nil || !slices.Equal(lines, []int{8, 4}) {
+		t.Errorf("subset: lines %v, %v; want [8 4]", lines, err)
+	}
+	// A file edited after loading: the recorded lines still name the loaded rows, but the
+	// file no longer numbers them.
+	os.WriteFile(path, []byte("a,b,y\n1,2,0\n3,4,1\n"), 0o644)
+	if lines, err := pipeline.Lines(ds); err != nil || !slices.Equal(lines, want) {
+		t.Errorf("edited file: lines %v, %v", lines, err)
+	}
+	if _, err := pipeline.Lines(&bare); err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Errorf("edited file, no recorded lines: error %v", err)
+	}
+}
+
+// Instances of mixed data hold the cells as the data file does: categories as text. They are
+// encoded as the data's rows are; ignored columns and the target may be present.
+func TestReadInstancesMixed(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "data", "german_credit.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []int{2, 4, 6, 8}; !slices.Equal(lines, want) {
-		t.Errorf("lines %v, want %v", lines, want)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	// A file edited after loading no longer numbers the loaded rows.
-	os.WriteFile(path, []byte("a,b,y\n1,2,0\n3,4,1\n"), 0o644)
-	if _, err := pipeline.Lines(ds); err == nil || !strings.Contains(err.Error(), "changed") {
-		t.Errorf("edited file: error %v", err)
+	dataPath := write("german.csv", string(raw))
+	ds, err := data.Load(dataPath, data.LoadOptions{Ignore: []string{"foreign_worker"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pipeline.DataFile(data.GermanCredit()); got != "german_credit.csv" {
+		t.Errorf("DataFile = %q, want german_credit.csv", got)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	header := lines[0]
+	// columns writes the cells of the CSV lines in the given column order.
+	columns := func(order []string, rows ...string) string {
+		names := strings.Split(header, ",")
+		var b strings.Builder
+		b.WriteString(strings.Join(order, ",") + "\n")
+		for _, r := range rows {
+			cells := strings.Split(r, ",")
+			out := make([]string, len(order))
+			for k, name := range order {
+				out[k] = cells[slices.Index(names, name)]
+			}
+			b.WriteString(strings.Join(out, ",") + "\n")
+		}
+		return b.String()
+	}
+	all := strings.Split(header, ",")
+	reversed := slices.Clone(all)
+	slices.Reverse(reversed)
+	features := slices.DeleteFunc(slices.Clone(all), func(h string) bool { return h == "foreign_worker" || h == "target" })
+	for _, tc := range []struct {
+		name, text string
+		rows       []int // the rows of ds the instances are
+	}{
+		{"the data's own rows", header + "\n" + lines[1] + "\n" + lines[2] + "\n", []int{0, 1}},
+		{"columns reversed", columns(reversed, lines[2]), []int{1}},
+		{"features only", columns(features, lines[1]), []int{0}},
+		{"ignored and target cells are skipped", header + "\n" + strings.Replace(lines[1], ",yes,yes,0", ",yes,NA,unknown", 1) + "\n", []int{0}},
+	} {
+		in, err := pipeline.ReadInstances(write("good.csv", tc.text), ds)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for k, i := range tc.rows {
+			if !slices.Equal(in.X[k], ds.X[i]) {
+				t.Errorf("%s: instance %d encodes to %v, want row %d's %v", tc.name, k, in.X[k], i, ds.X[i])
+			}
+			if in.Lines[k] != k+2 {
+				t.Errorf("%s: instance %d on line %d, want %d", tc.name, k, in.Lines[k], k+2)
+			}
+		}
+	}
+	row := func(old, new string) string { return header + "\n" + strings.Replace(lines[1], old, new, 1) + "\n" }
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"unknown category", row(",own,", ",boat,"), []string{"line 2", `column "housing"`, `value "boat"`,
+			`never seen in training data; seen: "for free", "own", "rent"`, "fix: write one of the categories of housing"}},
+		{"not an integer", row(",67,", ",67.5,"), []string{"line 2", `column "age"`, `value "67.5"`, "not an integer", "fix:"}},
+		{"neither binary value", row(",yes,yes,", ",maybe,yes,"), []string{"line 2", `column "own_telephone"`, `value "maybe"`, `neither of the two values of own_telephone ("none", "yes")`, "fix:"}},
+		{"missing category", row(",own,", ",NA,"), []string{"line 2", `column "housing"`, `value "NA"`, "missing", "fix:"}},
+		// The row starts on line 2, with a quoted cell that ends on line 3.
+		{"a cell after a line break", header + "\n\"" + strings.Replace(strings.Replace(lines[1], ",own,", ",boat,", 1), "<0,", "<0\n\",", 1) + "\n",
+			[]string{"line 3", `column "housing"`, `value "boat"`, "never seen"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := pipeline.ReadInstances(write(strings.ReplaceAll(tc.name, " ", "_")+".csv", tc.text), ds)
+			var de *data.Error
+			if !errors.As(err, &de) {
+				t.Fatalf("error %v is not a *data.Error", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
 	}
 }
 

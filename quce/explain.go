@@ -44,6 +44,8 @@ type Explainer struct {
 	scaler   *data.Scaler
 	features []string
 
+	cols []data.Column // see SetColumns
+
 	mu    sync.Mutex
 	steps map[execKind]*graph.Exec
 	probe *graph.Exec
@@ -76,7 +78,8 @@ func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, fe
 	case len(features) != j:
 		return nil, fmt.Errorf("quce: %d feature names for %d features", len(features), j)
 	}
-	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, steps: map[execKind]*graph.Exec{}}, nil
+	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, cols: continuousColumns(features),
+		steps: map[execKind]*graph.Exec{}}, nil
 }
 
 // Classifier returns the model being explained, as the explainer sees it.
@@ -211,6 +214,10 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 	if err := e.optimiseSharded(ctx, cfg, rows); err != nil {
 		return nil, tm, err
 	}
+	endSearch(rows)
+	if err := e.project(ctx, cfg, rows); err != nil {
+		return nil, tm, err
+	}
 	if cfg.Sparse {
 		if err := e.sparsify(ctx, cfg, rows); err != nil {
 			return nil, tm, err
@@ -266,6 +273,7 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 	if err := e.measurePaths(ctx, cfg, rows, given); err != nil {
 		return nil, err
 	}
+	endSearch(rows)
 	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{})
 }
 
@@ -348,25 +356,11 @@ func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*
 		}
 		onehot := make([]float32, classes)
 		onehot[target] = 1
-		move := make([]float32, j)
-		free := 0
-		for f := range move {
-			if q.Frozen == nil || !q.Frozen[f] {
-				move[f] = 1
-				free++
-			}
-		}
-		if q.Frozen != nil && len(q.Frozen) != j {
-			return nil, fmt.Errorf("quce: instance %d: %d frozen flags for %d features", qi, len(q.Frozen), j)
-		}
-		if free == 0 {
-			return nil, fmt.Errorf("quce: instance %d: every feature is frozen, so nothing can change; fix: leave at least one feature free", qi)
-		}
-		lo, hi, err := e.bounds(qi, q)
+		box, err := e.box(qi, q)
 		if err != nil {
 			return nil, err
 		}
-		x0 := toF32(q.X)
+		x0, x0orig, lo, hi, move := box.x0, box.x0orig, box.lo, box.hi, box.move
 		h := fnv.New64a()
 		for _, v := range q.X {
 			b := math.Float64bits(v)
@@ -374,7 +368,7 @@ func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*
 		}
 		for p := 0; p < cfg.Paths; p++ {
 			r := &row{
-				query: qi, path: p, x0: x0, target: target, onehot: onehot, lo: lo, hi: hi, move: move, active: true,
+				query: qi, path: p, x0: x0, x0orig: x0orig, target: target, onehot: onehot, lo: lo, hi: hi, move: move, active: true,
 				lam: [3]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)},
 				// Keyed by the instance's values, not its position, so a row gets the same
 				// random numbers alone or inside any batch.
@@ -393,6 +387,75 @@ func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*
 		}
 	}
 	return rows, nil
+}
+
+// queryBox is what constrains a query's search: its instance, which inputs may move, and
+// the box they move in (standardised).
+type queryBox struct {
+	x0, lo, hi, move []float32
+	x0orig           []float64
+}
+
+// box checks query qi's frozen flags and bounds and returns its box.
+func (e *Explainer) box(qi int, q Query) (queryBox, error) {
+	j := e.NumFeatures()
+	if len(q.X) != j {
+		return queryBox{}, fmt.Errorf("quce: instance %d has %d features, the models have %d; fix: pass rows with the models' columns", qi, len(q.X), j)
+	}
+	if q.Frozen != nil && len(q.Frozen) != j {
+		return queryBox{}, fmt.Errorf("quce: instance %d: %d frozen flags for %d features", qi, len(q.Frozen), j)
+	}
+	move := make([]float32, j)
+	free := 0
+	for f := range move {
+		if q.Frozen == nil || !q.Frozen[f] {
+			move[f] = 1
+			free++
+		}
+	}
+	if free == 0 {
+		return queryBox{}, fmt.Errorf("quce: instance %d: every feature is frozen, so nothing can change; fix: leave at least one feature free", qi)
+	}
+	lo, hi, err := e.bounds(qi, q)
+	if err != nil {
+		return queryBox{}, err
+	}
+	return queryBox{x0: toF32(q.X), x0orig: e.scaler.InverseRow(q.X), lo: lo, hi: hi, move: move}, nil
+}
+
+// Box returns the room the query q has to move, per input and standardised, as the search
+// sees it: whether each input may move, and its lower and upper bound (the query's bounds; a
+// discrete column's observed range where the query sets none, widened to the instance's
+// value; ±Inf where open). Baselines use it to keep the same constraints as QUCE.
+func (e *Explainer) Box(q Query) (move []bool, lo, hi []float64, err error) {
+	b, err := e.box(0, q)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	move = make([]bool, len(b.move))
+	for f, m := range b.move {
+		move[f] = m == 1
+	}
+	return move, toF64(b.lo), toF64(b.hi), nil
+}
+
+// Legalize returns the legal row nearest to the standardised point pt for the query q, as
+// the explainer's search ends (see SetColumns): frozen columns at the instance's values, a
+// categorical column at its largest input's category, binary, integer and ordinal columns at
+// their nearest legal value inside q's box. Continuous inputs are left as they are. Without
+// discrete columns it returns pt unchanged.
+func (e *Explainer) Legalize(q Query, pt []float64) ([]float64, error) {
+	if !e.hasDiscrete() {
+		return pt, nil
+	}
+	b, err := e.box(0, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(pt) != e.NumFeatures() {
+		return nil, fmt.Errorf("quce: the point has %d values, the models %d inputs", len(pt), e.NumFeatures())
+	}
+	return toF64(e.legalize(&row{x0: b.x0, x0orig: b.x0orig, lo: b.lo, hi: b.hi, move: b.move}, toF32(pt))), nil
 }
 
 // bounds converts a query's bounds to standardised units and checks them.
@@ -419,8 +482,9 @@ func (e *Explainer) bounds(qi int, q Query) (lo, hi []float32, err error) {
 		// A small tolerance: the instance went through the scaler and back.
 		tol := 1e-6 * max(1, math.Abs(orig[f]))
 		if orig[f] < l-tol || orig[f] > u+tol {
-			return nil, nil, fmt.Errorf("quce: instance %d, feature %q: value %v lies outside its bounds [%v, %v]; fix: widen the bounds to include the instance", qi, e.features[f], orig[f], l, u)
+			return nil, nil, fmt.Errorf("quce: instance %d, feature %q: value %v lies outside its bounds [%v, %v]; fix: widen the bounds (-bounds) to include the instance", qi, e.features[f], orig[f], l, u)
 		}
+		l, u = legalRange(e.cols[e.columnOf(f)], l, u, orig[f])
 		lo[f] = float32((l - e.scaler.Mean[f]) / e.scaler.Std[f])
 		hi[f] = float32((u - e.scaler.Mean[f]) / e.scaler.Std[f])
 	}

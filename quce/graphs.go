@@ -3,6 +3,7 @@ package quce
 import (
 	. "github.com/gomlx/gomlx/core/graph"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/vae"
 )
 
@@ -28,15 +29,15 @@ func probAndGrad(clf *Classifier, x, target *Node) (p, grad *Node) {
 // λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖² + λ3·L_ε(x_c). Weights per row let the candidates of
 // automatic λ (Config.Auto) run as rows of one batch. noise (nil or [S, R, latent]) selects sampled codes in L_ε. It also
 // returns L_ε's parts.
-func objective(clf *Classifier, v *vae.VAE, xc, x0, target, lam, noise *Node) (g, sqErr, kl *Node) {
+func objective(clf *Classifier, v *vae.VAE, xc, x0, target, lam, noise *Node) (g *Node, parts vae.Parts) {
 	nll := Neg(clf.TargetLogProb(xc, target))
 	prox := MulScalar(ReduceSum(Square(Sub(xc, x0)), 1), 0.5)
-	sqErr, kl = v.LossParts(xc, noise)
-	unc := vae.Combine(sqErr, kl, v.Config.Sigma, xc.Shape().Dimensions[1], vae.Trained)
+	parts = v.LossParts(xc, noise)
+	unc := v.Combine(parts, vae.Trained)
 	weight := func(i int) *Node { return Reshape(Slice(lam, AxisRange(), AxisElem(i)), -1) }
 	l1, l2, l3 := weight(0), weight(1), weight(2)
 	g = Add(Add(Mul(l1, nll), Mul(l2, prox)), Mul(l3, unc))
-	return g, sqErr, kl
+	return g, parts
 }
 
 // interiorGradSum is Σ_k ∇F(τ|prev + t_k·(xc − prev)) over the quadrature nodes t_k of
@@ -81,15 +82,14 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 	return func(in []*Node) []*Node {
 		prev, xc, target := in[0], in[1], in[2]
 		clf, vm := e.clf, e.vae
-		sigma, j := vm.Config.Sigma, xc.Shape().Dimensions[1]
 		p, gradP := probAndGrad(clf, xc, target)
 		out := []*Node{p, gradP, nil, nil}
 		if len(nodes) > 0 {
 			out = append(out, interiorGradSum(clf, prev, xc, target, nodes))
 		}
 		if !kind.optimise {
-			sqErr, kl := vm.LossParts(xc, nil)
-			out[2], out[3] = vae.Combine(sqErr, kl, sigma, j, vae.Trained), vae.Combine(sqErr, kl, sigma, j, vae.Paper)
+			parts := vm.LossParts(xc, nil)
+			out[2], out[3] = vm.Combine(parts, vae.Trained), vm.Combine(parts, vae.Paper)
 			return out
 		}
 		x0, move, lo, hi, m, v, t, lam, lr := in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10], in[11]
@@ -97,13 +97,13 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 		if kind.samples > 0 {
 			noise = in[12]
 		}
-		obj, sqErr, kl := objective(clf, vm, xc, x0, target, lam, noise)
+		obj, parts := objective(clf, vm, xc, x0, target, lam, noise)
 		grad := Mul(Gradient(ReduceAllSum(obj), xc)[0], move)
 		if noise != nil {
 			// The reported uncertainty always uses the mean code.
-			sqErr, kl = vm.LossParts(xc, nil)
+			parts = vm.LossParts(xc, nil)
 		}
-		out[2], out[3] = vae.Combine(sqErr, kl, sigma, j, vae.Trained), vae.Combine(sqErr, kl, sigma, j, vae.Paper)
+		out[2], out[3] = vm.Combine(parts, vae.Trained), vm.Combine(parts, vae.Paper)
 
 		var update, newM, newV *Node
 		switch kind.opt {
@@ -122,7 +122,7 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 			newM, newV, update = m, v, grad
 		}
 		// Min(Max()) rather than Clip: ONNX Runtime lacks Clamp with tensor bounds.
-		newXc := Min(Max(Sub(xc, Mul(Mul(lr, update), move)), lo), hi)
+		newXc := e.onSimplex(Min(Max(Sub(xc, Mul(Mul(lr, update), move)), lo), hi))
 		return append(out, obj, newXc, newM, newV)
 	}
 }
@@ -140,18 +140,50 @@ func (e *Explainer) classGraph(x *Node) (*Node, *Node) {
 }
 
 // pointGraph returns, at points [R,J]: L_ε with the mean code in the trained and the
-// paper's form [R], and the reconstruction dec(μ(x)) [R,J].
+// paper's form [R], and the reconstruction r(x) [R,J] (dec(μ(x)), with a softmax over each
+// categorical block).
 func (e *Explainer) pointGraph(x *Node) (*Node, *Node, *Node) {
-	mu, logvar := e.vae.Encode(x)
-	recon := e.vae.Decode(mu)
-	sqErr, kl := ReduceSum(Square(Sub(x, recon)), 1), vae.KL(mu, logvar)
-	sigma, j := e.vae.Config.Sigma, x.Shape().Dimensions[1]
-	return vae.Combine(sqErr, kl, sigma, j, vae.Trained), vae.Combine(sqErr, kl, sigma, j, vae.Paper), recon
+	p := e.vae.LossParts(x, nil)
+	return e.vae.Combine(p, vae.Trained), e.vae.Combine(p, vae.Paper), p.Recon
+}
+
+// onSimplex rescales every categorical block of the rows x [R,J] (already inside [0, 1]) to
+// sum to 1, so that a relaxed block is a mixture of categories. Without it the search could
+// empty a block: the categorical likelihood −Σ x_k·log r_k is smallest when every x_k is 0,
+// a row no data holds. Inputs outside blocks are divided by 1.
+func (e *Explainer) onSimplex(x *Node) *Node {
+	j := e.NumFeatures()
+	same := make([][]float32, j) // same[f][g] = 1 when inputs f and g are in one block
+	blocks := false
+	for f := range same {
+		same[f] = make([]float32, j)
+	}
+	outside := make([]float32, j)
+	for _, c := range e.cols {
+		for f := c.Start; f < c.Start+c.Width; f++ {
+			if c.Type != data.Categorical {
+				outside[f] = 1
+				continue
+			}
+			blocks = true
+			for g := c.Start; g < c.Start+c.Width; g++ {
+				same[f][g] = 1
+			}
+		}
+	}
+	if !blocks {
+		return x
+	}
+	g := x.Graph()
+	sums := Add(MatMul(x, Const(g, same)), Const(g, [][]float32{outside}))
+	// A block that is all zero stays so rather than dividing by zero (it cannot happen from a
+	// legal start: the coordinate that grows keeps the sum positive).
+	return Div(x, Max(sums, ConstAs(sums, 1e-6)))
 }
 
 // objectiveGraph returns G and its gradient for rows xc (used to check gradients).
 func (e *Explainer) objectiveGraph(in []*Node) []*Node {
 	xc, x0, target, lam := in[0], in[1], in[2], in[3]
-	obj, _, _ := objective(e.clf, e.vae, xc, x0, target, lam, nil)
+	obj, _ := objective(e.clf, e.vae, xc, x0, target, lam, nil)
 	return []*Node{obj, Gradient(ReduceAllSum(obj), xc)[0]}
 }

@@ -26,14 +26,23 @@ type Path struct {
 	Valid                  bool      // F(τ|x_c) ≥ ϑ and no numerical failure
 	Steps                  int       // optimisation steps taken (fewer than n after an early stop)
 	Failure                string    // why the path stopped, if it failed numerically
-	// Resets are the features that Config.Sparse set back to x's values, in the order of
-	// the path's last segments (one segment per reset, after the optimisation steps).
+	// RelaxedProb is F(τ|·) where the search ended. With discrete columns (see
+	// Explainer.SetColumns) the search's end is then projected onto the nearest legal row,
+	// which can change F; ProbEnd is that of the legal row. Without them it equals ProbEnd.
+	RelaxedProb float64
+	// Projected says the search's end was not a legal row and was moved to one.
+	Projected bool
+	// Repairs are the columns changed, in order, by the one-column moves that restored
+	// validity after the projection (see Explainer.SetColumns); each is a path segment.
+	Repairs []int
+	// Resets are the columns that Config.Sparse set back to x's values, in the order of
+	// the path's last segments (after the optimisation steps and any projection).
 	Resets []int
 
 	Attribution      []float64 // Φ: path-integrated gradients of F(τ|·)
 	AttributionPlus  []float64 // Φ⁺: straight-line IG from x_c to x_c + ε
 	AttributionMinus []float64 // Φ⁻: straight-line IG from x_c to x_c − ε
-	Epsilon          []float64 // ε = |x_c − dec(μ(x_c))|
+	Epsilon          []float64 // ε = |x_c − r(x_c)|, r the VAE's reconstruction (vae.VAE.Reconstruction)
 	// CompletenessGap is Σ_j Φ_j − (F(τ|x_c) − F(τ|x)): zero for exact integration.
 	CompletenessGap float64
 
@@ -157,7 +166,8 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		Points: make([][]float64, len(kept)), Step: make([]int, len(kept)),
 		Probability: make([]float64, len(kept)), Uncertainty: make([]float64, len(kept)), UncertaintyPaper: make([]float64, len(kept)),
 		Attribution: r.phi, AttributionPlus: plus, AttributionMinus: minus, Epsilon: toF64(eps),
-		Steps: r.n - 1 - resetPieces*len(r.resets), Failure: r.failure, Resets: r.resets,
+		Steps: r.searched - 1, Failure: r.failure, Resets: r.resets, Repairs: r.repairs,
+		RelaxedProb: float64(r.relaxedProb), Projected: r.projected,
 	}
 	if r.offset {
 		p.Steps-- // the jump to the offset start is not an optimisation step
@@ -183,7 +193,7 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 
 // expectation fills the exQUCE fields from the paths.
 func (x *Explanation) expectation() {
-	j := len(x.X)
+	j := len(x.Paths[0].Attribution) // inputs, or columns (ByColumn)
 	m := float64(len(x.Paths))
 	x.Attribution, x.AttributionStd = make([]float64, j), make([]float64, j)
 	x.AttributionPlus, x.AttributionMinus = make([]float64, j), make([]float64, j)

@@ -1,6 +1,7 @@
 package quce
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -35,15 +36,16 @@ func (r *row) restore(m rowMark) {
 // in eight it stays below 1e-3.
 const resetPieces = 8
 
-// sparsify implements Config.Sparse. Every valid row tries its changed features in order of
-// increasing |x_c − x|: setting the feature back to x's value is walked as resetPieces more
-// segments of the path (measured like any other, so Φ integrates over them), kept only if the new
-// end is still valid and no less plausible than the bound; otherwise the row is restored
-// to before the trial. Frozen features never changed, and x's values lie inside the
-// bounds, so resets keep every constraint. One execution per round serves every row.
+// sparsify implements Config.Sparse. Every valid row tries its changed columns in order of
+// increasing change (Σ |x_c − x| over the column's standardised inputs): setting the column
+// back to x's value is walked as resetPieces more segments of the path (measured like any
+// other, so Φ integrates over them), kept only if the new end is still valid and no less
+// plausible than the bound; otherwise the row is restored to before the trial. Frozen
+// columns never changed, and x's values are legal and inside the bounds, so resets keep
+// every constraint. One execution per piece serves every row.
 func (e *Explainer) sparsify(ctx context.Context, cfg Config, rows []*row) error {
 	type plan struct {
-		order []int // features to try, smallest change first
+		order []int // columns to try, smallest change first
 		next  int
 		bound float32
 	}
@@ -52,56 +54,42 @@ func (e *Explainer) sparsify(ctx context.Context, cfg Config, rows []*row) error
 		if r.failure != "" || float64(r.last.prob) < cfg.Threshold {
 			continue
 		}
-		x := r.last.x
+		change := make([]float64, len(e.cols))
 		var order []int
-		for f := range x {
-			if x[f] != r.x0[f] {
-				order = append(order, f)
+		for ci, c := range e.cols {
+			for f := c.Start; f < c.Start+c.Width; f++ {
+				change[ci] += math.Abs(float64(r.last.x[f] - r.x0[f]))
+			}
+			if change[ci] > 0 {
+				order = append(order, ci)
 			}
 		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			da, db := math.Abs(float64(x[a]-r.x0[a])), math.Abs(float64(x[b]-r.x0[b]))
-			switch {
-			case da < db:
-				return -1
-			case da > db:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(change[a], change[b]) })
 		plans[i] = &plan{order: order, bound: max(float32(cfg.Plausibility), r.last.unc)}
 		r.resets = []int{}
 	}
-	for round := 0; ; round++ {
+	step := cfg.Steps + 1 + resetPieces*len(e.cols)
+	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		marks := make([]*rowMark, len(rows))
+		targets := make([][]float32, len(rows))
 		for i, r := range rows {
 			if p := plans[i]; p != nil && p.next < len(p.order) {
 				m := r.mark()
 				marks[i] = &m
+				c := e.cols[p.order[p.next]]
+				targets[i] = slices.Clone(r.last.x)
+				copy(targets[i][c.Start:c.Start+c.Width], r.x0[c.Start:c.Start+c.Width])
 			}
 		}
 		if !slices.ContainsFunc(marks, func(m *rowMark) bool { return m != nil }) {
 			return nil
 		}
-		for piece := 1; piece <= resetPieces; piece++ {
-			for i, r := range rows {
-				if marks[i] == nil || r.failure != "" {
-					continue
-				}
-				f, start := plans[i].order[plans[i].next], marks[i].last.x
-				pt := slices.Clone(start)
-				pt[f] = start[f] + (r.x0[f]-start[f])*float32(piece)/resetPieces
-				if piece == resetPieces {
-					pt[f] = r.x0[f]
-				}
-				r.advance(pt)
-			}
-			if err := e.measure(cfg, rows, cfg.Steps+round*resetPieces+piece); err != nil {
-				return err
-			}
+		var err error
+		if step, err = e.walkTo(cfg, rows, targets, step); err != nil {
+			return err
 		}
 		for i, r := range rows {
 			if marks[i] == nil {

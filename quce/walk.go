@@ -19,6 +19,7 @@ type row struct {
 	query  int // index into the queries
 	path   int // index among the instance's paths
 	x0     []float32
+	x0orig []float64  // the instance in original units
 	target int        // τ
 	onehot []float32  // τ as a one-hot row
 	lam    [3]float32 // λ1, λ2, λ3 of this row's search
@@ -39,7 +40,11 @@ type row struct {
 	sumUnc, sumPaper float64   // Σ L_ε over the points (both forms)
 	kept             keptPoints
 	last             pointStats
-	resets           []int // features reset by Config.Sparse, in order
+	searched         int     // points when the search ended (before projection and resets)
+	relaxedProb      float32 // F(τ|·) where the search ended, before projection
+	projected        bool    // the search's end was moved to the nearest legal row
+	repairs          []int   // columns changed by repair moves after projection, in order
+	resets           []int   // columns reset by Config.Sparse, in order
 }
 
 // pointStats is what is known at one path point.

@@ -3,32 +3,49 @@
 // model.Store, the two networks are model functions, training runs GoMLX's train.Trainer
 // with Adam, and Save writes a GoMLX checkpoint.
 //
-// The encoder maps a standardised row x to q(z|x) = N(μ(x), diag(exp(logvar(x)))); the
-// prior is N(0, I); the decoder mean is x̂ = dec(z) with a Gaussian likelihood of fixed
-// standard deviation σ. Both networks are dense layers with ReLU (layers.DenseWithBias and
-// activation.Relu) and a linear output: the encoder Config.Encoder hidden layers then 2·latent
-// outputs (μ, then logvar), in scope "encoder"; the decoder Config.Decoder hidden layers then
-// J outputs, in scope "decoder". logvar is clipped to [−10, 10] so exp(logvar) can neither
-// overflow nor vanish for points far from the data.
+// The encoder maps a row x of J inputs to q(z|x) = N(μ(x), diag(exp(logvar(x)))); the prior
+// is N(0, I); the decoder maps a code z to J outputs x̂ = dec(z). Both networks are dense
+// layers with ReLU (layers.DenseWithBias and activation.Relu) and a linear output: the encoder
+// Config.Encoder hidden layers then 2·latent outputs (μ, then logvar), in scope "encoder"; the
+// decoder Config.Decoder hidden layers then J outputs, in scope "decoder". logvar is clipped
+// to [−10, 10] so exp(logvar) can neither overflow nor vanish for points far from the data.
 //
-// Training minimises the proper Gaussian negative ELBO, ½ Σ_j (x_j − x̂_j)²/σ² + KL, with one
-// reparameterised code z = μ + exp(½ logvar)·ε per row, on minibatches with Adam (β = 0.9,
-// 0.999, ε = 1e-8, as in PyTorch), and stops early: after each epoch the loss with the mean
-// code z = μ is measured on a held-out validation split, training stops after Patience epochs
-// without improvement, and the weights of the best epoch are kept. The initialisation, the
-// split, the shuffling and the noise all derive from Config.Seed, so the same data and
-// configuration train bit-identical weights on the same backend.
+// The likelihood p(x|z) suits each kind of input. A standardised numeric input j is Gaussian
+// with mean x̂_j and fixed standard deviation σ. A categorical column comes as a one-hot block
+// of 0/1 inputs (Config.Categorical) and is categorical, with the probabilities
+// softmax(x̂_block) of the block's outputs; its negative log-likelihood is the cross-entropy
+// −Σ_k x_k·log softmax(x̂_block)_k. A Gaussian would not do for such a block: a decoder can
+// output any numbers, so a relaxed point such as (0.5, 0.5) is reconstructed about as closely
+// as a real category and looks nearly as plausible, whereas the cross-entropy of a block that
+// sums to 1 is at least its entropy (log 2 for half/half), 0 only for a real category. The
+// cross-entropy takes soft targets, because the QUCE search relaxes a block to any values in
+// [0, 1]; being linear in them, it ranks blocks only among values that sum to 1 (a block of
+// zeros costs 0), so the search must keep each block there. The reconstruction r, used for
+// ε = |x − r| and the paper form below, is softmax(x̂_block) within a block (so it lies in
+// [0, 1] and sums to 1) and x̂ elsewhere.
 //
-// The paper's form of the loss, (1/J) Σ_j (x_j − x̂_j)² + KL, collapses the VAE on
+// Training minimises the negative ELBO, ½ Σ_{Gaussian j} (x_j − x̂_j)²/σ² + Σ_blocks CE + KL,
+// with one reparameterised code z = μ + exp(½ logvar)·ε per row, on minibatches with Adam
+// (β = 0.9, 0.999, ε = 1e-8, as in PyTorch), and stops early: after each epoch the loss with
+// the mean code z = μ is measured on a held-out validation split, training stops after
+// Patience epochs without improvement, and the weights of the best epoch are kept. The
+// initialisation, the split, the shuffling and the noise all derive from Config.Seed, so the
+// same data and configuration train bit-identical weights on the same backend.
+//
+// The paper's form of the loss, (1/J) Σ_j (x_j − r_j)² + KL, collapses the VAE on
 // standardised data (the averaged reconstruction term acts like a noise variance of J/2 per
-// feature, which no latent dimension beats; see docs/METHOD.md), so it is only reported, never
-// trained on. PointLoss computes either form, differentiably, so one function serves the
-// QUCE objective, the Go-side scores and the metrics.
+// feature, which no latent dimension beats; see docs/METHOD.md), so it is only reported as a
+// metric beside the trained form, never trained on. The decoder's outputs become the
+// reconstruction in one function and the terms of both forms in one more built on it
+// (reconstruction and fit, below); LossParts, Combine, PointLoss, Reconstruction, Scores,
+// Diagnose and training all go through them, so the QUCE objective, the Go-side scores and
+// the metrics share one definition.
 //
-// The methods that take a *Node (Encode, Decode, LossParts, PointLoss, Reconstruction) build
-// the trained VAE into that node's graph with its weights as constants (package gomlxmodel).
-// Store, EncoderFn and DecoderFn give the same model to a user's own GoMLX code, and a folder
-// written by Save loads with plain checkpoint.Load(store).Dir(dir).Done().
+// The methods that take a *Node (Encode, Decode, LossParts, Combine, PointLoss,
+// Reconstruction) build the trained VAE into that node's graph with its weights as constants
+// (package gomlxmodel). Store, EncoderFn and DecoderFn give the same model to a user's own
+// GoMLX code, and a folder written by Save loads with plain
+// checkpoint.Load(store).Dir(dir).Done().
 package vae
 
 import (
@@ -60,18 +77,28 @@ const (
 // logvarBound clips logvar(x) to [−logvarBound, logvarBound].
 const logvarBound = 10
 
+// Block is a one-hot block of inputs: Start, Start+1, …, Start+Width−1 (Width ≥ 2).
+type Block struct {
+	Start int `json:"start"`
+	Width int `json:"width"`
+}
+
 // Config holds the architecture and training settings.
 type Config struct {
 	Encoder      []int   `json:"encoder"`       // encoder hidden widths (input and 2·latent are added)
 	Latent       int     `json:"latent"`        // latent dimensions
 	Decoder      []int   `json:"decoder"`       // decoder hidden widths
-	Sigma        float64 `json:"sigma"`         // fixed likelihood standard deviation σ
+	Sigma        float64 `json:"sigma"`         // fixed standard deviation σ of the Gaussian inputs
 	MaxEpochs    int     `json:"max_epochs"`    // upper bound on passes over the data
 	Patience     int     `json:"patience"`      // epochs without validation improvement before stopping
 	ValFraction  float64 `json:"val_fraction"`  // share of training rows held out for early stopping
 	BatchSize    int     `json:"batch_size"`    // rows per Adam step
 	LearningRate float64 `json:"learning_rate"` // Adam step size
 	Seed         uint64  `json:"seed"`          // initialisation, shuffling, validation split, noise
+	// Categorical lists the one-hot blocks, in column order, that have a categorical
+	// likelihood; every other input is Gaussian. Omitted from JSON when empty, so a numeric
+	// configuration encodes (and keys caches) as before.
+	Categorical []Block `json:"categorical,omitempty"`
 }
 
 // DefaultConfig is the architecture of the issue (30→128→64→2·15, 15→64→128→30), σ = 0.5,
@@ -112,15 +139,42 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// checkBlocks reports the first categorical block that does not fit rows of j inputs: each
+// must lie within them, have at least 2 columns, and come after the one before it without
+// overlapping it.
+func (c Config) checkBlocks(j int) error {
+	for i, b := range c.Categorical {
+		name := fmt.Sprintf("categorical block %d (start %d, width %d)", i, b.Start, b.Width)
+		if b.Width < 2 {
+			return fmt.Errorf("vae: %s has fewer than 2 columns; fix: give a block one 0/1 column per category, or leave a lone 0/1 column out of Config.Categorical", name)
+		}
+		if b.Start < 0 || b.Start+b.Width > j {
+			return fmt.Errorf("vae: %s covers columns %d to %d, but the rows have columns 0 to %d; fix: make the blocks match the data's encoded columns", name, b.Start, b.Start+b.Width-1, j-1)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := c.Categorical[i-1]
+		if b.Start < prev.Start {
+			return fmt.Errorf("vae: %s starts before block %d (start %d); fix: list the blocks in column order", name, i-1, prev.Start)
+		}
+		if b.Start < prev.Start+prev.Width {
+			return fmt.Errorf("vae: %s overlaps block %d (columns %d to %d); fix: give each column to one block at most", name, i-1, prev.Start, prev.Start+prev.Width-1)
+		}
+	}
+	return nil
+}
+
 // Form chooses the scaling of the point loss.
 type Form int
 
 const (
-	// Trained is the negative ELBO the VAE was trained on, ½ Σ_j (x_j − x̂_j)²/σ² + KL. It is
-	// L_ε inside the QUCE objective.
+	// Trained is the negative ELBO the VAE was trained on,
+	// ½ Σ_{Gaussian j} (x_j − x̂_j)²/σ² + Σ_blocks −Σ_k x_k·log softmax(x̂_block)_k + KL. It is
+	// L_ε inside the QUCE objective and the plausibility score.
 	Trained Form = iota
-	// Paper is the paper's "VAE loss", (1/J) Σ_j (x_j − x̂_j)² + KL, reported as a metric so
-	// figures compare with the paper's tables.
+	// Paper is the paper's "VAE loss", (1/J) Σ_j (x_j − r_j)² + KL with r the reconstruction,
+	// reported as a metric so figures compare with the paper's tables.
 	Paper
 )
 
@@ -154,8 +208,8 @@ func (v *VAE) Store() *model.Store { return v.store }
 // out, μ in the first half and logvar (before Encode's clipping) in the second.
 func (v *VAE) EncoderFn() func(scope *model.Scope, x *Node) *Node { return encoderFn(v.Config) }
 
-// DecoderFn returns the decoder as a GoMLX model function: codes z [rows, latent] in, the
-// decoder mean x̂ [rows, J] out.
+// DecoderFn returns the decoder as a GoMLX model function: codes z [rows, latent] in, its
+// outputs x̂ [rows, J] out (as Decode: logits within the categorical blocks).
 func (v *VAE) DecoderFn() func(scope *model.Scope, z *Node) *Node {
 	return decoderFn(v.Config, v.features)
 }
@@ -179,11 +233,13 @@ func mlp(scope *model.Scope, x *Node, hidden []int, out int) *Node {
 	return layers.DenseWithBias(scope.In("output"), x, out)
 }
 
-// nets is the pair of networks as graph functions: on a training store's scope while
-// training, on the constant copies afterwards. The loss code below is written once for both.
+// nets is the pair of networks as graph functions, on a training store's scope while
+// training and on the constant copies afterwards, with the blocks that say how to read the
+// decoder's outputs. The loss code below is written once for both.
 type nets struct {
 	encode func(x *Node) *Node // [rows, 2·latent]
 	decode func(z *Node) *Node // [rows, J]
+	blocks []Block
 }
 
 // scopeNets builds the networks from scope's variables. Each function may be called once
@@ -193,11 +249,14 @@ func scopeNets(scope *model.Scope, cfg Config, features int) nets {
 	return nets{
 		encode: func(x *Node) *Node { return enc(scope, x) },
 		decode: func(z *Node) *Node { return dec(scope, z) },
+		blocks: cfg.Categorical,
 	}
 }
 
 // consts builds the trained networks with their weights as constants.
-func (v *VAE) consts() nets { return nets{encode: v.enc.Forward, decode: v.dec.Forward} }
+func (v *VAE) consts() nets {
+	return nets{encode: v.enc.Forward, decode: v.dec.Forward, blocks: v.Config.Categorical}
+}
 
 func (n nets) encodeSplit(x *Node) (mu, logvar *Node) {
 	h := n.encode(x)
@@ -207,24 +266,95 @@ func (n nets) encodeSplit(x *Node) (mu, logvar *Node) {
 	return mu, logvar
 }
 
-func (n nets) lossParts(x, noise *Node) (sqErr, kl *Node) {
+// Parts are the terms of L_ε per row, [rows] each, from which Combine makes either form, so a
+// graph that needs both runs the networks once.
+type Parts struct {
+	Gauss *Node // Σ over the Gaussian inputs of (x_j − x̂_j)²
+	CE    *Node // Σ over the blocks of −Σ_k x_k·log softmax(x̂_block)_k; nil without blocks
+	SqErr *Node // Σ over all inputs of (x_j − r_j)², r the reconstruction (the paper form's)
+	KL    *Node // KL(q(z|x) ‖ N(0, I))
+	Recon *Node // the reconstruction r [rows, J]; nil when the codes are sampled
+}
+
+// reconstruction reads decoder outputs xhat [n, J] as the likelihood does: r is
+// softmax(x̂_block) within each block and x̂ elsewhere; logp holds each block's
+// log softmax(x̂_block), [n, width].
+func reconstruction(xhat *Node, blocks []Block) (r *Node, logp []*Node) {
+	if len(blocks) == 0 {
+		return xhat, nil
+	}
+	var pieces []*Node
+	col := 0 // the first column not yet in pieces
+	for _, b := range blocks {
+		if b.Start > col {
+			pieces = append(pieces, Slice(xhat, AxisRange(), AxisRange(col, b.Start)))
+		}
+		lp := LogSoftmax(Slice(xhat, AxisRange(), AxisRange(b.Start, b.Start+b.Width)), 1)
+		logp = append(logp, lp)
+		pieces = append(pieces, Exp(lp))
+		col = b.Start + b.Width
+	}
+	if j := xhat.Shape().Dimensions[1]; col < j {
+		pieces = append(pieces, Slice(xhat, AxisRange(), AxisRange(col, j)))
+	}
+	return Concatenate(pieces, 1), logp
+}
+
+// fit compares rows x [n, J] with decoder outputs xhat [n, J]: the one definition of the
+// reconstruction's terms of L_ε (every part but KL).
+func fit(x, xhat *Node, blocks []Block) Parts {
+	r, logp := reconstruction(xhat, blocks)
+	sq := Square(Sub(x, r))
+	p := Parts{SqErr: ReduceSum(sq, 1), Recon: r}
+	if len(blocks) == 0 {
+		p.Gauss = p.SqErr
+		return p
+	}
+	gaussian := make([]float64, x.Shape().Dimensions[1]) // 1 on the Gaussian inputs
+	for j := range gaussian {
+		gaussian[j] = 1
+	}
+	for i, b := range blocks {
+		clear(gaussian[b.Start : b.Start+b.Width])
+		ce := Neg(ReduceSum(Mul(Slice(x, AxisRange(), AxisRange(b.Start, b.Start+b.Width)), logp[i]), 1))
+		if p.CE == nil {
+			p.CE = ce
+		} else {
+			p.CE = Add(p.CE, ce)
+		}
+	}
+	// r = x̂ outside the blocks, so there sq is the Gaussian term's squared error.
+	p.Gauss = ReduceSum(Mul(sq, ConstAsDType(x.Graph(), x.DType(), [][]float64{gaussian})), 1)
+	return p
+}
+
+func (n nets) lossParts(x, noise *Node) Parts {
 	mu, logvar := n.encodeSplit(x)
-	kl = KL(mu, logvar)
+	// KL is built before the decoder, as it was before blocks existed: the gradients that reach
+	// mu and logvar from several uses are summed in graph order, so another order would change
+	// trained weights in their last bits.
+	kl := KL(mu, logvar)
 	if noise == nil {
-		return ReduceSum(Square(Sub(x, n.decode(mu))), 1), kl
+		p := fit(x, n.decode(mu), n.blocks)
+		p.KL = kl
+		return p
 	}
 	s := noise.Shape().Dimensions[0]
 	rows, l, j := mu.Shape().Dimensions[0], mu.Shape().Dimensions[1], x.Shape().Dimensions[1]
 	z := Add(ExpandAxes(mu, 0), Mul(ExpandAxes(Exp(MulScalar(logvar, 0.5)), 0), noise)) // [S, rows, L]
 	// All S·rows codes go through the decoder at once.
 	xs := Reshape(BroadcastToDims(ExpandAxes(x, 0), s, rows, j), s*rows, j)
-	sq := ReduceSum(Square(Sub(xs, n.decode(Reshape(z, s*rows, l)))), 1)
-	return ReduceMean(Reshape(sq, s, rows), 0), kl
+	p := fit(xs, n.decode(Reshape(z, s*rows, l)), n.blocks)
+	mean := func(t *Node) *Node { return ReduceMean(Reshape(t, s, rows), 0) }
+	sampled := Parts{Gauss: mean(p.Gauss), SqErr: mean(p.SqErr), KL: kl}
+	if p.CE != nil {
+		sampled.CE = mean(p.CE)
+	}
+	return sampled
 }
 
 func (n nets) pointLoss(x, noise *Node, sigma float64, form Form) *Node {
-	sq, kl := n.lossParts(x, noise)
-	return Combine(sq, kl, sigma, x.Shape().Dimensions[1], form)
+	return combine(n.lossParts(x, noise), sigma, x.Shape().Dimensions[1], form)
 }
 
 // KL is KL(q(z|x) ‖ N(0, I)) per row, summed over latent dimensions.
@@ -232,12 +362,16 @@ func KL(mu, logvar *Node) *Node {
 	return MulScalar(ReduceSum(Sub(Sub(AddScalar(logvar, 1), Square(mu)), Exp(logvar)), 1), -0.5)
 }
 
-// Combine makes L_ε in the given form from its parts, for j features.
-func Combine(sqErr, kl *Node, sigma float64, j int, form Form) *Node {
+// combine makes L_ε in the given form from its parts, for rows of j inputs.
+func combine(p Parts, sigma float64, j int, form Form) *Node {
 	if form == Paper {
-		return Add(DivScalar(sqErr, float64(j)), kl)
+		return Add(DivScalar(p.SqErr, float64(j)), p.KL)
 	}
-	return Add(MulScalar(sqErr, 0.5/(sigma*sigma)), kl)
+	nll := MulScalar(p.Gauss, 0.5/(sigma*sigma))
+	if p.CE != nil {
+		nll = Add(nll, p.CE)
+	}
+	return Add(nll, p.KL)
 }
 
 // The methods below build the trained VAE into their argument's graph, with its weights as
@@ -246,16 +380,21 @@ func Combine(sqErr, kl *Node, sigma float64, j int, form Form) *Node {
 // Encode returns μ(x) and logvar(x) (clipped to [−10, 10]), each [rows, latent].
 func (v *VAE) Encode(x *Node) (mu, logvar *Node) { return v.consts().encodeSplit(x) }
 
-// Decode returns the decoder mean dec(z) [rows, J] for codes z [rows, latent].
+// Decode returns the decoder's outputs dec(z) [rows, J] for codes z [rows, latent]: the
+// Gaussian means, and within each categorical block the logits of its softmax
+// (Reconstruction gives the probabilities).
 func (v *VAE) Decode(z *Node) *Node { return v.dec.Forward(z) }
 
-// LossParts returns the two parts of L_ε per row: the squared reconstruction error
-// Σ_j (x_j − x̂_j)² and the KL term. With noise == nil the code is z = μ(x) (deterministic,
-// the default); otherwise noise has shape [S, rows, latent] of standard normals and the
-// squared error is averaged over the S reparameterised codes z = μ + exp(½ logvar)·noise.
-// Both forms of the loss are made from the parts by Combine, so a graph that needs both runs
-// the networks once.
-func (v *VAE) LossParts(x, noise *Node) (sqErr, kl *Node) { return v.consts().lossParts(x, noise) }
+// LossParts returns the terms of L_ε per row (see Parts). With noise == nil the code is
+// z = μ(x) (deterministic, the default); otherwise noise has shape [S, rows, latent] of
+// standard normals and the reconstruction terms are averaged over the S reparameterised codes
+// z = μ + exp(½ logvar)·noise. Combine makes either form of the loss from the parts.
+func (v *VAE) LossParts(x, noise *Node) Parts { return v.consts().lossParts(x, noise) }
+
+// Combine makes L_ε per row in the given form from its parts.
+func (v *VAE) Combine(p Parts, form Form) *Node {
+	return combine(p, v.Config.Sigma, v.features, form)
+}
 
 // PointLoss is L_ε(x) per row, shape [rows], in the given form, with the codes chosen by
 // noise as in LossParts.
@@ -263,13 +402,17 @@ func (v *VAE) PointLoss(x, noise *Node, form Form) *Node {
 	return v.consts().pointLoss(x, noise, v.Config.Sigma, form)
 }
 
-// Reconstruction returns x̂ = dec(μ(x)).
+// Reconstruction returns r [rows, J] from the mean code μ(x): dec(μ(x)), with the softmax
+// taken within each categorical block, so there r is a probability vector like the 0/1
+// inputs it reconstructs.
 func (v *VAE) Reconstruction(x *Node) *Node {
 	mu, _ := v.Encode(x)
-	return v.Decode(mu)
+	r, _ := reconstruction(v.Decode(mu), v.Config.Categorical)
+	return r
 }
 
-// Train fits a VAE to standardised rows X.
+// Train fits a VAE to rows X: standardised numeric inputs, and 0/1 inputs in the blocks of
+// cfg.Categorical.
 func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -281,7 +424,13 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 	if j == 0 {
 		return nil, errors.New("vae: rows have no features")
 	}
+	if err := cfg.checkBlocks(j); err != nil {
+		return nil, err
+	}
 	if err := gomlxmodel.CheckRows("vae", X, j); err != nil {
+		return nil, err
+	}
+	if err := checkBlockValues(X, cfg.Categorical); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x766165))
@@ -373,6 +522,22 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 	return newVAE(cfg, j, epoch-1, bestWeights)
 }
 
+// checkBlockValues reports a training value outside [0, 1] in a categorical block: the
+// cross-entropy of a negative target has no lower bound, so training would diverge, and such
+// a value is most likely a one-hot column that was standardised by mistake.
+func checkBlockValues(X [][]float32, blocks []Block) error {
+	for i, row := range X {
+		for bi, b := range blocks {
+			for k, x := range row[b.Start : b.Start+b.Width] {
+				if !(x >= 0 && x <= 1) {
+					return fmt.Errorf("vae: row %d, column %d (categorical block %d) is %v; fix: give one-hot blocks as 0/1 values, not standardised", i, b.Start+k, bi, x)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // trainedVariables copies the model's variables out of the training store (cloning their
 // values if asked), leaving the optimizer's moments, step counters, metrics and random
 // state behind: what a user loads should be the model, not the training run.
@@ -407,6 +572,9 @@ func FromStore(store *model.Store, cfg Config, features int) (*VAE, error) {
 	if features <= 0 {
 		return nil, fmt.Errorf("vae: %d features; fix: use at least 1", features)
 	}
+	if err := cfg.checkBlocks(features); err != nil {
+		return nil, err
+	}
 	return newVAE(cfg, features, 0, store)
 }
 
@@ -428,7 +596,7 @@ func newVAE(cfg Config, features, epochs int, store *model.Store) (*VAE, error) 
 
 // Diagnosis summarises how well the VAE fits some rows.
 type Diagnosis struct {
-	ReconMSE  float64 `json:"recon_mse"` // mean over rows and features of (x − dec(μ(x)))²
+	ReconMSE  float64 `json:"recon_mse"` // mean over rows and features of (x − r)², r = Reconstruction(x)
 	KL        float64 `json:"kl"`        // mean over rows of KL(q(z|x) ‖ N(0,I))
 	Variance  float64 `json:"variance"`  // mean per-feature variance of the rows
 	Collapsed bool    `json:"collapsed"` // KL ≈ 0 and reconstruction ≈ the data's variance
@@ -442,8 +610,8 @@ func (v *VAE) Diagnose(b compute.Backend, X [][]float32) (Diagnosis, error) {
 		return Diagnosis{}, err
 	}
 	out, err := ExecOnceN(b, func(x *Node) []*Node {
-		mu, logvar := v.Encode(x)
-		return []*Node{ReduceAllMean(Square(Sub(x, v.Decode(mu)))), ReduceAllMean(KL(mu, logvar))}
+		p := v.LossParts(x, nil)
+		return []*Node{ReduceAllMean(Square(Sub(x, p.Recon))), ReduceAllMean(p.KL)}
 	}, matrix(X, v.features))
 	if err != nil {
 		return Diagnosis{}, fmt.Errorf("vae: diagnosing: %w", err)
@@ -485,7 +653,7 @@ func (v *VAE) Scores(b compute.Backend, X [][]float32, form Form) ([]float32, er
 	return tensors.CopyFlatData[float32](out)
 }
 
-// Reconstruct returns dec(μ(x)) for each row.
+// Reconstruct returns the reconstruction r (see Reconstruction) of each row.
 func (v *VAE) Reconstruct(b compute.Backend, X [][]float32) ([][]float32, error) {
 	if err := gomlxmodel.CheckRows("vae", X, v.features); err != nil {
 		return nil, err
@@ -548,6 +716,9 @@ func Load(dir string) (*VAE, error) {
 	}
 	if m.Features <= 0 {
 		return nil, savedmodel.Corrupt(dir, "%d features", m.Features)
+	}
+	if err := m.Config.checkBlocks(m.Features); err != nil {
+		return nil, savedmodel.Corrupt(dir, "%v", err)
 	}
 	v, err := newVAE(m.Config, m.Features, m.Epochs, store)
 	if err != nil {

@@ -28,6 +28,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	evalSeed := fs.Uint64("eval-seed", d.Seed, "seed choosing the instances and seeding DiCE-random")
 	jsonPath := fs.String("json", "", "write the report as JSON to this file")
 	svgDir := fs.String("svg", "", "write the evaluation plot (SVG) into this folder")
+	var cons constraintFlags
+	cons.register(fs)
 	seedList := fs.String("seeds", "", "run the whole evaluation once per seed (comma-separated, e.g. 1,2,3), each seed setting the split, the models, the search and the instances, and report mean ± sd across seeds")
 	if err := f.parse(fs, args); err != nil {
 		return err
@@ -75,6 +77,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if err := f.checkOutput("-svg", svgPath); err != nil {
+		return err
+	}
+	// The constraints name columns, so the data are read first (again by prepare: cheap).
+	ds, err := f.loadData()
+	if err != nil {
+		return err
+	}
+	if o.Constraints, err = cons.constraints(ds.Columns); err != nil {
 		return err
 	}
 	o.Progress = f.logf

@@ -33,7 +33,7 @@ type explainFlags struct {
 	csvPath   string
 	svgDir    string
 	pictures  pictureFlags
-	frozen    string
+	cons      constraintFlags
 }
 
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -51,7 +51,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&f.csvPath, "csv", "", "write the results as a long table (one row per instance and feature) to this CSV file")
 	fs.StringVar(&f.svgDir, "svg", "", "write plots for every instance into this folder (SVG unless -format says otherwise)")
 	f.pictures.register(fs)
-	fs.StringVar(&f.frozen, "frozen", "", "comma-separated feature names that may not change")
+	f.cons.register(fs)
 	if err := f.parse(fs, args); err != nil {
 		return err
 	}
@@ -83,9 +83,9 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	var sel *selection
-	var frozen []bool
+	var cons quce.Constraints
 	s, err := f.prepare(func(ds *data.Dataset, tr, te []int) error {
-		if frozen, err = frozenMask(f.frozen, ds.Features); err != nil {
+		if cons, err = f.cons.constraints(ds.Columns); err != nil {
 			return err
 		}
 		sel, err = f.selectRows(ds, tr, te)
@@ -106,7 +106,9 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	qs := make([]quce.Query, len(sel.picks))
 	for i, p := range sel.picks {
-		qs[i] = quce.Query{X: s.Scaler.TransformRow(p.x), Target: target, Frozen: frozen}
+		if qs[i], err = s.Explainer.Constrain(quce.Query{X: s.Scaler.TransformRow(p.x), Target: target}, cons); err != nil {
+			return fmt.Errorf("%s: %w", sel.name(p), err)
+		}
 	}
 	pics, err := plotFiles(f, s, sel)
 	if err != nil {
@@ -159,25 +161,6 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-func frozenMask(list string, features []string) ([]bool, error) {
-	if strings.TrimSpace(list) == "" {
-		return nil, nil
-	}
-	mask := make([]bool, len(features))
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		i := indexOf(features, name)
-		if i < 0 {
-			return nil, fmt.Errorf("-frozen: unknown feature %q; fix: use names from the header (%s, ...)", name, strings.Join(features[:min(4, len(features))], ", "))
-		}
-		mask[i] = true
-	}
-	if !slices.Contains(mask, false) {
-		return nil, fmt.Errorf("-frozen: every feature is frozen, so nothing can change; fix: leave at least one feature free")
-	}
-	return mask, nil
-}
-
 // splitList is a comma-separated flag value as a list (empty for "").
 func splitList(list string) []string {
 	out := []string{}
@@ -201,8 +184,11 @@ func indexOf(list []string, s string) int {
 // legend explains the Φ− and Φ+ columns, so that nobody reads them as an interval.
 const legend = "Φ− and Φ+: attribution of moving the counterfactual by −ε and +ε (ε: the VAE's reconstruction gap), i.e. its uncertainty; not an interval around the attribution"
 
+// maxChanges is the most changed columns listed on an instance's line.
+const maxChanges = 8
+
 func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection, top int) {
-	labels := s.Data.Labels
+	labels, cols := s.Data.Labels, s.Explainer.Columns()
 	if top > 0 {
 		fmt.Fprintln(w, legend)
 	}
@@ -225,18 +211,27 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, s
 			}
 			fmt.Fprintf(w, "  automatic λ: λ2 %g, λ3 %g, candidate %d of %d (L1 %.3g; %s)\n", c.Lambda2, c.Lambda3, a.Chosen+1, len(a.Candidates), c.Distance, plausible)
 		}
-		changed := len(changedFeatures(e.X, p.Counterfactual))
-		if p.Resets != nil {
-			fmt.Fprintf(w, "  %d of %d features changed (%d before -sparse reset %d)\n", changed, len(e.X), changed+len(p.Resets), len(p.Resets))
+		if note := projectionNote(cols, p); note != "" {
+			fmt.Fprintf(w, "  %s\n", note)
 		}
+		xo := sel.picks[i].x
+		changed := changedColumns(cols, e.X, p.Counterfactual)
+		count := fmt.Sprintf("%d of %d columns changed", len(changed), len(cols))
+		if p.Resets != nil {
+			count += fmt.Sprintf(" (%d before -sparse reset %d)", len(changed)+len(p.Resets), len(p.Resets))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", count, changes(cols, changed, xo, p.CounterfactualOriginal, maxChanges))
 		if top == 0 {
 			continue
 		}
+		attr := data.SumColumns(cols, e.Attribution)
+		minus, plus := data.SumColumns(cols, e.AttributionMinus), data.SumColumns(cols, e.AttributionPlus)
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  feature\toriginal\t-> counterfactual\tattribution\tΦ−\tΦ+")
-		for _, f := range quce.RankFeatures(e.Attribution)[:min(top, len(e.Attribution))] {
-			fmt.Fprintf(tw, "  %s\t%.4g\t-> %.4g\t%+.4f\t%+.4f\t%+.4f\n", s.Data.Features[f], sel.picks[i].x[f],
-				p.CounterfactualOriginal[f], e.Attribution[f], e.AttributionMinus[f], e.AttributionPlus[f])
+		fmt.Fprintln(tw, "  column\toriginal\t-> counterfactual\tattribution\tΦ−\tΦ+")
+		for _, ci := range quce.RankFeatures(attr)[:min(top, len(attr))] {
+			c := cols[ci]
+			fmt.Fprintf(tw, "  %s\t%s\t-> %s\t%+.4f\t%+.4f\t%+.4f\n", c.Name, columnText(c, xo),
+				columnText(c, p.CounterfactualOriginal), attr[ci], minus[ci], plus[ci])
 		}
 		tw.Flush()
 	}
@@ -244,43 +239,64 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, s
 
 // resultJSON is one instance in quce explain's JSON. With several paths the attribution
 // fields are the expectations over paths (exQUCE) and the counterfactual is path 1's.
-// x_original is the row as read from its file.
+// x_original is the row as read from its file, one value per column in its own type (text
+// for categories); the attributions, Φ± and ε are per column (a categorical column's
+// one-hot inputs summed), and inputs holds them per model input. x and counterfactual are
+// the model's inputs, standardised.
 type resultJSON struct {
-	File                   string `json:"file"`  // the CSV file holding the row
-	Line                   int    `json:"line"`  // the row's line in File (header = line 1)
-	Split                  string `json:"split"` // train, test, or instances (a row of -instances)
-	PredictedClass         int    `json:"predicted_class"`
-	PredictedClassName     string `json:"predicted_class_name"`
-	TargetClass            int    `json:"target_class"`
-	TargetClassName        string `json:"target_class_name"`
-	ClassProbabilities     jvec   `json:"class_probabilities"`
-	ProbTargetStart        jnum   `json:"prob_target_start"`
-	ProbTargetEnd          jnum   `json:"prob_target_end"`
-	Valid                  bool   `json:"valid"`
-	Failure                string `json:"failure,omitempty"`
-	X                      jvec   `json:"x"`
-	Counterfactual         jvec   `json:"counterfactual"`
-	XOriginal              jvec   `json:"x_original"`
-	CounterfactualOriginal jvec   `json:"counterfactual_original"`
-	Attribution            jvec   `json:"attribution"`
-	AttributionStd         jvec   `json:"attribution_std"`
-	AttributionPlus        jvec   `json:"attribution_plus"`
-	AttributionMinus       jvec   `json:"attribution_minus"`
-	Epsilon                jvec   `json:"epsilon"`
-	CompletenessGap        jnum   `json:"completeness_gap"`
-	CFUncertainty          jnum   `json:"cf_uncertainty"`
-	CFUncertaintyPaper     jnum   `json:"cf_uncertainty_paper"`
-	PathUncertainty        jnum   `json:"path_uncertainty"`
-	PathUncertaintyPaper   jnum   `json:"path_uncertainty_paper"`
-	PathSteps              int    `json:"path_steps"`
-	Paths                  int    `json:"paths"`
-	ValidPathsCount        int    `json:"valid_paths_count"`
+	File               string `json:"file"`  // the CSV file holding the row
+	Line               int    `json:"line"`  // the row's line in File (header = line 1)
+	Split              string `json:"split"` // train, test, or instances (a row of -instances)
+	PredictedClass     int    `json:"predicted_class"`
+	PredictedClassName string `json:"predicted_class_name"`
+	TargetClass        int    `json:"target_class"`
+	TargetClassName    string `json:"target_class_name"`
+	ClassProbabilities jvec   `json:"class_probabilities"`
+	ProbTargetStart    jnum   `json:"prob_target_start"`
+	ProbTargetEnd      jnum   `json:"prob_target_end"`
+	Valid              bool   `json:"valid"`
+	Failure            string `json:"failure,omitempty"`
+	// RelaxedProbTargetEnd is F(τ) where the search ended, before its end was rounded to
+	// the data's values (equal to prob_target_end when nothing was rounded).
+	RelaxedProbTargetEnd   jnum     `json:"relaxed_prob_target_end"`
+	Projected              bool     `json:"projected"`
+	RepairColumns          []string `json:"repair_columns,omitempty"`
+	X                      jvec     `json:"x"`
+	Counterfactual         jvec     `json:"counterfactual"`
+	XOriginal              []any    `json:"x_original"`
+	CounterfactualOriginal []any    `json:"counterfactual_original"`
+	Attribution            jvec     `json:"attribution"`
+	AttributionStd         jvec     `json:"attribution_std"`
+	AttributionPlus        jvec     `json:"attribution_plus"`
+	AttributionMinus       jvec     `json:"attribution_minus"`
+	Epsilon                jvec     `json:"epsilon"`
+	CompletenessGap        jnum     `json:"completeness_gap"`
+	CFUncertainty          jnum     `json:"cf_uncertainty"`
+	CFUncertaintyPaper     jnum     `json:"cf_uncertainty_paper"`
+	PathUncertainty        jnum     `json:"path_uncertainty"`
+	PathUncertaintyPaper   jnum     `json:"path_uncertainty_paper"`
+	PathSteps              int      `json:"path_steps"`
+	Paths                  int      `json:"paths"`
+	ValidPathsCount        int      `json:"valid_paths_count"`
 	// ChangedFeatures names the features whose counterfactual value differs from x's;
 	// ResetFeatures, with -sparse, those set back to x's value after the search, in order.
 	ChangedFeatures []string         `json:"changed_features"`
 	ResetFeatures   []string         `json:"reset_features,omitempty"`
 	Auto            *quce.AutoChoice `json:"auto,omitempty"` // with -lambdas auto
+	Inputs          inputsJSON       `json:"inputs"`
 	Path            pathJSON         `json:"path"`
+}
+
+// inputsJSON is an instance's figures per model input (named by the top-level "features"):
+// a categorical column's parts, one per category.
+type inputsJSON struct {
+	XOriginal              jvec `json:"x_original"`
+	CounterfactualOriginal jvec `json:"counterfactual_original"`
+	Attribution            jvec `json:"attribution"`
+	AttributionStd         jvec `json:"attribution_std"`
+	AttributionPlus        jvec `json:"attribution_plus"`
+	AttributionMinus       jvec `json:"attribution_minus"`
+	Epsilon                jvec `json:"epsilon"`
 }
 
 // pathJSON is the kept points of path 1 (the one from x), enough to redraw the path figure:
@@ -329,6 +345,7 @@ func (m jmat) MarshalJSON() ([]byte, error) {
 const lineNote = "line: the row's line in its CSV file (file; the header is line 1, so the first data row is line 2)"
 
 func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.Explanation, sel *selection) map[string]any {
+	cols := s.Explainer.Columns()
 	results := make([]resultJSON, len(ex))
 	for i, e := range ex {
 		p := e.Path0()
@@ -345,22 +362,28 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 			PredictedClassName: s.Data.Labels[e.PredictedClass], TargetClassName: s.Data.Labels[e.Target],
 			ClassProbabilities: e.Probabilities,
 			ProbTargetStart:    jnum(e.ProbStart), ProbTargetEnd: jnum(p.ProbEnd), Valid: p.Valid, Failure: p.Failure,
-			X: e.X, Counterfactual: p.Counterfactual, XOriginal: pk.x, CounterfactualOriginal: p.CounterfactualOriginal,
-			Attribution: e.Attribution, AttributionStd: e.AttributionStd, AttributionPlus: e.AttributionPlus,
-			AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon, CompletenessGap: jnum(e.CompletenessGap),
+			RelaxedProbTargetEnd: jnum(p.RelaxedProb), Projected: p.Projected, RepairColumns: columnNames(cols, p.Repairs),
+			X: e.X, Counterfactual: p.Counterfactual,
+			XOriginal: columnValues(cols, pk.x), CounterfactualOriginal: columnValues(cols, p.CounterfactualOriginal),
+			Attribution: perColumn(cols, e.Attribution), AttributionStd: perColumn(cols, e.AttributionStd),
+			AttributionPlus: perColumn(cols, e.AttributionPlus), AttributionMinus: perColumn(cols, e.AttributionMinus),
+			Epsilon: perColumn(cols, p.Epsilon), CompletenessGap: jnum(e.CompletenessGap),
 			CFUncertainty: jnum(p.CFUncertainty), CFUncertaintyPaper: jnum(p.CFUncertaintyPaper),
 			PathUncertainty: jnum(p.PathUncertainty), PathUncertaintyPaper: jnum(p.PathUncertaintyPaper),
 			PathSteps: p.Steps, Paths: len(e.Paths), ValidPathsCount: valid,
-			ChangedFeatures: names(s.Data.Features, changedFeatures(e.X, p.Counterfactual)), Auto: e.Auto,
+			ChangedFeatures: columnNames(cols, changedColumns(cols, e.X, p.Counterfactual)), Auto: e.Auto,
+			Inputs: inputsJSON{
+				XOriginal: pk.x, CounterfactualOriginal: p.CounterfactualOriginal,
+				Attribution: e.Attribution, AttributionStd: e.AttributionStd,
+				AttributionPlus: e.AttributionPlus, AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon,
+			},
 			Path: pathJSON{
 				Step: p.Step, Points: p.Points, PointsOriginal: s.Scaler.Inverse(p.Points),
 				Probability: p.Probability, Uncertainty: p.Uncertainty, UncertaintyPaper: p.UncertaintyPaper,
 			},
 		}
-	}
-	for i, e := range ex {
-		if r := e.Path0().Resets; r != nil {
-			results[i].ResetFeatures = names(s.Data.Features, r)
+		if p.Resets != nil {
+			results[i].ResetFeatures = columnNames(cols, p.Resets)
 		}
 	}
 	lines := []int{}
@@ -375,7 +398,10 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 		"config": map[string]any{
 			"quce": cfg, "split": f.split, "n": f.n, "rows": lines, "instances": f.instances,
 			"split_seed": s.Options.SplitSeed, "test_fraction": s.Options.TestFraction,
-			"model": modelJSON(s), "vae": s.VAE.Config, "class": f.class, "frozen": splitList(f.frozen),
+			"model": modelJSON(s), "vae": s.VAE.Config, "class": f.class,
+			"frozen": splitList(f.cons.frozen), "increase": splitList(f.cons.increase),
+			"decrease": splitList(f.cons.decrease), "bounds": splitList(f.cons.bounds),
+			"types": f.types, "ignore": splitList(f.ignore), "drop_missing": f.dropMissing,
 		},
 		"models": map[string]any{
 			"cache_key": s.CacheKey, "train_accuracy": s.TrainAccuracy, "test_accuracy": s.TestAccuracy,
@@ -383,6 +409,7 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 		},
 		"scaler":       map[string]any{"mean": jvec(s.Scaler.Mean), "std": jvec(s.Scaler.Std)},
 		"features":     s.Data.Features,
+		"columns":      columnsJSON(cols),
 		"line_numbers": lineNote,
 		"results":      results,
 	}
@@ -392,12 +419,13 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 	return doc
 }
 
-// csvColumns are the columns of the -csv table: one row per instance and feature. The
-// instance is named by file and line; original and counterfactual are in the data's units,
-// epsilon is standardised; the columns after epsilon are the instance's own figures,
+// csvColumns are the columns of the -csv table: one row per instance and data column. The
+// instance is named by file and line; original and counterfactual are in the data's own
+// terms (numbers, or a category's name); attributions and epsilon (standardised) are summed
+// over a categorical column's inputs; the columns after epsilon are the instance's own figures,
 // repeated on each of its rows.
 var csvColumns = []string{
-	"file", "line", "split", "feature", "rank", "original", "counterfactual",
+	"file", "line", "split", "column", "rank", "original", "counterfactual",
 	"attribution", "attribution_std", "attribution_plus", "attribution_minus", "epsilon",
 	"predicted_class", "target_class", "prob_target_start", "prob_target_end", "valid",
 	"completeness_gap", "cf_uncertainty", "cf_uncertainty_paper", "path_uncertainty",
@@ -419,6 +447,14 @@ func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]by
 		}
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
+	// A continuous value in full precision; any other in the data's own terms.
+	cell := func(c data.Column, x []float64) string {
+		if c.Type == data.Continuous {
+			return num(x[c.Start])
+		}
+		return c.Format(x)
+	}
+	cols := s.Explainer.Columns()
 	for i, e := range ex {
 		p, pk := e.Path0(), sel.picks[i]
 		valid := 0
@@ -427,15 +463,18 @@ func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]by
 				valid++
 			}
 		}
-		rank := make([]int, len(e.Attribution))
-		for r, f := range quce.RankFeatures(e.Attribution) {
-			rank[f] = r + 1
+		attr, std := data.SumColumns(cols, e.Attribution), data.SumColumns(cols, e.AttributionStd)
+		plus, minus := data.SumColumns(cols, e.AttributionPlus), data.SumColumns(cols, e.AttributionMinus)
+		eps := data.SumColumns(cols, p.Epsilon)
+		rank := make([]int, len(attr))
+		for r, ci := range quce.RankFeatures(attr) {
+			rank[ci] = r + 1
 		}
-		for f, name := range s.Data.Features {
+		for ci, c := range cols {
 			rec := []string{
-				sel.file, strconv.Itoa(pk.line), pk.split, name, strconv.Itoa(rank[f]),
-				num(pk.x[f]), num(p.CounterfactualOriginal[f]),
-				num(e.Attribution[f]), num(e.AttributionStd[f]), num(e.AttributionPlus[f]), num(e.AttributionMinus[f]), num(p.Epsilon[f]),
+				sel.file, strconv.Itoa(pk.line), pk.split, c.Name, strconv.Itoa(rank[ci]),
+				cell(c, pk.x), cell(c, p.CounterfactualOriginal),
+				num(attr[ci]), num(std[ci]), num(plus[ci]), num(minus[ci]), num(eps[ci]),
 				s.Data.Labels[e.PredictedClass], s.Data.Labels[e.Target], num(e.ProbStart), num(p.ProbEnd), strconv.FormatBool(p.Valid),
 				num(e.CompletenessGap), num(p.CFUncertainty), num(p.CFUncertaintyPaper), num(p.PathUncertainty),
 				num(p.PathUncertaintyPaper), strconv.Itoa(p.Steps), strconv.Itoa(len(e.Paths)), strconv.Itoa(valid),
@@ -468,25 +507,4 @@ func versions() map[string]string {
 		}
 	}
 	return v
-}
-
-// changedFeatures lists the features whose counterfactual value differs from x's (both
-// standardised; x as the explainer sees it, in float32).
-func changedFeatures(x, xc []float64) []int {
-	var out []int
-	for f := range x {
-		if xc[f] != float64(float32(x[f])) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// names maps feature indices to their names.
-func names(features []string, idx []int) []string {
-	out := make([]string, len(idx))
-	for i, f := range idx {
-		out[i] = features[f]
-	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,8 @@ import (
 // common holds the flags every command shares: the data, the models and the QUCE settings.
 type common struct {
 	dataPath, target   string
+	types, ignore      string
+	dropMissing        bool
 	modelPath          string
 	modelInput         string
 	modelOutput        string
@@ -55,8 +58,11 @@ type common struct {
 
 func (c *common) register(fs *flag.FlagSet) {
 	d := quce.DefaultConfig()
-	fs.StringVar(&c.dataPath, "data", "", "CSV file with a header row (default: the embedded W-BC data)")
+	fs.StringVar(&c.dataPath, "data", "", "CSV file with a header row, or an embedded data set: wbc (the default) or german_credit")
 	fs.StringVar(&c.target, "target", "", "name of the target column (default: the last column)")
+	fs.StringVar(&c.types, "types", "", "column types that detection should not guess, e.g. housing=categorical,employment=ordinal:low<mid<high,id=ignore (types: continuous, integer, binary, categorical, ordinal, ignore)")
+	fs.StringVar(&c.ignore, "ignore", "", "comma-separated columns to leave out of the features (identifiers, free text)")
+	fs.BoolVar(&c.dropMissing, "drop-missing", false, "drop rows with a missing cell (empty, NA, ?) instead of stopping at the first")
 	fs.Int64Var(&c.splitSeed, "split-seed", 1, "seed of the stratified 80/20 train/test split")
 	fs.StringVar(&c.modelPath, "model", "", "explain this model instead of training the built-in one: an .onnx file, or a folder saved by the built-in classifier")
 	fs.StringVar(&c.modelInput, "model-input", "raw", "units the -model takes: raw (the data's own values) or standardized")
@@ -313,17 +319,9 @@ const testFraction = 0.2
 // its split before any model is trained, so that a mistake in the rows or features asked
 // for fails at once.
 func (c *common) prepare(check func(ds *data.Dataset, trainIdx, testIdx []int) error) (*pipeline.Setup, error) {
-	var ds *data.Dataset
-	if c.dataPath != "" {
-		var err error
-		if ds, err = data.Load(c.dataPath, data.LoadOptions{Target: c.target}); err != nil {
-			return nil, err
-		}
-	} else {
-		ds = data.WBC()
-		if c.target != "" && c.target != ds.Target {
-			return nil, fmt.Errorf("-target %q: the embedded W-BC data's target is %q; fix: drop -target or pass -data", c.target, ds.Target)
-		}
+	ds, err := c.loadData()
+	if err != nil {
+		return nil, err
 	}
 	clf, v, err := c.modelConfigs()
 	if err != nil {
@@ -356,11 +354,38 @@ func (c *common) prepare(check func(ds *data.Dataset, trainIdx, testIdx []int) e
 	c.logf("backend: %s", s.BackendInfo)
 	if s.Cached {
 		c.logf("models loaded from the cache (%s)", s.CacheKey)
+	} else {
+		// The first run on a data set says how its columns were read, so a wrong guess
+		// (an identifier, a category written as numbers) is seen and fixed with -types.
+		c.logf("columns of %s (change with -types and -ignore):", pipeline.DataFile(ds))
+		for _, line := range ds.Summary() {
+			c.logf("  %s", line)
+		}
 	}
 	for _, w := range s.Warnings {
 		c.logf("warning: %s", w)
 	}
 	return s, nil
+}
+
+// loadData reads -data with -target, -types, -ignore and -drop-missing: a CSV file, or one
+// of the embedded data sets by name (a file of that name wins, so no file is shadowed).
+func (c *common) loadData() (*data.Dataset, error) {
+	opts := data.LoadOptions{Target: c.target, Ignore: splitList(c.ignore), DropMissing: c.dropMissing}
+	if strings.TrimSpace(c.types) != "" {
+		var err error
+		if opts.Types, err = data.ParseTypes(c.types); err != nil {
+			return nil, err
+		}
+	}
+	name := c.dataPath
+	if name == "" {
+		name = data.DefaultEmbedded
+	}
+	if _, err := os.Stat(name); err != nil && slices.Contains(data.EmbeddedNames(), name) {
+		return data.Embedded(name, opts)
+	}
+	return data.Load(c.dataPath, opts)
 }
 
 // loadModel reads -model: an ONNX file, or a folder holding a saved built-in classifier.

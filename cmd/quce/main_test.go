@@ -122,7 +122,9 @@ func TestExplainPictureFormatAndSize(t *testing.T) {
 func TestCommandErrors(t *testing.T) {
 	allFeatures := strings.Join(data.WBC().Features, ",")
 	bad := filepath.Join(t.TempDir(), "bad.csv")
-	os.WriteFile(bad, []byte("a,b,y\n1,2,0\n3,x,1\n"), 0o644)
+	os.WriteFile(bad, []byte("a,b,y\n1,2,0\n3,NA,1\n"), 0o644)
+	typed := filepath.Join(t.TempDir(), "typed.csv")
+	os.WriteFile(typed, []byte("a,b,y\n1.5,low,0\n2,high,1\n3,mid,0\n4,low,1\n5,high,0\n"), 0o644)
 	tests := []struct {
 		args []string
 		want string
@@ -148,12 +150,26 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"explain", "-vae-epochs", "-3"}, "-vae-epochs -3"},
 		{[]string{"explain", "-model", "m.onnx", "-epochs", "5"}, "-epochs shapes the built-in classifier"},
 		{[]string{"eval", "-splits", "val"}, "-splits \"val\""},
-		{[]string{"explain", "-data", bad}, `column "b"`},
+		{[]string{"explain", "-data", bad}, `column "b": value "NA"`},
+		{[]string{"explain", "-data", bad}, "-drop-missing"},
+		{[]string{"explain", "-data", typed, "-types", "a=colour"}, "-types"},
+		{[]string{"explain", "-data", typed, "-types", "a=integer"}, `value "1.5"`},
+		{[]string{"explain", "-data", typed, "-types", "b=ordinal:low<high"}, `value "mid"`},
+		{[]string{"explain", "-data", typed, "-types", "c=integer"}, `"c"`},
+		{[]string{"explain", "-data", typed, "-ignore", "c"}, `"c"`},
+		{[]string{"explain", "-data", "german_credit", "-increase", "housing"}, `-increase housing: column "housing" is categorical`},
+		{[]string{"explain", "-data", "german_credit", "-frozen", "age", "-increase", "age"}, "both -frozen and -increase"},
+		{[]string{"explain", "-data", "german_credit", "-bounds", "age=old:70"}, "-bounds age=old:70"},
+		{[]string{"explain", "-data", "german_credit", "-bounds", "employment=<1:4<=X<7"}, `-bounds employment: column "employment" is categorical`},
+		{[]string{"explain", "-data", "german_credit", "-types", "employment=ordinal:unemployed < <1 < 1<=X<4 < 4<=X<7 < >=7",
+			"-bounds", "employment=<1:never"}, "levels of the ordinal column"},
+		{[]string{"explain", "-data", "german_credit", "-target", "age"}, "drop -target"},
 		{[]string{"explain", "-data", "/nonexistent.csv"}, "nonexistent.csv"},
 		{[]string{"explain", "-n", "1000", "-cache", cacheDir()}, "has only 114 rows"},
-		{[]string{"explain", "-frozen", "nope", "-cache", cacheDir()}, `unknown feature "nope"`},
-		{[]string{"explain", "-frozen", allFeatures, "-cache", cacheDir()}, "every feature is frozen"},
+		{[]string{"explain", "-frozen", "nope", "-cache", cacheDir()}, `there is no column "nope"`},
+		{[]string{"explain", "-frozen", allFeatures, "-cache", cacheDir()}, "every column is frozen"},
 		{[]string{"eval", "-methods", "lime"}, "lime"},
+		{[]string{"eval", "-data", "german_credit", "-increase", "housing"}, `-increase housing: column "housing" is categorical`},
 		{[]string{"bogus"}, "usage"},
 	}
 	for _, tc := range tests {

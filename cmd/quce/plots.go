@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/plots"
@@ -77,7 +78,7 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection) (*explainPlot
 	labels := s.Data.Subset(s.TrainIdx).Y
 	ep.pictures = []picture{
 		{"attribution", func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
-			return plots.Attribution(e, s.Data.Features, top)
+			return plots.Attribution(e.ByColumn(s.Explainer.Columns()), data.Names(s.Explainer.Columns()), top)
 		}},
 		{"path", func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
 			return plots.Path(e, s.Data.Features, s.Scaler, o)
@@ -92,7 +93,7 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection) (*explainPlot
 	}
 	if f.paths > 1 {
 		ep.pictures = append(ep.pictures, picture{"paths", func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
-			return plots.Paths(e, s.Data.Features, top)
+			return plots.Paths(e.ByColumn(s.Explainer.Columns()), data.Names(s.Explainer.Columns()), top)
 		}})
 	}
 	if f.autoLambdas() {

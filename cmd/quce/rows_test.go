@@ -347,7 +347,7 @@ func TestExplainOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := recs[0]
-	for _, c := range []string{"file", "line", "split", "feature", "original", "counterfactual", "attribution",
+	for _, c := range []string{"file", "line", "split", "column", "original", "counterfactual", "attribution",
 		"attribution_plus", "attribution_minus", "epsilon", "prob_target_start", "prob_target_end", "valid", "completeness_gap",
 		"cf_uncertainty", "path_uncertainty", "path_steps", "valid_paths_count"} {
 		if !slices.Contains(head, c) {
@@ -362,7 +362,7 @@ func TestExplainOutputs(t *testing.T) {
 	for k, rec := range recs[1:] {
 		r := doc.Results[k/len(features)]
 		if col(rec, "line") != strconv.Itoa(r.Line) || col(rec, "split") != r.Split || col(rec, "file") != "wbc.csv" ||
-			col(rec, "feature") != features[k%len(features)] {
+			col(rec, "column") != features[k%len(features)] {
 			t.Errorf("CSV row %d: %v names another instance or feature than line %d, %s", k+2, rec[:4], r.Line, features[k%len(features)])
 		}
 		for _, c := range []string{"line", "rank", "original", "counterfactual", "attribution", "attribution_std", "attribution_plus",
@@ -377,7 +377,7 @@ func TestExplainOutputs(t *testing.T) {
 		}
 		orig, _ := strconv.ParseFloat(col(rec, "original"), 64)
 		cf, _ := strconv.ParseFloat(col(rec, "counterfactual"), 64)
-		if name := col(rec, "feature"); name == "mean_radius" && abs(cf-orig) > 1e-6*abs(orig) { // float32 path
+		if name := col(rec, "column"); name == "mean_radius" && abs(cf-orig) > 1e-6*abs(orig) { // float32 path
 			t.Errorf("line %d: the frozen mean_radius moved from %s to %s", r.Line, col(rec, "original"), col(rec, "counterfactual"))
 		}
 	}

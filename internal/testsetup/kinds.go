@@ -182,3 +182,9 @@ func KindNamed(t testing.TB, name string) *pipeline.Setup {
 	t.Fatalf("no model kind %q", name)
 	return nil
 }
+
+// German is the embedded German credit data (13 categorical, 7 integer columns) with the
+// default models.
+var German = prepareOnce("builtin-german", func() (pipeline.Options, error) {
+	return pipeline.Options{Data: data.GermanCredit()}, nil
+})

@@ -1,0 +1,101 @@
+package eval
+
+import (
+	"math"
+
+	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/quce"
+)
+
+// The baselines that eval runs itself (AGI, DiCE-random) must honour the constraints and
+// the legal values in the same terms as the explainer's search does, or the comparison would
+// favour whichever method may break them (see the package documentation).
+
+// box is one instance's room to move, per model input, as the explainer's search has it: the
+// user's bounds where set; for a discrete column (every type but continuous) the column's
+// observed range where not, widened to the instance's value (a new instance may lie outside
+// the data). A continuous column without bounds is open.
+type box struct {
+	x, orig  []float64 // the instance, standardised and in original units
+	move     []bool    // false where the input is frozen
+	lo, hi   []float64 // original units, ±Inf where open
+	slo, shi []float64 // the same, standardised
+}
+
+// newBox is the box of the query q (see Explainer.Constrain), as the explainer's search has
+// it (Explainer.Box).
+func newBox(e *quce.Explainer, q quce.Query) (box, error) {
+	move, slo, shi, err := e.Box(q)
+	if err != nil {
+		return box{}, err
+	}
+	sc := e.Scaler()
+	b := box{x: q.X, orig: sc.InverseRow(q.X), move: move, slo: slo, shi: shi, lo: make([]float64, len(slo)), hi: make([]float64, len(shi))}
+	for f := range slo {
+		b.lo[f], b.hi[f] = slo[f]*sc.Std[f]+sc.Mean[f], shi[f]*sc.Std[f]+sc.Mean[f]
+	}
+	return b, nil
+}
+
+// inputColumns is one continuous column per input, as the explainer has for numeric data.
+func inputColumns(j int) []data.Column {
+	cols := make([]data.Column, j)
+	for f := range cols {
+		cols[f] = data.Column{Type: data.Continuous, Start: f, Width: 1}
+	}
+	return cols
+}
+
+// openBox is the box of an unconstrained instance x of numeric data: every input free and
+// open. It has no original units, which only discrete columns need.
+func openBox(x []float64) box {
+	b := box{x: x, move: make([]bool, len(x)), slo: make([]float64, len(x)), shi: make([]float64, len(x))}
+	for f := range x {
+		b.move[f], b.slo[f], b.shi[f] = true, math.Inf(-1), math.Inf(1)
+	}
+	return b
+}
+
+// standardised is input f's value v (original units) as the models see it. The instance's
+// own value maps to exactly its input, so a column set back to it counts as unchanged.
+func (b box) standardised(sc *data.Scaler, f int, v float64) float64 {
+	if sameValue(v, b.orig[f]) {
+		return b.x[f]
+	}
+	return (v - sc.Mean[f]) / sc.Std[f]
+}
+
+// setCategory sets the categorical column c of the standardised row x to its level k.
+func (b box) setCategory(sc *data.Scaler, x []float64, c data.Column, k int) {
+	for i := range c.Width {
+		v := 0.0
+		if i == k {
+			v = 1
+		}
+		x[c.Start+i] = b.standardised(sc, c.Start+i, v)
+	}
+}
+
+// binaryValues are a binary column's two values (encoded units) that lie inside [lo, hi]:
+// at least the instance's own, which the box holds.
+func binaryValues(c data.Column, lo, hi float64) []float64 {
+	var out []float64
+	for _, v := range []float64{c.Min, c.Max} {
+		if v >= lo-tolerance(lo) && v <= hi+tolerance(hi) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// intRange is the first and last integer inside [lo, hi]; the tolerance absorbs an
+// instance's value that went through the scaler and back (an increase-only age of 35 may
+// come back as 34.9999999).
+func intRange(lo, hi float64) (first, last float64) {
+	return math.Ceil(lo - tolerance(lo)), math.Floor(hi + tolerance(hi))
+}
+
+func tolerance(v float64) float64 { return 1e-6 * max(1, math.Abs(v)) }
+
+// sameValue reports whether a and b are one value up to a trip through the scaler.
+func sameValue(a, b float64) bool { return math.Abs(a-b) <= tolerance(a) }
