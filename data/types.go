@@ -381,3 +381,19 @@ func Names(cols []Column) []string {
 	}
 	return names
 }
+
+// Labels are the columns' names for a figure of the change from row x to row xc (original
+// units): a column whose values are words (categorical, ordinal, a text binary column) and
+// that changed is labelled with the change in its own terms, "housing: rent → own".
+func Labels(cols []Column, x, xc []float64) []string {
+	out := Names(cols)
+	for i, c := range cols {
+		if c.IsNumeric() {
+			continue
+		}
+		if a, b := c.Format(x), c.Format(xc); a != b {
+			out[i] = fmt.Sprintf("%s: %s → %s", c.Name, a, b)
+		}
+	}
+	return out
+}

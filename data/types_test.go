@@ -157,3 +157,25 @@ func TestSumColumns(t *testing.T) {
 		t.Errorf("SumColumns(nil) = %v", got)
 	}
 }
+
+// TestLabels: a figure names a changed categorical or text column by its change, and every
+// other column by its name.
+func TestLabels(t *testing.T) {
+	d := GermanCredit()
+	x, xc := d.X[0], slices.Clone(d.X[0])
+	housing, _ := d.Column("housing")
+	age, _ := d.Column("age")
+	clear(xc[housing.Start : housing.Start+housing.Width])
+	xc[housing.Start+slices.Index(housing.Levels, "rent")] = 1
+	xc[age.Start] += 5
+	labels := Labels(d.Columns, x, xc)
+	for i, c := range d.Columns {
+		want := c.Name
+		if c.Name == "housing" {
+			want = "housing: own → rent"
+		}
+		if labels[i] != want {
+			t.Errorf("column %s: label %q, want %q", c.Name, labels[i], want)
+		}
+	}
+}

@@ -86,7 +86,7 @@ func ExplanationHTML(s *pipeline.Setup, ex *quce.Explanation, o plots.Options) (
 		o.Classes = s.Data.Labels
 	}
 	cols := s.Explainer.Columns()
-	attr, err := plots.Attribution(ex.ByColumn(cols), data.Names(cols), o)
+	attr, err := plots.Attribution(ex.ByColumn(cols), data.Labels(cols, ex.XOriginal, ex.Path0().CounterfactualOriginal), o)
 	if err != nil {
 		return "", err
 	}

@@ -77,7 +77,7 @@ func projectionNote(cols []data.Column, p *quce.Path) string {
 	}
 	note := fmt.Sprintf("the search ended at F(target) %.4f with relaxed values (fractions of categories or integers), then was rounded to the data's values", p.RelaxedProb)
 	if len(p.Repairs) > 0 {
-		note += fmt.Sprintf(" and moved %d times to regain validity (%s)", len(p.Repairs), strings.Join(columnNames(cols, p.Repairs), ", "))
+		note += fmt.Sprintf(", then made %d one-column moves towards validity (%s)", len(p.Repairs), strings.Join(columnNames(cols, p.Repairs), ", "))
 	}
 	return note
 }

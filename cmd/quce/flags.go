@@ -323,6 +323,9 @@ func (c *common) prepare(check func(ds *data.Dataset, trainIdx, testIdx []int) e
 	if err != nil {
 		return nil, err
 	}
+	if ds.Dropped > 0 {
+		c.logf("-drop-missing: dropped %d of %d rows with a missing cell", ds.Dropped, ds.Rows()+ds.Dropped)
+	}
 	clf, v, err := c.modelConfigs()
 	if err != nil {
 		return nil, err

@@ -78,7 +78,8 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection) (*explainPlot
 	labels := s.Data.Subset(s.TrainIdx).Y
 	ep.pictures = []picture{
 		{"attribution", func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
-			return plots.Attribution(e.ByColumn(s.Explainer.Columns()), data.Names(s.Explainer.Columns()), top)
+			cols := s.Explainer.Columns()
+			return plots.Attribution(e.ByColumn(cols), data.Labels(cols, e.XOriginal, e.Path0().CounterfactualOriginal), top)
 		}},
 		{"path", func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
 			return plots.Path(e, s.Data.Features, s.Scaler, o)
