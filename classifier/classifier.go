@@ -46,6 +46,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/quce-go/quce/gomlxmodel"
+	"github.com/quce-go/quce/internal/budget"
 	"github.com/quce-go/quce/internal/savedmodel"
 )
 
@@ -63,12 +64,21 @@ type Config struct {
 	BatchSize    int     `json:"batch_size"`    // rows per Adam step
 	LearningRate float64 `json:"learning_rate"` // Adam step size
 	Seed         uint64  `json:"seed"`          // weight initialisation and shuffling
+	// MaxSteps bounds the Adam steps whatever the rows (0: DefaultMaxSteps); on large data
+	// batches also grow (package internal/budget), so training cost stays bounded.
+	MaxSteps int `json:"max_steps"`
+	// Progress, if set, is told the steps done and the most there will be after each epoch.
+	Progress budget.Progress `json:"-"`
 }
 
+// DefaultMaxSteps is the default bound on training steps: W-BC takes 1 400 and German
+// credit 2 500 with the defaults, so it binds only on larger data.
+const DefaultMaxSteps = 4000
+
 // DefaultConfig is one hidden layer of 60 ReLU units, 100 epochs of Adam (lr 1e-3) on
-// batches of 32: about 1 400 steps on W-BC, test accuracy ≈ 0.97.
+// batches of 32: about 1 400 steps on W-BC, test accuracy ≈ 0.97; at most 4 000 steps.
 func DefaultConfig() Config {
-	return Config{Hidden: []int{60}, Epochs: 100, BatchSize: 32, LearningRate: 1e-3, Seed: 1}
+	return Config{Hidden: []int{60}, Epochs: 100, BatchSize: 32, LearningRate: 1e-3, Seed: 1, MaxSteps: DefaultMaxSteps}
 }
 
 // Validate reports the first bad setting.
@@ -83,6 +93,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("classifier: epochs = %d; fix: use at least 1", c.Epochs)
 	case c.BatchSize <= 0:
 		return fmt.Errorf("classifier: batch size = %d; fix: use at least 1", c.BatchSize)
+	case c.MaxSteps < 0:
+		return fmt.Errorf("classifier: max steps = %d; fix: use 0 (the default bound) or a positive number", c.MaxSteps)
 	case !(c.LearningRate > 0) || math.IsInf(c.LearningRate, 0):
 		return fmt.Errorf("classifier: learning rate = %v; fix: use a positive number such as 1e-3", c.LearningRate)
 	}
@@ -180,17 +192,24 @@ func Train(b compute.Backend, X [][]float32, y []int, classes int, cfg Config) (
 	trainer := train.NewTrainer(b, store, fn, lossFn, opt, nil, nil)
 
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x636c6173))
-	bs := min(cfg.BatchSize, len(X))
+	bs := budget.Batch(cfg.BatchSize, len(X))
+	maxSteps := cfg.MaxSteps
+	if maxSteps == 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	total := min(cfg.Epochs*(len(X)/bs), maxSteps)
 	order := make([]int, len(X))
 	for i := range order {
 		order[i] = i
 	}
-	for epoch := 0; epoch < cfg.Epochs; epoch++ {
+	steps := 0
+	for epoch := 0; epoch < cfg.Epochs && steps < maxSteps; epoch++ {
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		// Whole batches only, so one compiled step serves them all; the shuffle means
 		// every row is used over the epochs.
 		var last float32
-		for start := 0; start+bs <= len(order); start += bs {
+		for start := 0; start+bs <= len(order) && steps < maxSteps; start += bs {
+			steps++
 			batch := order[start : start+bs]
 			// The trainer takes ownership of (and frees) the batch tensors: fresh ones each step.
 			metrics, err := trainer.TrainStep(train.Batch{
@@ -209,6 +228,7 @@ func Train(b compute.Backend, X [][]float32, y []int, classes int, cfg Config) (
 		if math.IsNaN(float64(last)) || math.IsInf(float64(last), 0) {
 			return nil, fmt.Errorf("classifier: training loss became %v at epoch %d; fix: lower the learning rate (Config.LearningRate in Go), or check the data for extreme values", last, epoch)
 		}
+		cfg.Progress.Report(steps, total)
 	}
 	weights, err := trainedVariables(store)
 	if err != nil {

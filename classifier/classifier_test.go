@@ -303,3 +303,30 @@ func TestFromStore(t *testing.T) {
 		t.Error("a store without the hidden layer was taken for a one-hidden-layer classifier")
 	}
 }
+
+// TestStepBudget: training stops at MaxSteps whatever the epochs, and reports its progress.
+func TestStepBudget(t *testing.T) {
+	xtr, _, ytr, _ := wbcSplit(t)
+	perEpoch := len(xtr) / 32
+	for _, tc := range []struct {
+		name              string
+		epochs, maxSteps  int
+		wantDone, wantTot int
+	}{
+		{"the bound binds", 100, 30, 30, 30},
+		{"the epochs end first", 2, 4000, 2 * perEpoch, 2 * perEpoch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := classifier.DefaultConfig()
+			cfg.Epochs, cfg.MaxSteps = tc.epochs, tc.maxSteps
+			done, total := 0, 0
+			cfg.Progress = func(d, tot int) { done, total = d, tot }
+			if _, err := classifier.Train(testBackend(t), xtr, ytr, 2, cfg); err != nil {
+				t.Fatal(err)
+			}
+			if done != tc.wantDone || total != tc.wantTot {
+				t.Errorf("progress ended at %d of %d steps, want %d of %d", done, total, tc.wantDone, tc.wantTot)
+			}
+		})
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/budget"
 	"github.com/quce-go/quce/internal/savedmodel"
 	"github.com/quce-go/quce/quce"
 	"github.com/quce-go/quce/vae"
@@ -155,7 +156,9 @@ func Prepare(opts Options) (*Setup, error) {
 		if s.Classifier == nil {
 			logf("training the classifier %v on %d rows", opts.Classifier.Hidden, len(xtr))
 			t0 := time.Now()
-			if s.Classifier, err = classifier.Train(b, xtr, train.Y, ds.NumClasses(), opts.Classifier); err != nil {
+			cc := opts.Classifier
+			cc.Progress = progress(logf, "training the classifier")
+			if s.Classifier, err = classifier.Train(b, xtr, train.Y, ds.NumClasses(), cc); err != nil {
 				return nil, err
 			}
 			s.ClassifierSeconds = time.Since(t0).Seconds()
@@ -174,7 +177,9 @@ func Prepare(opts Options) (*Setup, error) {
 	if s.VAE == nil {
 		logf("training the VAE (latent %d) on %d rows", opts.VAE.Latent, len(xtr))
 		t0 := time.Now()
-		if s.VAE, err = vae.Train(b, xtr, opts.VAE); err != nil {
+		vc := opts.VAE
+		vc.Progress = progress(logf, "training the VAE")
+		if s.VAE, err = vae.Train(b, xtr, vc); err != nil {
 			return nil, err
 		}
 		s.VAESeconds = time.Since(t0).Seconds()
@@ -221,6 +226,21 @@ func Prepare(opts Options) (*Setup, error) {
 	logf("classifier accuracy train %.3f test %.3f; VAE reconstruction MSE train %.3f test %.3f",
 		s.TrainAccuracy, s.TestAccuracy, s.VAETrain.ReconMSE, s.VAETest.ReconMSE)
 	return s, nil
+}
+
+// progressEvery is how often long training reports its progress.
+const progressEvery = 2 * time.Second
+
+// progress reports a training's steps through logf, at most every progressEvery, so short
+// trainings stay quiet and long ones show they are moving.
+func progress(logf func(string, ...any), what string) budget.Progress {
+	last := time.Now()
+	return func(done, total int) {
+		if time.Since(last) >= progressEvery {
+			last = time.Now()
+			logf("%s: step %d of at most %d", what, done, total)
+		}
+	}
 }
 
 // accuracy is the share of standardised rows xs whose predicted class is their label.

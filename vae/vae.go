@@ -64,6 +64,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/quce-go/quce/gomlxmodel"
+	"github.com/quce-go/quce/internal/budget"
 	"github.com/quce-go/quce/internal/savedmodel"
 )
 
@@ -95,11 +96,20 @@ type Config struct {
 	BatchSize    int     `json:"batch_size"`    // rows per Adam step
 	LearningRate float64 `json:"learning_rate"` // Adam step size
 	Seed         uint64  `json:"seed"`          // initialisation, shuffling, validation split, noise
+	// MaxSteps bounds the Adam steps whatever the rows (0: DefaultMaxSteps); on large data
+	// batches also grow (package internal/budget), so training cost stays bounded.
+	MaxSteps int `json:"max_steps"`
+	// Progress, if set, is told the steps done and the most there will be after each epoch.
+	Progress budget.Progress `json:"-"`
 	// Categorical lists the one-hot blocks, in column order, that have a categorical
 	// likelihood; every other input is Gaussian. Omitted from JSON when empty, so a numeric
 	// configuration encodes (and keys caches) as before.
 	Categorical []Block `json:"categorical,omitempty"`
 }
+
+// DefaultMaxSteps is the default bound on training steps: at most 300 epochs take 1 800
+// steps on W-BC and 3 300 on German credit, so it binds only on larger data.
+const DefaultMaxSteps = 4000
 
 // DefaultConfig is the architecture of the issue (30→128→64→2·15, 15→64→128→30), σ = 0.5,
 // Adam 3e-3 on batches of 64, at most 300 epochs with patience 20 on a 10% validation split.
@@ -110,6 +120,7 @@ func DefaultConfig() Config {
 	return Config{
 		Encoder: []int{128, 64}, Latent: 15, Decoder: []int{64, 128}, Sigma: 0.5,
 		MaxEpochs: 300, Patience: 20, ValFraction: 0.1, BatchSize: 64, LearningRate: 3e-3, Seed: 1,
+		MaxSteps: DefaultMaxSteps,
 	}
 }
 
@@ -127,6 +138,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("vae: sigma = %v; fix: use a positive number such as 1", c.Sigma)
 	case c.MaxEpochs <= 0:
 		return fmt.Errorf("vae: max epochs = %d; fix: use at least 1", c.MaxEpochs)
+	case c.MaxSteps < 0:
+		return fmt.Errorf("vae: max steps = %d; fix: use 0 (the default bound) or a positive number", c.MaxSteps)
 	case c.Patience <= 0:
 		return fmt.Errorf("vae: patience = %d; fix: use at least 1", c.Patience)
 	case !(c.ValFraction > 0 && c.ValFraction < 1):
@@ -469,14 +482,20 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 	defer valExec.Finalize()
 	valT := matrix(val, j)
 
-	bs := min(cfg.BatchSize, len(fit))
-	best, since, epoch := math.Inf(1), 0, 0
+	bs := budget.Batch(cfg.BatchSize, len(fit))
+	maxSteps := cfg.MaxSteps
+	if maxSteps == 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	total := min(cfg.MaxEpochs*(len(fit)/bs), maxSteps)
+	best, since, epoch, steps := math.Inf(1), 0, 0, 0
 	var bestWeights *model.Store
-	for epoch = 1; epoch <= cfg.MaxEpochs && since < cfg.Patience; epoch++ {
+	for epoch = 1; epoch <= cfg.MaxEpochs && since < cfg.Patience && steps < maxSteps; epoch++ {
 		rng.Shuffle(len(fit), func(a, b int) { fit[a], fit[b] = fit[b], fit[a] })
 		var last float32
 		// Whole batches only, so one compiled step serves them all.
-		for start := 0; start+bs <= len(fit); start += bs {
+		for start := 0; start+bs <= len(fit) && steps < maxSteps; start += bs {
+			steps++
 			noise := make([]float32, bs*cfg.Latent)
 			for k := range noise {
 				noise[k] = float32(rng.NormFloat64())
@@ -513,6 +532,7 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 		} else {
 			since++
 		}
+		cfg.Progress.Report(steps, total)
 	}
 	if bestWeights == nil { // no validation loss was finite; the NaN check makes this unlikely
 		if bestWeights, err = trainedVariables(store, false); err != nil {

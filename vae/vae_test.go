@@ -529,3 +529,21 @@ func TestCollapseDetected(t *testing.T) {
 		t.Errorf("the VAE after one epoch was flagged as collapsed: %+v", d)
 	}
 }
+
+// TestStepBudget: training stops at MaxSteps even before early stopping would, and reports
+// its progress.
+func TestStepBudget(t *testing.T) {
+	xtr, _ := wbc(t)
+	cfg := vae.DefaultConfig()
+	cfg.MaxSteps = 20
+	done, total := 0, 0
+	cfg.Progress = func(d, tot int) { done, total = d, tot }
+	v, err := vae.Train(testBackend(t), xtr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perEpoch := (len(xtr) - int(float64(len(xtr))*cfg.ValFraction)) / cfg.BatchSize
+	if done != 20 || total != 20 || v.Epochs != (20+perEpoch-1)/perEpoch {
+		t.Errorf("progress ended at %d of %d steps after %d epochs; want 20 of 20 after %d", done, total, v.Epochs, (20+perEpoch-1)/perEpoch)
+	}
+}
