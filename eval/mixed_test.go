@@ -12,6 +12,7 @@ import (
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -26,7 +27,8 @@ var germanConstraints = quce.Constraints{
 
 // illegal says why the standardised row xc is not a row the data could hold, for the
 // instance x: a categorical block not exactly one-hot, an integer or rank not integral, a
-// binary column not one of its values, a value outside the observed range (widened to x).
+// binary column not one of its values, a discrete value outside the observed range (widened
+// to x).
 // "" when it is legal.
 func illegal(cols []data.Column, sc *data.Scaler, x, xc []float64) string {
 	o, xo := sc.InverseRow(xc), sc.InverseRow(x)
@@ -56,7 +58,8 @@ func illegal(cols []data.Column, sc *data.Scaler, x, xc []float64) string {
 				why = "not integral"
 			}
 		}
-		if why == "" && (v < min(c.Min, xo[c.Start])-tol || v > max(c.Max, xo[c.Start])+tol) {
+		// A continuous column is bounded by the user alone (broken checks that).
+		if why == "" && c.Type != data.Continuous && (v < min(c.Min, xo[c.Start])-tol || v > max(c.Max, xo[c.Start])+tol) {
 			why = "outside the observed range"
 		}
 		if why != "" {
@@ -87,12 +90,13 @@ func broken(cols []data.Column, sc *data.Scaler, q quce.Query, pt []float64) str
 	return ""
 }
 
-// changedColumns counts the columns whose value, as the data writes it, differs.
-func changedColumns(cols []data.Column, sc *data.Scaler, x, xc []float64) int {
+// changedColumns counts the columns whose value, as the data writes it, differs; a
+// continuous column counts when it moved by more than tol (standardised), as sparsity does.
+func changedColumns(cols []data.Column, sc *data.Scaler, x, xc []float64, tol float64) int {
 	o, xo := sc.InverseRow(xc), sc.InverseRow(x)
 	n := 0
 	for _, c := range cols {
-		if c.Format(o) != c.Format(xo) {
+		if c.Type == data.Continuous && math.Abs(xc[c.Start]-x[c.Start]) > tol || c.Type != data.Continuous && c.Format(o) != c.Format(xo) {
 			n++
 		}
 	}
@@ -107,11 +111,65 @@ func TestRunMixedConstrained(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every method on German credit")
 	}
-	s := testsetup.German(t)
+	rep, projected := runConstrained(t, testsetup.German(t), germanConstraints)
+	if projected == 0 {
+		t.Error("no AGI end needed projecting: the case does not test it")
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Settings struct {
+			Constraints struct {
+				Frozen []string               `json:"frozen"`
+				Bounds map[string][2]*float64 `json:"bounds"`
+			} `json:"constraints"`
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Settings.Constraints
+	if b := got.Bounds["duration"]; len(got.Frozen) != 2 || b[0] != nil || b[1] == nil || *b[1] != 72 {
+		t.Errorf("settings' constraints in the JSON: frozen %v, duration bounds %v", got.Frozen, b)
+	}
+}
+
+// The same checks on the continuous data sets (W-BC, and Iris with three classes): frozen
+// columns, a monotone column and a bound hold for every method, every counterfactual and
+// every path point.
+func TestRunNumericConstrained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every method on W-BC and Iris")
+	}
+	for _, tc := range []struct {
+		kind string
+		cons quce.Constraints
+	}{
+		{"builtin-wbc", quce.Constraints{
+			Frozen:   []string{"mean_radius", "worst_radius"},
+			Increase: []string{"mean_texture"},
+			Bounds:   map[string][2]float64{"mean_smoothness": {0.05, 0.17}},
+		}},
+		{"builtin-iris", quce.Constraints{
+			Frozen:   []string{"sepal_width"},
+			Decrease: []string{"sepal_length"},
+			Bounds:   map[string][2]float64{"petal_length": {1, 7}},
+		}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) { runConstrained(t, testsetup.KindNamed(t, tc.kind), tc.cons) })
+	}
+}
+
+// runConstrained runs every method on 20 test rows of s under cons and checks them (see
+// TestRunMixedConstrained); it returns the report and how many AGI ends were projected.
+func runConstrained(t *testing.T, s *pipeline.Setup, cons quce.Constraints) (*Report, int) {
+	t.Helper()
 	e := s.Explainer
 	cols, sc := e.Columns(), e.Scaler()
 	o := DefaultOptions()
-	o.N, o.Splits, o.KeepPaths, o.Constraints = 20, []string{Test}, true, germanConstraints
+	o.N, o.Splits, o.KeepPaths, o.Constraints = 20, []string{Test}, true, cons
 	rep, err := Run(context.Background(), s, o)
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +201,7 @@ func TestRunMixedConstrained(t *testing.T) {
 				}
 			}
 			if got, ok := in.Metrics[Sparsity]; ok {
-				if want := changedColumns(cols, sc, x, in.Counterfactual); got != float64(want) {
+				if want := changedColumns(cols, sc, x, in.Counterfactual, o.SparsityTol); got != float64(want) {
 					t.Errorf("%s: sparsity %v, but %d columns changed", where, got, want)
 				}
 			}
@@ -162,28 +220,7 @@ func TestRunMixedConstrained(t *testing.T) {
 			t.Errorf("%s: %d of %d valid", m, c.Valid, c.Instances)
 		}
 	}
-	if projected == 0 {
-		t.Error("no AGI end needed projecting: the case does not test it")
-	}
-	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf); err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Settings struct {
-			Constraints struct {
-				Frozen []string               `json:"frozen"`
-				Bounds map[string][2]*float64 `json:"bounds"`
-			} `json:"constraints"`
-		} `json:"settings"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	got := doc.Settings.Constraints
-	if b := got.Bounds["duration"]; len(got.Frozen) != 2 || b[0] != nil || b[1] == nil || *b[1] != 72 {
-		t.Errorf("settings' constraints in the JSON: frozen %v, duration bounds %v", got.Frozen, b)
-	}
+	return rep, projected
 }
 
 // Constraints that cannot hold are refused before any search, naming the flag and, for a

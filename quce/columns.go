@@ -156,11 +156,7 @@ func column(cols []data.Column, name, flag string) (data.Column, error) {
 			return c, nil
 		}
 	}
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.Name
-	}
-	return data.Column{}, fmt.Errorf("%s %s: there is no column %q; fix: use one of %s", flag, name, name, strings.Join(names, ", "))
+	return data.Column{}, fmt.Errorf("%s %s: there is no column %q; fix: use one of %s", flag, name, name, strings.Join(data.Names(cols), ", "))
 }
 
 // Constrain returns q with the constraints c applied to its per-input Frozen, Lower and
