@@ -92,7 +92,7 @@ func (d *diceSpace) draw(rng *rand.Rand, k int) []float64 {
 		case data.Continuous:
 			cand[f] = d.lo[f] + rng.Float64()*(d.hi[f]-d.lo[f])
 		case data.Categorical:
-			d.box.setCategory(d.sc, cand, c, rng.IntN(c.Width))
+			setCategory(cand, c, rng.IntN(c.Width))
 		case data.Binary:
 			vals := binaryValues(c, d.box.lo[f], d.box.hi[f])
 			cand[f] = d.box.standardised(d.sc, f, vals[rng.IntN(len(vals))])

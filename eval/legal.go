@@ -65,15 +65,12 @@ func (b box) standardised(sc *data.Scaler, f int, v float64) float64 {
 	return (v - sc.Mean[f]) / sc.Std[f]
 }
 
-// setCategory sets the categorical column c of the standardised row x to its level k.
-func (b box) setCategory(sc *data.Scaler, x []float64, c data.Column, k int) {
-	for i := range c.Width {
-		v := 0.0
-		if i == k {
-			v = 1
-		}
-		x[c.Start+i] = b.standardised(sc, c.Start+i, v)
-	}
+// setCategory sets the categorical column c of the standardised row x to its level k. One-hot
+// inputs are not standardised (Dataset.FitScaler keeps them 0/1), so the level is written as
+// it is.
+func setCategory(x []float64, c data.Column, k int) {
+	clear(x[c.Start : c.Start+c.Width])
+	x[c.Start+k] = 1
 }
 
 // binaryValues are a binary column's two values (encoded units) that lie inside [lo, hi]:

@@ -84,14 +84,7 @@ func TestReadInstancesMixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t)
 	dataPath := write("german.csv", string(raw))
 	ds, err := data.Load(dataPath, data.LoadOptions{Ignore: []string{"foreign_worker"}})
 	if err != nil {
@@ -174,14 +167,7 @@ func TestReadInstancesMixed(t *testing.T) {
 
 func TestReadInstances(t *testing.T) {
 	ds := data.WBC()
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t)
 	// The features in reverse order, no target, a blank line.
 	rev := slices.Clone(ds.Features)
 	slices.Reverse(rev)
@@ -228,5 +214,18 @@ func TestReadInstances(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fileWriter returns a function that writes a file of the given name and text into a fresh
+// temporary folder and returns its path.
+func fileWriter(t *testing.T) func(name, text string) string {
+	dir := t.TempDir()
+	return func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 }

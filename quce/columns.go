@@ -186,8 +186,7 @@ func (e *Explainer) Constrain(q Query, c Constraints) (Query, error) {
 			upper[f] = q.Upper[f]
 		}
 	}
-	tighten := func(name string, lo, hi float64) {
-		col, _ := column(e.cols, name, "")
+	tighten := func(col data.Column, lo, hi float64) {
 		for f := col.Start; f < col.Start+col.Width; f++ {
 			if !math.IsNaN(lo) && !(lo <= lower[f]) {
 				lower[f] = lo
@@ -205,11 +204,11 @@ func (e *Explainer) Constrain(q Query, c Constraints) (Query, error) {
 	}
 	for _, name := range c.Increase {
 		col, _ := column(e.cols, name, "")
-		tighten(name, orig[col.Start], math.NaN())
+		tighten(col, orig[col.Start], math.NaN())
 	}
 	for _, name := range c.Decrease {
 		col, _ := column(e.cols, name, "")
-		tighten(name, math.NaN(), orig[col.Start])
+		tighten(col, math.NaN(), orig[col.Start])
 	}
 	for name, b := range c.Bounds {
 		col, _ := column(e.cols, name, "")
@@ -218,7 +217,7 @@ func (e *Explainer) Constrain(q Query, c Constraints) (Query, error) {
 		if v < b[0]-tol || v > b[1]+tol {
 			return q, fmt.Errorf("-bounds %s=%s:%s excludes the instance's value %s; fix: widen the bounds to include it (a counterfactual starts at the instance)", name, side(b[0]), side(b[1]), col.Format(orig))
 		}
-		tighten(name, b[0], b[1])
+		tighten(col, b[0], b[1])
 	}
 	q.Frozen, q.Lower, q.Upper = frozen, lower, upper
 	return q, nil
