@@ -32,7 +32,19 @@ type Info struct {
 	Reason string // why this one was chosen
 }
 
-func (i Info) String() string { return fmt.Sprintf("%s (%s)", i.Name, i.Reason) }
+// String names the backend and why it was chosen; for the pure-Go backend it also says
+// whether this binary has its SIMD kernels (see SIMD).
+func (i Info) String() string {
+	s := fmt.Sprintf("%s (%s)", i.Name, i.Reason)
+	if name, _, _ := strings.Cut(i.Config, ":"); name == "go" {
+		if SIMD {
+			s += "; SIMD kernels (GOEXPERIMENT=simd)"
+		} else {
+			s += "; no SIMD kernels: built without GOEXPERIMENT=simd, about 2× slower"
+		}
+	}
+	return s
+}
 
 var (
 	once    sync.Once

@@ -54,3 +54,21 @@ func TestFallbackWithoutPlugin(t *testing.T) {
 	}
 	t.Logf("chosen without %s: %s", EnvVar, info)
 }
+
+// The pure-Go backend's description says whether this binary has its SIMD kernels; others'
+// do not mention them.
+func TestInfoNamesSIMD(t *testing.T) {
+	want := "no SIMD kernels: built without GOEXPERIMENT=simd"
+	if SIMD {
+		want = "SIMD kernels (GOEXPERIMENT=simd)"
+	}
+	for _, tc := range []struct {
+		config string
+		has    bool
+	}{{"go", true}, {"go:ops_sequential", true}, {"xla:cpu", false}, {"onnx:/lib/libonnxruntime.so.1", false}} {
+		s := Info{Config: tc.config, Name: "n", Reason: "r"}.String()
+		if strings.Contains(s, "SIMD") != tc.has || (tc.has && !strings.Contains(s, want)) {
+			t.Errorf("%s: %q; want SIMD mentioned %v (%q)", tc.config, s, tc.has, want)
+		}
+	}
+}

@@ -26,7 +26,9 @@
 //	logits := model.MustCallOnce(backend, store, clf.ModelFn(), x) // or inside their own graph
 //
 // Inside the explainer the classifier is a quce.Model: Forward builds it into another graph
-// with the weights as constants (package gomlxmodel).
+// with the weights as constants (package gomlxmodel), and ForwardTaped builds the same
+// network with its backward pass written out (package backprop), which is how the explainer
+// takes its gradients.
 package classifier
 
 import (
@@ -45,6 +47,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/loss"
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 
+	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/gomlxmodel"
 	"github.com/quce-go/quce/internal/budget"
 	"github.com/quce-go/quce/internal/savedmodel"
@@ -109,6 +112,7 @@ type Classifier struct {
 	classes  int
 	store    *model.Store      // the trained variables only (no optimizer state)
 	model    *gomlxmodel.Model // the same variables as graph constants, for Forward
+	net      *backprop.MLP     // the same network with its hand-written backward pass
 }
 
 // NumFeatures is the input width J.
@@ -130,6 +134,16 @@ func outputsFor(classes int) int {
 // Forward builds the logits [rows, NumOutputs] for standardised x [rows, NumFeatures] into
 // x's graph, with the weights as constants. It makes the classifier a quce.Model.
 func (c *Classifier) Forward(x *Node) *Node { return c.model.Forward(x) }
+
+// ForwardTaped builds the same logits and records them on t with the network's hand-written
+// backward pass (package backprop), which the explainer's gradients use; with t nil it is
+// Forward, differentiated by GoMLX's autodiff.
+func (c *Classifier) ForwardTaped(t *backprop.Tape, x *Node) *Node {
+	if t == nil {
+		return c.Forward(x)
+	}
+	return c.net.Taped(t, x)
+}
 
 // Store returns the trained variables, for use in the user's own GoMLX code with ModelFn.
 // The classifier's graphs use a constant copy made when it was trained or loaded, so
@@ -276,7 +290,11 @@ func newClassifier(cfg Config, features, classes int, store *model.Store) (*Clas
 	if err != nil {
 		return nil, err
 	}
-	return &Classifier{Config: cfg, features: features, classes: classes, store: store, model: m}, nil
+	net, err := backprop.NewMLP(store, "")
+	if err != nil {
+		return nil, fmt.Errorf("classifier: %w", err)
+	}
+	return &Classifier{Config: cfg, features: features, classes: classes, store: store, model: m, net: net}, nil
 }
 
 // rowsTensor packs the rows X[idx] into a [len(idx), j] tensor.

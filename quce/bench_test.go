@@ -11,13 +11,13 @@ import (
 )
 
 // BenchmarkExplain explains B training rows with the defaults (n = 1000 Adam steps,
-// trapezoid rule with K = 10, ± integrals). Run with
+// trapezoid rule with K = 1, 3 (the speed issue's work unit at B = 455) and 10, ± integrals). Run with
 //
 //	go test ./quce -run XXX -bench Explain -benchtime 1x -count 3
 func BenchmarkExplain(b *testing.B) {
 	s := wbc(b)
 	for _, rows := range []int{1, 100, 455} {
-		for _, k := range []int{1, 10} {
+		for _, k := range []int{1, 3, 10} {
 			b.Run(fmt.Sprintf("B=%d/K=%d", rows, k), func(b *testing.B) {
 				cfg := quce.DefaultConfig()
 				cfg.K = k

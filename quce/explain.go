@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
+	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/vae"
 )
@@ -60,6 +61,19 @@ type Explainer struct {
 	// pure-Go backend with sequential ops (see backend.ForSmallBatches) is several times
 	// faster there, which is what makes a notebook's sliders feel live.
 	SmallBatch compute.Backend
+
+	// Autodiff, if set before the explainer is first used, takes every gradient with GoMLX's
+	// autodiff, also through the built-in networks, whose backward passes are otherwise
+	// written out (package backprop). It is slower; the tests use it as the reference.
+	Autodiff bool
+}
+
+// tape returns a tape for one gradient's hand-written pieces, or nil under Autodiff.
+func (e *Explainer) tape() *backprop.Tape {
+	if e.Autodiff {
+		return nil
+	}
+	return new(backprop.Tape)
 }
 
 // New makes an explainer for a classifier (see NewClassifier) and a VAE trained on the same

@@ -3,6 +3,7 @@ package quce
 import (
 	. "github.com/gomlx/gomlx/core/graph"
 
+	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/vae"
 )
@@ -19,20 +20,23 @@ const (
 	adamEpsilon = 1e-8
 )
 
-// probAndGrad returns F(τ|x) [R] and its gradient with respect to x [R, J].
-func probAndGrad(clf *Classifier, x, target *Node) (p, grad *Node) {
-	p = Exp(clf.TargetLogProb(x, target))
-	return p, Gradient(ReduceAllSum(p), x)[0]
+// probAndGrad returns log F(τ|x) and F(τ|x) [R], and the gradient of F with respect to x
+// [R, J], with the classifier recorded on t (nil: autodiff).
+func probAndGrad(clf *Classifier, t *backprop.Tape, x, target *Node) (lp, p, grad *Node) {
+	lp = clf.targetLogProb(t, x, target)
+	p = Exp(lp)
+	return lp, p, t.Gradient(ReduceAllSum(p), x)
 }
 
 // objective is G(x_c) per row, with each row's weights in lam [R, 3] = (λ1, λ2, λ3):
-// λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖² + λ3·L_ε(x_c). Weights per row let the candidates of
-// automatic λ (Config.Auto) run as rows of one batch. noise (nil or [S, R, latent]) selects sampled codes in L_ε. It also
-// returns L_ε's parts.
-func objective(clf *Classifier, v *vae.VAE, xc, x0, target, lam, noise *Node) (g *Node, parts vae.Parts) {
-	nll := Neg(clf.TargetLogProb(xc, target))
+// λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖² + λ3·L_ε(x_c), given lp = log F(τ|x_c). Weights per
+// row let the candidates of automatic λ (Config.Auto) run as rows of one batch. noise (nil or
+// [S, R, latent]) selects sampled codes in L_ε. The VAE's networks are recorded on t (nil:
+// autodiff). It also returns L_ε's parts.
+func objective(v *vae.VAE, t *backprop.Tape, lp, xc, x0, lam, noise *Node) (g *Node, parts vae.Parts) {
+	nll := Neg(lp)
 	prox := MulScalar(ReduceSum(Square(Sub(xc, x0)), 1), 0.5)
-	parts = v.LossParts(xc, noise)
+	parts = v.LossPartsTaped(t, xc, noise)
 	unc := v.Combine(parts, vae.Trained)
 	weight := func(i int) *Node { return Reshape(Slice(lam, AxisRange(), AxisElem(i)), -1) }
 	l1, l2, l3 := weight(0), weight(1), weight(2)
@@ -42,7 +46,7 @@ func objective(clf *Classifier, v *vae.VAE, xc, x0, target, lam, noise *Node) (g
 
 // interiorGradSum is Σ_k ∇F(τ|prev + t_k·(xc − prev)) over the quadrature nodes t_k of
 // the segment prev → xc, [R, J]: the only gradients a rule needs beyond the path points.
-func interiorGradSum(clf *Classifier, prev, xc, target *Node, nodes []float64) *Node {
+func interiorGradSum(clf *Classifier, t *backprop.Tape, prev, xc, target *Node, nodes []float64) *Node {
 	d := Sub(xc, prev)
 	pts := make([]*Node, len(nodes))
 	targets := make([]*Node, len(nodes))
@@ -51,7 +55,7 @@ func interiorGradSum(clf *Classifier, prev, xc, target *Node, nodes []float64) *
 		targets[i] = target
 	}
 	all := Concatenate(pts, 0)
-	_, g := probAndGrad(clf, all, Concatenate(targets, 0))
+	_, _, g := probAndGrad(clf, t, all, Concatenate(targets, 0))
 	r, j := xc.Shape().Dimensions[0], xc.Shape().Dimensions[1]
 	return ReduceSum(Reshape(g, len(nodes), r, j), 0)
 }
@@ -82,10 +86,12 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 	return func(in []*Node) []*Node {
 		prev, xc, target := in[0], in[1], in[2]
 		clf, vm := e.clf, e.vae
-		p, gradP := probAndGrad(clf, xc, target)
+		// The objective's gradient shares the classifier at xc with F's (one tape).
+		tape := e.tape()
+		lp, p, gradP := probAndGrad(clf, tape, xc, target)
 		out := []*Node{p, gradP, nil, nil}
 		if len(nodes) > 0 {
-			out = append(out, interiorGradSum(clf, prev, xc, target, nodes))
+			out = append(out, interiorGradSum(clf, e.tape(), prev, xc, target, nodes))
 		}
 		if !kind.optimise {
 			parts := vm.LossParts(xc, nil)
@@ -97,8 +103,8 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 		if kind.samples > 0 {
 			noise = in[12]
 		}
-		obj, parts := objective(clf, vm, xc, x0, target, lam, noise)
-		grad := Mul(Gradient(ReduceAllSum(obj), xc)[0], move)
+		obj, parts := objective(vm, tape, lp, xc, x0, lam, noise)
+		grad := Mul(tape.Gradient(ReduceAllSum(obj), xc), move)
 		if noise != nil {
 			// The reported uncertainty always uses the mean code.
 			parts = vm.LossParts(xc, nil)
@@ -130,7 +136,8 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 // probeGraph returns F(τ|x) [R] and its gradient [R,J] at points [R,J] with one-hot
 // targets [R,C].
 func (e *Explainer) probeGraph(x, target *Node) (*Node, *Node) {
-	return probAndGrad(e.clf, x, target)
+	_, p, grad := probAndGrad(e.clf, e.tape(), x, target)
+	return p, grad
 }
 
 // classGraph returns log F(c|x) [R,C] and the model's own outputs [R,C] (to check that
@@ -184,6 +191,7 @@ func (e *Explainer) onSimplex(x *Node) *Node {
 // objectiveGraph returns G and its gradient for rows xc (used to check gradients).
 func (e *Explainer) objectiveGraph(in []*Node) []*Node {
 	xc, x0, target, lam := in[0], in[1], in[2], in[3]
-	obj, _ := objective(e.clf, e.vae, xc, x0, target, lam, nil)
-	return []*Node{obj, Gradient(ReduceAllSum(obj), xc)[0]}
+	t := e.tape()
+	obj, _ := objective(e.vae, t, e.clf.targetLogProb(t, xc, target), xc, x0, lam, nil)
+	return []*Node{obj, t.Gradient(ReduceAllSum(obj), xc)}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
@@ -101,9 +102,16 @@ func TestCompletenessGap(t *testing.T) {
 // backend (sequential ops) and in a batch of 100 on the packed matmul kernels, which sum in
 // another order; Adam amplifies that float32 rounding where a gradient is near zero, so the
 // bound is 1e-4 (measured: up to 5e-5 for the user models, below 1e-5 for the built-in one).
-// A real dependence between rows (a batch statistic, a shared random stream) moves results by
-// orders of magnitude more.
+// Built without GOEXPERIMENT=simd, the scalar kernel sums the last rows of a product (fewer
+// than 3) in another order than the others, and a path that passes within rounding of a
+// ReLU's kink can take the other side (built-in Iris row 37: 1.2e-3), so the bound is then
+// 5e-3. A real dependence between rows (a batch statistic, a shared random stream) moves
+// results by orders of magnitude more.
 func TestBatchIndependence(t *testing.T) {
+	tol := 1e-4
+	if !backend.SIMD {
+		tol = 5e-3
+	}
 	forEachKind(t, func(t *testing.T, s *pipeline.Setup) {
 		cfg := quce.DefaultConfig()
 		cfg.Steps = 300
@@ -112,10 +120,10 @@ func TestBatchIndependence(t *testing.T) {
 		for _, i := range []int{0, 37, n - 1} {
 			alone := explainOn(t, s, cfg, s.XTrain[i:i+1])[0]
 			a, b := alone.Path0(), batch[i].Path0()
-			if d := maxDiff(a.Counterfactual, b.Counterfactual); d > 1e-4 {
+			if d := maxDiff(a.Counterfactual, b.Counterfactual); d > tol {
 				t.Errorf("row %d: counterfactual alone vs in a batch of %d differs by %.2e", i, n, d)
 			}
-			if d := maxDiff(alone.Attribution, batch[i].Attribution); d > 1e-4 {
+			if d := maxDiff(alone.Attribution, batch[i].Attribution); d > tol {
 				t.Errorf("row %d: attribution alone vs in a batch of %d differs by %.2e", i, n, d)
 			}
 		}
@@ -192,7 +200,10 @@ func TestValidityOnTestSplit(t *testing.T) {
 // another order) are amplified where a feature's gradient is near zero: Adam divides m by
 // √v, so noise of 1e-8 moves such a feature by up to φ a step. The counterfactuals then
 // differ by up to 2e-3 (and Φ± with them, through ε) while the attributions still agree to
-// 3e-5; with plain gradient descent nothing amplifies the noise and everything agrees.
+// 3e-5; with plain gradient descent nothing amplifies the noise and everything agrees, except
+// on a path that runs along a ReLU's kink, where rounding decides the side each step: with the
+// SIMD kernels (GOEXPERIMENT=simd) W-BC test row 4 parts there at step 932 of 1000 and ends
+// 4e-3 away. So one row of the ten may differ by up to 5e-3 / 1e-3.
 func TestNativeAndONNXExplainAlike(t *testing.T) {
 	native, onnx := testsetup.WBCStd(false)(t), testsetup.WBCStd(true)(t)
 	rows := native.XTest[:10]
@@ -208,17 +219,23 @@ func TestNativeAndONNXExplainAlike(t *testing.T) {
 			}
 			a := explainOn(t, native, cfg, rows)
 			b := explainOn(t, onnx, cfg, rows)
-			var cf, att float64
+			apart := 0
 			for i := range a {
 				pa, pb := a[i].Path0(), b[i].Path0()
-				cf = max(cf, maxDiff(pa.Counterfactual, pb.Counterfactual), maxDiff(a[i].AttributionPlus, b[i].AttributionPlus),
+				cf := max(maxDiff(pa.Counterfactual, pb.Counterfactual), maxDiff(a[i].AttributionPlus, b[i].AttributionPlus),
 					maxDiff(a[i].AttributionMinus, b[i].AttributionMinus))
-				att = max(att, maxDiff(a[i].Attribution, b[i].Attribution), math.Abs(pa.ProbEnd-pb.ProbEnd),
+				att := max(maxDiff(a[i].Attribution, b[i].Attribution), math.Abs(pa.ProbEnd-pb.ProbEnd),
 					math.Abs(a[i].CompletenessGap-b[i].CompletenessGap))
+				if cf > tc.cfTol || att > tc.attTol {
+					apart++
+					t.Logf("row %d: counterfactual and Φ± differ by %.2e, attribution, F and gap by %.2e", i, cf, att)
+				}
+				if cf > 5e-3 || att > 1e-3 {
+					t.Errorf("row %d: differences %.2e / %.2e exceed 5e-3 / 1e-3", i, cf, att)
+				}
 			}
-			t.Logf("native vs ONNX on 10 rows: counterfactual and Φ± differ by %.2e, attribution, F and gap by %.2e", cf, att)
-			if cf > tc.cfTol || att > tc.attTol {
-				t.Errorf("differences %.2e / %.2e exceed %.0e / %.0e", cf, att, tc.cfTol, tc.attTol)
+			if apart > 1 {
+				t.Errorf("%d of %d rows differ by more than %.0e / %.0e; want at most 1", apart, len(a), tc.cfTol, tc.attTol)
 			}
 		})
 	}

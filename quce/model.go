@@ -6,12 +6,14 @@ import (
 
 	. "github.com/gomlx/gomlx/core/graph"
 
+	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
 )
 
 // Model is a differentiable classifier: rows of J features in, C ≥ 1 outputs out (one logit
 // or probability for a binary model, or one per class). Forward is GoMLX graph code, so the
-// explainer gets gradients with respect to the inputs from GoMLX's autodiff.
+// explainer gets gradients with respect to the inputs from GoMLX's autodiff (the built-in
+// classifier writes out its backward pass instead, for speed: see TapedModel).
 //
 // Three kinds of model implement it: the built-in classifier (package classifier), any GoMLX
 // model given as its store and model function (package gomlxmodel), and ONNX files exported
@@ -22,6 +24,16 @@ type Model interface {
 	// Forward builds the outputs [rows, C] for x [rows, J] in x's graph. It may be called
 	// several times while one graph is built.
 	Forward(x *Node) *Node
+}
+
+// TapedModel is a Model that writes out its own backward pass (package backprop): the
+// built-in classifier. The explainer takes its gradients through ForwardTaped; every other
+// model is differentiated by GoMLX's autodiff.
+type TapedModel interface {
+	Model
+	// ForwardTaped builds Forward's outputs for x and records them on t with their backward
+	// pass; with t nil it is Forward.
+	ForwardTaped(t *backprop.Tape, x *Node) *Node
 }
 
 // Units are the units a model takes its inputs in.
@@ -155,11 +167,17 @@ const probFloor = 1e-7
 //
 // A probability model that can give its logits (see LogitForwarder) is treated as the logit
 // model it wraps.
-func (c *Classifier) LogProbs(x *Node) *Node {
+func (c *Classifier) LogProbs(x *Node) *Node { return c.logProbs(nil, x) }
+
+// logProbs is LogProbs with a model that writes out its backward pass recorded on t.
+func (c *Classifier) logProbs(t *backprop.Tape, x *Node) *Node {
 	var out *Node
-	if c.logits != nil {
+	switch tm, ok := c.model.(TapedModel); {
+	case c.logits != nil:
 		out = c.forward(x, c.logits)
-	} else {
+	case ok && t != nil:
+		out = c.forward(x, func(in *Node) *Node { return tm.ForwardTaped(t, in) })
+	default:
 		out = c.rawOutputs(x)
 	}
 	if c.output == Probabilities && c.logits == nil {
@@ -197,8 +215,10 @@ func (c *Classifier) forward(x *Node, fn func(*Node) *Node) *Node {
 
 // TargetLogProb is log F(τ|x) [rows] for standardised x [rows, J] and one-hot targets
 // [rows, classes].
-func (c *Classifier) TargetLogProb(x, onehot *Node) *Node {
-	return ReduceSum(Mul(c.LogProbs(x), onehot), 1)
+func (c *Classifier) TargetLogProb(x, onehot *Node) *Node { return c.targetLogProb(nil, x, onehot) }
+
+func (c *Classifier) targetLogProb(t *backprop.Tape, x, onehot *Node) *Node {
+	return ReduceSum(Mul(c.logProbs(t, x), onehot), 1)
 }
 
 // stableSoftplus is log(1 + e^x) computed as max(x,0) + log1p(e^-|x|); GoMLX's Softplus

@@ -2,7 +2,9 @@
 # Sets up and runs every test of the project, as CI does:
 #   1. installs the notebook toolchain (Jupyter, GoNB, Chromium, playwright-core) if missing;
 #   2. gofmt and go vet must be clean;
-#   3. go test ./... (unit, integration and example tests, on the pure-Go backend);
+#   3. go test ./... (unit, integration and example tests, on the pure-Go backend with its SIMD
+#      kernels: GOEXPERIMENT=simd on amd64 unless GOEXPERIMENT is already set), then the
+#      hand-written gradients once more in a build without them (the fallback);
 #   4. every notebook executed headless with the GoNB kernel (scripts/test-notebooks.sh);
 #   5. the λ-slider test in a real Jupyter server and Chromium (scripts/test-browser.sh).
 # Usage: bash scripts/test.sh [--no-notebooks]
@@ -20,6 +22,13 @@ if [ $NOTEBOOKS = 1 ]; then
   bash scripts/setup-notebooks.sh
 fi
 
+# The pure-Go backend's AVX2/AVX-512 matrix kernels are compiled only with GOEXPERIMENT=simd
+# (Go 1.26, amd64); without it everything works, about 2x slower (docs/SPEED.md).
+if [ -z "${GOEXPERIMENT+set}" ] && [ "$(go env GOARCH)" = amd64 ]; then
+  export GOEXPERIMENT=simd
+fi
+echo "== GOEXPERIMENT=${GOEXPERIMENT:-} (the first simd build compiles the standard library again, about a minute)"
+
 echo "== gofmt and go vet"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './scripts/*'))
 if [ -n "$unformatted" ]; then
@@ -29,6 +38,10 @@ go vet ./...
 
 echo "== go test ./..."
 go test -count=1 -timeout 40m ./...
+
+echo "== the fallback: a build without GOEXPERIMENT=simd, hand-written gradients against autodiff"
+GOEXPERIMENT= go test -count=1 ./backend ./backprop
+GOEXPERIMENT= go test -count=1 -run 'TestHandWrittenGradients|TestTapedLossGradient' ./quce ./vae
 
 if [ $NOTEBOOKS = 1 ]; then
   echo "== notebooks (headless, GoNB kernel)"

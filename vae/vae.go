@@ -63,6 +63,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 
+	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/gomlxmodel"
 	"github.com/quce-go/quce/internal/budget"
 	"github.com/quce-go/quce/internal/savedmodel"
@@ -207,6 +208,8 @@ type VAE struct {
 	features int
 	store    *model.Store      // the trained variables only (no optimizer state)
 	enc, dec *gomlxmodel.Model // the same variables as graph constants
+	// The same networks with their backward passes written out (package backprop).
+	encNet, decNet *backprop.MLP
 }
 
 // NumFeatures is the input width J.
@@ -266,9 +269,17 @@ func scopeNets(scope *model.Scope, cfg Config, features int) nets {
 	}
 }
 
-// consts builds the trained networks with their weights as constants.
-func (v *VAE) consts() nets {
-	return nets{encode: v.enc.Forward, decode: v.dec.Forward, blocks: v.Config.Categorical}
+// consts builds the trained networks with their weights as constants, recorded on t with
+// their hand-written backward passes unless t is nil.
+func (v *VAE) consts(t *backprop.Tape) nets {
+	if t == nil {
+		return nets{encode: v.enc.Forward, decode: v.dec.Forward, blocks: v.Config.Categorical}
+	}
+	return nets{
+		encode: func(x *Node) *Node { return v.encNet.Taped(t, x) },
+		decode: func(z *Node) *Node { return v.decNet.Taped(t, z) },
+		blocks: v.Config.Categorical,
+	}
 }
 
 func (n nets) encodeSplit(x *Node) (mu, logvar *Node) {
@@ -391,7 +402,7 @@ func combine(p Parts, sigma float64, j int, form Form) *Node {
 // constants.
 
 // Encode returns μ(x) and logvar(x) (clipped to [−10, 10]), each [rows, latent].
-func (v *VAE) Encode(x *Node) (mu, logvar *Node) { return v.consts().encodeSplit(x) }
+func (v *VAE) Encode(x *Node) (mu, logvar *Node) { return v.consts(nil).encodeSplit(x) }
 
 // Decode returns the decoder's outputs dec(z) [rows, J] for codes z [rows, latent]: the
 // Gaussian means, and within each categorical block the logits of its softmax
@@ -402,7 +413,14 @@ func (v *VAE) Decode(z *Node) *Node { return v.dec.Forward(z) }
 // z = μ(x) (deterministic, the default); otherwise noise has shape [S, rows, latent] of
 // standard normals and the reconstruction terms are averaged over the S reparameterised codes
 // z = μ + exp(½ logvar)·noise. Combine makes either form of the loss from the parts.
-func (v *VAE) LossParts(x, noise *Node) Parts { return v.consts().lossParts(x, noise) }
+func (v *VAE) LossParts(x, noise *Node) Parts { return v.LossPartsTaped(nil, x, noise) }
+
+// LossPartsTaped is LossParts with both networks recorded on t with their hand-written
+// backward passes, so t.Gradient differentiates anything built from the parts without
+// GoMLX's autodiff going through the networks (package backprop). With t nil it is LossParts.
+func (v *VAE) LossPartsTaped(t *backprop.Tape, x, noise *Node) Parts {
+	return v.consts(t).lossParts(x, noise)
+}
 
 // Combine makes L_ε per row in the given form from its parts.
 func (v *VAE) Combine(p Parts, form Form) *Node {
@@ -412,7 +430,7 @@ func (v *VAE) Combine(p Parts, form Form) *Node {
 // PointLoss is L_ε(x) per row, shape [rows], in the given form, with the codes chosen by
 // noise as in LossParts.
 func (v *VAE) PointLoss(x, noise *Node, form Form) *Node {
-	return v.consts().pointLoss(x, noise, v.Config.Sigma, form)
+	return v.consts(nil).pointLoss(x, noise, v.Config.Sigma, form)
 }
 
 // Reconstruction returns r [rows, J] from the mean code μ(x): dec(μ(x)), with the softmax
@@ -611,7 +629,15 @@ func newVAE(cfg Config, features, epochs int, store *model.Store) (*VAE, error) 
 		return nil, fmt.Errorf("vae: the networks give %d and %d outputs, want %d and %d",
 			enc.NumOutputs(), dec.NumOutputs(), 2*cfg.Latent, features)
 	}
-	return &VAE{Config: cfg, Epochs: epochs, features: features, store: store, enc: enc, dec: dec}, nil
+	encNet, err := backprop.NewMLP(store, "/encoder")
+	if err != nil {
+		return nil, fmt.Errorf("vae: encoder: %w", err)
+	}
+	decNet, err := backprop.NewMLP(store, "/decoder")
+	if err != nil {
+		return nil, fmt.Errorf("vae: decoder: %w", err)
+	}
+	return &VAE{Config: cfg, Epochs: epochs, features: features, store: store, enc: enc, dec: dec, encNet: encNet, decNet: decNet}, nil
 }
 
 // Diagnosis summarises how well the VAE fits some rows.

@@ -17,6 +17,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 
 	"github.com/quce-go/quce/backend"
+	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/savedmodel/savedmodeltest"
 	"github.com/quce-go/quce/vae"
@@ -545,5 +546,73 @@ func TestStepBudget(t *testing.T) {
 	perEpoch := (len(xtr) - int(float64(len(xtr))*cfg.ValFraction)) / cfg.BatchSize
 	if done != 20 || total != 20 || v.Epochs != (20+perEpoch-1)/perEpoch {
 		t.Errorf("progress ended at %d of %d steps after %d epochs; want 20 of 20 after %d", done, total, v.Epochs, (20+perEpoch-1)/perEpoch)
+	}
+}
+
+// TestTapedLossGradient checks LossPartsTaped's gradient (both networks differentiated by
+// their hand-written backward passes, package backprop) against autodiff's through LossParts,
+// for both forms, with the mean code and with sampled codes, on W-BC and on mixed data with
+// relaxed blocks.
+func TestTapedLossGradient(t *testing.T) {
+	b := testBackend(t)
+	xtr, _ := wbc(t)
+	mixed, _ := mixedRows(30, 5)
+	rng := rand.New(rand.NewPCG(5, 1))
+	for _, r := range mixed {
+		for k := range mixedBlock.Width {
+			r[mixedBlock.Start+k] = float32(0.05 + 0.9*rng.Float64())
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		v       *vae.VAE
+		rows    [][]float32
+		samples int
+	}{
+		{"W-BC, mean code", trainedWBC(t), xtr[:40], 0},
+		{"W-BC, 3 sampled codes", trainedWBC(t), xtr[:40], 3},
+		{"mixed, mean code", trainedMixed(t), mixed, 0},
+		{"mixed, 2 sampled codes", trainedMixed(t), mixed, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, l := tc.v.NumFeatures(), tc.v.Config.Latent
+			noise := make([]float32, max(1, tc.samples)*len(tc.rows)*l)
+			for k := range noise {
+				noise[k] = float32(rng.NormFloat64())
+			}
+			out, err := ExecOnceN(b, func(x, n *Node) []*Node {
+				if tc.samples == 0 {
+					n = nil
+				}
+				var res []*Node
+				for _, form := range []vae.Form{vae.Trained, vae.Paper} {
+					tape := new(backprop.Tape)
+					hand := ReduceAllSum(tc.v.Combine(tc.v.LossPartsTaped(tape, x, n), form))
+					auto := ReduceAllSum(tc.v.Combine(tc.v.LossParts(x, n), form))
+					res = append(res, hand, auto, tape.Gradient(hand, x), Gradient(auto, x)[0])
+				}
+				return res
+			}, tensors.FromFlatDataAndDimensions(slices.Concat(tc.rows...), len(tc.rows), j),
+				tensors.FromFlatDataAndDimensions(noise, max(1, tc.samples), len(tc.rows), l))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f, form := range []vae.Form{vae.Trained, vae.Paper} {
+				get := func(i int) []float32 { return tensors.MustCopyFlatData[float32](out[4*f+i]) }
+				hand, auto := get(0)[0], get(1)[0]
+				if d := math.Abs(float64(hand - auto)); d > 1e-5*math.Abs(float64(auto)) {
+					t.Errorf("%v: loss %v taped, %v autodiff", form, hand, auto)
+				}
+				gh, ga := get(2), get(3)
+				scale, worst := 0.0, 0.0
+				for i := range ga {
+					scale = max(scale, math.Abs(float64(ga[i])))
+					worst = max(worst, math.Abs(float64(gh[i]-ga[i])))
+				}
+				if worst > 1e-5*scale || math.IsNaN(worst) {
+					t.Errorf("%v: gradients differ by up to %.3g (largest %.3g), want ≤ 1e-5 relative", form, worst, scale)
+				}
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -116,7 +117,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	doc := map[string]any{
 		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
-		"backend":    s.BackendInfo.Config, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+		"backend":    s.BackendInfo.Config, "simd": backend.SIMD, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
 	}
 	b, err := json.MarshalIndent(doc, "", " ")

@@ -1,0 +1,231 @@
+// Package backprop builds input gradients of graphs whose expensive parts bring their own
+// backward pass.
+//
+// QUCE takes the gradient of its objective with respect to the rows at every optimisation
+// step, through the classifier and both networks of the VAE. GoMLX's autodiff
+// (graph.Gradient) differentiates any graph, and it stays the way users' own models are
+// differentiated. For the built-in networks (dense layers with ReLU between them and constant
+// weights) the backward pass is written out here instead, as in the PyTorch peer's fastest
+// variant. Autodiff gives each layer's input gradient as a product with the transposed weights
+// that the pure-Go backend runs through a slow kernel, and each ReLU's gradient as about seven
+// elementwise operations. Here, for a layer pre = h·W + b followed by h' = max(pre, 0), the
+// gradient is
+//
+//	∂/∂h = (∂/∂h' ⊙ [pre ≥ 0]) · Wᵀ
+//
+// with Wᵀ transposed once, when the network is built, so every product has the plain
+// [rows, a]·[a, b] layout, and the mask taken from the forward pass's pre-activations (a
+// comparison and a select). This is the same function autodiff computes; a unit exactly at 0
+// counts as on in both. docs/SPEED.md has the timings.
+//
+// A Tape joins the two. A network built with MLP.Taped records a piece on the tape (its
+// input, its output and its vector-Jacobian product) and is hidden from autodiff (its input
+// enters through StopGradient). Tape.Gradient then differentiates everything around the
+// pieces (the loss's own formula, the scaler, the VAE's sampling) with autodiff and each
+// piece with its own product. A nil *Tape records nothing and its Gradient is plain
+// autodiff, so one code path builds both forms (and a test compares them).
+package backprop
+
+import (
+	"fmt"
+
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+
+	. "github.com/gomlx/gomlx/core/graph"
+)
+
+// piece is a subgraph out = f(in) built on StopGradient(in), with its vector-Jacobian
+// product: vjp(∂L/∂out) = ∂L/∂in.
+type piece struct {
+	in, out *Node
+	vjp     func(dOut *Node) *Node
+}
+
+// Tape records the hand-differentiated pieces of one graph, in the order they were built.
+type Tape struct {
+	pieces []piece
+}
+
+// Gradient returns ∂loss/∂x for a scalar loss whose graph may contain pieces recorded on t.
+//
+// The pieces are taken last-built first. For each, its output's gradient comes from autodiff
+// of a surrogate, the loss plus Σ ⟨in_k, StopGradient(vjp_k)⟩ over the pieces k already
+// taken, whose gradient with respect to anything built before those pieces equals the
+// loss's; its own term is then added. The last call differentiates the surrogate with respect
+// to x. Only the formulas between the pieces are differentiated by autodiff.
+func (t *Tape) Gradient(loss, x *Node) *Node {
+	if t == nil {
+		return Gradient(loss, x)[0]
+	}
+	s := loss
+	for i := len(t.pieces) - 1; i >= 0; i-- {
+		p := t.pieces[i]
+		dOut := Gradient(s, p.out)[0]
+		s = Add(s, ReduceAllSum(Mul(p.in, StopGradient(p.vjp(dOut)))))
+	}
+	return Gradient(s, x)[0]
+}
+
+// layer is one dense layer, pre = h·w + b, followed by a ReLU unless it is the last, with
+// its weights laid out for the backend's fast kernels (see simdWidth).
+type layer struct {
+	in, out    int       // the layer's own widths
+	rows, cols int       // w's padded shape
+	w          []float32 // [rows, cols], row-major; padding is 0
+	b          []float32 // [cols]
+	tRows      int       // wT's shape: [tRows, tCols]
+	tCols      int
+	wT         []float32 // w transposed, [tRows, tCols]
+}
+
+// simdWidth: with GOEXPERIMENT=simd the pure-Go backend multiplies by SIMD kernels that take
+// more than 16 output columns (filling the last partial group of 16 one element at a time);
+// narrower products go to a scalar kernel that sums the last rows of a batch (fewer than 3) in
+// another order than the others, so a row's result would depend on its place in the batch.
+// So every width is padded to a multiple of 16, and to at least 32: every product then runs
+// on the SIMD kernels, which treat every row alike. Padded hidden units have zero weights and
+// biases, so they stay at 0 and change nothing; a padded output or input gradient is sliced
+// off.
+const simdWidth = 16
+
+func padded(w int) int {
+	return max(2*simdWidth, (w+simdWidth-1)/simdWidth*simdWidth)
+}
+
+// MLP is a network of dense layers with ReLU after every layer but the last, with constant
+// weights: the built-in classifier and the VAE's encoder and decoder.
+type MLP struct {
+	layers []layer
+}
+
+// NewMLP reads a network from store as layers.DenseWithBias lays it out under scope:
+// <scope>/hidden_<i>/dense/{weights,biases} for i = 0, 1, … (each followed by a ReLU), then
+// <scope>/output/dense/{weights,biases}. The values are copied, so later changes to the store
+// are not seen.
+func NewMLP(store *model.Store, scope string) (*MLP, error) {
+	var names []string
+	for i := 0; store.GetVariable(fmt.Sprintf("%s/hidden_%d/dense/weights", scope, i)) != nil; i++ {
+		names = append(names, fmt.Sprintf("%s/hidden_%d", scope, i))
+	}
+	names = append(names, scope+"/output")
+	m := &MLP{}
+	for i, name := range names {
+		if err := m.add(store, name, i == len(names)-1); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *MLP) add(store *model.Store, scope string, last bool) error {
+	w, wDims, err := value(store, scope+"/dense/weights")
+	if err != nil {
+		return err
+	}
+	b, bDims, err := value(store, scope+"/dense/biases")
+	if err != nil {
+		return err
+	}
+	if len(wDims) != 2 || len(bDims) != 1 || bDims[0] != wDims[1] {
+		return fmt.Errorf("backprop: %s has weights %v and biases %v; want [in, out] and [out]", scope, wDims, bDims)
+	}
+	l := layer{in: wDims[0], out: wDims[1], rows: wDims[0], cols: padded(wDims[1])}
+	if n := len(m.layers); n > 0 {
+		if prev := m.layers[n-1]; prev.out != l.in {
+			return fmt.Errorf("backprop: %s takes %d inputs but the layer before gives %d", scope, l.in, prev.out)
+		} else {
+			l.rows = prev.cols
+		}
+	}
+	l.w, l.b = make([]float32, l.rows*l.cols), make([]float32, l.cols)
+	copy(l.b, b)
+	// The gradient leaves through wT: only the true outputs come in (the last layer's
+	// gradient is not padded), and the first layer's input gradient is padded too.
+	l.tRows, l.tCols = l.cols, l.rows
+	if last {
+		l.tRows = l.out
+	}
+	if len(m.layers) == 0 {
+		l.tCols = padded(l.in)
+	}
+	l.wT = make([]float32, l.tRows*l.tCols)
+	for r := range l.in {
+		for c := range l.out {
+			l.w[r*l.cols+c] = w[r*l.out+c]
+			l.wT[c*l.tCols+r] = w[r*l.out+c]
+		}
+	}
+	m.layers = append(m.layers, l)
+	return nil
+}
+
+// value copies a float32 variable's values out of store.
+func value(store *model.Store, path string) ([]float32, []int, error) {
+	v := store.GetVariable(path)
+	if v == nil {
+		return nil, nil, fmt.Errorf("backprop: no variable %s; fix: use a store laid out as the model function builds it", path)
+	}
+	t, err := v.Value()
+	if err != nil {
+		return nil, nil, fmt.Errorf("backprop: variable %s has no value: %w", path, err)
+	}
+	flat, err := tensors.CopyFlatData[float32](t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("backprop: variable %s: %w", path, err)
+	}
+	return flat, t.Shape().Dimensions, nil
+}
+
+// biases are b repeated on every row, [rows, cols]: adding a constant of the same shape is
+// a plain elementwise loop, where the fused dense op's bias costs an integer division per
+// element.
+func (l layer) biases(g *Graph, rows int) *Node {
+	flat := make([]float32, 0, rows*l.cols)
+	for range rows {
+		flat = append(flat, l.b...)
+	}
+	return Const(g, tensors.FromFlatDataAndDimensions(flat, rows, l.cols))
+}
+
+// NumInputs is the input width.
+func (m *MLP) NumInputs() int { return m.layers[0].in }
+
+// NumOutputs is the output width.
+func (m *MLP) NumOutputs() int { return m.layers[len(m.layers)-1].out }
+
+// Taped builds the network's outputs [rows, NumOutputs] for x [rows, NumInputs] and records
+// it on t with its hand-written backward pass. The forward pass is the model function's graph
+// (h·W + b, and a ReLU as max(pre, 0)) with padded widths, so the outputs are the same up to
+// the order of float32 sums.
+func (m *MLP) Taped(t *Tape, x *Node) *Node {
+	g := x.Graph()
+	zero := ScalarZero(g, x.DType())
+	n, rows := len(m.layers), x.Shape().Dimensions[0]
+	pres, wTs := make([]*Node, n), make([]*Node, n)
+	h := StopGradient(x)
+	for i, l := range m.layers {
+		pres[i] = Add(DotProduct(h, Const(g, tensors.FromFlatDataAndDimensions(l.w, l.rows, l.cols))), l.biases(g, rows))
+		wTs[i] = Const(g, tensors.FromFlatDataAndDimensions(l.wT, l.tRows, l.tCols))
+		h = pres[i]
+		if i < n-1 {
+			h = Max(h, zero) // the ReLU, as activation.Relu's max(pre, 0)
+		}
+	}
+	if last := m.layers[n-1]; last.cols != last.out {
+		h = Slice(h, AxisRange(), AxisRange(0, last.out))
+	}
+	t.pieces = append(t.pieces, piece{in: x, out: h, vjp: func(d *Node) *Node {
+		for i := n - 1; i >= 0; i-- {
+			if i < n-1 {
+				d = Where(GreaterOrEqual(pres[i], zero), d, zero)
+			}
+			d = DotProduct(d, wTs[i])
+		}
+		if first := m.layers[0]; first.tCols != first.in {
+			d = Slice(d, AxisRange(), AxisRange(0, first.in))
+		}
+		return d
+	}})
+	return h
+}
