@@ -72,3 +72,15 @@ func TestInfoNamesSIMD(t *testing.T) {
 		}
 	}
 }
+
+// Rows are sharded over the cores only on the pure-Go backend.
+func TestShards(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		want   int
+	}{{"go", 0}, {"go:ops_sequential", 0}, {"xla:cpu", 1}, {"onnx:/lib/libonnxruntime.so.1", 1}} {
+		if got := (Info{Config: tc.config}).Shards(); got != tc.want {
+			t.Errorf("%s: %d shards, want %d", tc.config, got, tc.want)
+		}
+	}
+}

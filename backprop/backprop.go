@@ -29,10 +29,13 @@ package backprop
 import (
 	"fmt"
 
+	"github.com/gomlx/compute/gobackend"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
 	. "github.com/gomlx/gomlx/core/graph"
+
+	"github.com/quce-go/quce/internal/simd"
 )
 
 // piece is a subgraph out = f(in) built on StopGradient(in), with its vector-Jacobian
@@ -68,10 +71,10 @@ func (t *Tape) Gradient(loss, x *Node) *Node {
 }
 
 // layer is one dense layer, pre = h·w + b, followed by a ReLU unless it is the last, with
-// its weights laid out for the backend's fast kernels (see simdWidth).
+// its weights laid out for the backend's kernels (see padded).
 type layer struct {
 	in, out    int       // the layer's own widths
-	rows, cols int       // w's padded shape
+	rows, cols int       // w's shape, padded
 	w          []float32 // [rows, cols], row-major; padding is 0
 	b          []float32 // [cols]
 	tRows      int       // wT's shape: [tRows, tCols]
@@ -79,24 +82,31 @@ type layer struct {
 	wT         []float32 // w transposed, [tRows, tCols]
 }
 
-// simdWidth: with GOEXPERIMENT=simd the pure-Go backend multiplies by SIMD kernels that take
-// more than 16 output columns (filling the last partial group of 16 one element at a time);
-// narrower products go to a scalar kernel that sums the last rows of a batch (fewer than 3) in
-// another order than the others, so a row's result would depend on its place in the batch.
-// So every width is padded to a multiple of 16, and to at least 32: every product then runs
-// on the SIMD kernels, which treat every row alike. Padded hidden units have zero weights and
-// biases, so they stay at 0 and change nothing; a padded output or input gradient is sliced
-// off.
-const simdWidth = 16
-
+// padded is a width as laid out for the pure-Go backend's SIMD kernels (GOEXPERIMENT=simd).
+// They take products with more than 16 output columns (filling the last partial group of 16
+// one element at a time); narrower products go to a scalar kernel that sums the last rows of
+// a batch (fewer than 3) in another order than the others, so a row's result would depend on
+// its place in the batch. So every width is padded to a multiple of 16, and to at least 32:
+// every product then runs on the SIMD kernels, which treat every row alike. Padded hidden
+// units have zero weights and biases, so they stay at 0 and change nothing; a padded output
+// or input gradient is sliced off. Other backends get the network as it is.
 func padded(w int) int {
+	const simdWidth = 16
 	return max(2*simdWidth, (w+simdWidth-1)/simdWidth*simdWidth)
 }
+
+func unpadded(w int) int { return w }
 
 // MLP is a network of dense layers with ReLU after every layer but the last, with constant
 // weights: the built-in classifier and the VAE's encoder and decoder.
 type MLP struct {
-	layers []layer
+	plain, simd []layer // as stored, and padded for the pure-Go backend's SIMD kernels
+}
+
+// dense is one layer's weights [in, out] and biases [out], as stored.
+type dense struct {
+	in, out int
+	w, b    []float32
 }
 
 // NewMLP reads a network from store as layers.DenseWithBias lays it out under scope:
@@ -109,55 +119,56 @@ func NewMLP(store *model.Store, scope string) (*MLP, error) {
 		names = append(names, fmt.Sprintf("%s/hidden_%d", scope, i))
 	}
 	names = append(names, scope+"/output")
-	m := &MLP{}
-	for i, name := range names {
-		if err := m.add(store, name, i == len(names)-1); err != nil {
+	var ds []dense
+	for _, name := range names {
+		w, wDims, err := value(store, name+"/dense/weights")
+		if err != nil {
 			return nil, err
 		}
+		b, bDims, err := value(store, name+"/dense/biases")
+		if err != nil {
+			return nil, err
+		}
+		if len(wDims) != 2 || len(bDims) != 1 || bDims[0] != wDims[1] {
+			return nil, fmt.Errorf("backprop: %s has weights %v and biases %v; want [in, out] and [out]", name, wDims, bDims)
+		}
+		if n := len(ds); n > 0 && ds[n-1].out != wDims[0] {
+			return nil, fmt.Errorf("backprop: %s takes %d inputs but the layer before gives %d", name, wDims[0], ds[n-1].out)
+		}
+		ds = append(ds, dense{in: wDims[0], out: wDims[1], w: w, b: b})
 	}
-	return m, nil
+	return &MLP{plain: layout(ds, unpadded), simd: layout(ds, padded)}, nil
 }
 
-func (m *MLP) add(store *model.Store, scope string, last bool) error {
-	w, wDims, err := value(store, scope+"/dense/weights")
-	if err != nil {
-		return err
-	}
-	b, bDims, err := value(store, scope+"/dense/biases")
-	if err != nil {
-		return err
-	}
-	if len(wDims) != 2 || len(bDims) != 1 || bDims[0] != wDims[1] {
-		return fmt.Errorf("backprop: %s has weights %v and biases %v; want [in, out] and [out]", scope, wDims, bDims)
-	}
-	l := layer{in: wDims[0], out: wDims[1], rows: wDims[0], cols: padded(wDims[1])}
-	if n := len(m.layers); n > 0 {
-		if prev := m.layers[n-1]; prev.out != l.in {
-			return fmt.Errorf("backprop: %s takes %d inputs but the layer before gives %d", scope, l.in, prev.out)
-		} else {
-			l.rows = prev.cols
+// layout lays the layers out with widths pad(w): the outputs of every layer, and the input
+// gradient of the first (its inputs themselves are never padded).
+func layout(ds []dense, pad func(int) int) []layer {
+	ls := make([]layer, len(ds))
+	for i, d := range ds {
+		l := layer{in: d.in, out: d.out, rows: d.in, cols: pad(d.out)}
+		if i > 0 {
+			l.rows = ls[i-1].cols
 		}
-	}
-	l.w, l.b = make([]float32, l.rows*l.cols), make([]float32, l.cols)
-	copy(l.b, b)
-	// The gradient leaves through wT: only the true outputs come in (the last layer's
-	// gradient is not padded), and the first layer's input gradient is padded too.
-	l.tRows, l.tCols = l.cols, l.rows
-	if last {
-		l.tRows = l.out
-	}
-	if len(m.layers) == 0 {
-		l.tCols = padded(l.in)
-	}
-	l.wT = make([]float32, l.tRows*l.tCols)
-	for r := range l.in {
-		for c := range l.out {
-			l.w[r*l.cols+c] = w[r*l.out+c]
-			l.wT[c*l.tCols+r] = w[r*l.out+c]
+		// The gradient leaves through wT: only the true outputs come in (the last layer's
+		// gradient is not padded), and the first layer's input gradient is padded too.
+		l.tRows, l.tCols = l.cols, l.rows
+		if i == len(ds)-1 {
+			l.tRows = l.out
 		}
+		if i == 0 {
+			l.tCols = pad(l.in)
+		}
+		l.w, l.b, l.wT = make([]float32, l.rows*l.cols), make([]float32, l.cols), make([]float32, l.tRows*l.tCols)
+		copy(l.b, d.b)
+		for r := range l.in {
+			for c := range l.out {
+				l.w[r*l.cols+c] = d.w[r*l.out+c]
+				l.wT[c*l.tCols+r] = d.w[r*l.out+c]
+			}
+		}
+		ls[i] = l
 	}
-	m.layers = append(m.layers, l)
-	return nil
+	return ls
 }
 
 // value copies a float32 variable's values out of store.
@@ -189,22 +200,26 @@ func (l layer) biases(g *Graph, rows int) *Node {
 }
 
 // NumInputs is the input width.
-func (m *MLP) NumInputs() int { return m.layers[0].in }
+func (m *MLP) NumInputs() int { return m.plain[0].in }
 
 // NumOutputs is the output width.
-func (m *MLP) NumOutputs() int { return m.layers[len(m.layers)-1].out }
+func (m *MLP) NumOutputs() int { return m.plain[len(m.plain)-1].out }
 
 // Taped builds the network's outputs [rows, NumOutputs] for x [rows, NumInputs] and records
 // it on t with its hand-written backward pass. The forward pass is the model function's graph
-// (h·W + b, and a ReLU as max(pre, 0)) with padded widths, so the outputs are the same up to
-// the order of float32 sums.
+// (h·W + b, and a ReLU as max(pre, 0)), on the pure-Go backend with SIMD kernels with the
+// padded widths (see padded), so the outputs are the same up to the order of float32 sums.
 func (m *MLP) Taped(t *Tape, x *Node) *Node {
 	g := x.Graph()
+	layers := m.plain
+	if simd.Enabled && g.Backend().String() == gobackend.BackendName {
+		layers = m.simd
+	}
 	zero := ScalarZero(g, x.DType())
-	n, rows := len(m.layers), x.Shape().Dimensions[0]
+	n, rows := len(layers), x.Shape().Dimensions[0]
 	pres, wTs := make([]*Node, n), make([]*Node, n)
 	h := StopGradient(x)
-	for i, l := range m.layers {
+	for i, l := range layers {
 		pres[i] = Add(DotProduct(h, Const(g, tensors.FromFlatDataAndDimensions(l.w, l.rows, l.cols))), l.biases(g, rows))
 		wTs[i] = Const(g, tensors.FromFlatDataAndDimensions(l.wT, l.tRows, l.tCols))
 		h = pres[i]
@@ -212,7 +227,7 @@ func (m *MLP) Taped(t *Tape, x *Node) *Node {
 			h = Max(h, zero) // the ReLU, as activation.Relu's max(pre, 0)
 		}
 	}
-	if last := m.layers[n-1]; last.cols != last.out {
+	if last := layers[n-1]; last.cols != last.out {
 		h = Slice(h, AxisRange(), AxisRange(0, last.out))
 	}
 	t.pieces = append(t.pieces, piece{in: x, out: h, vjp: func(d *Node) *Node {
@@ -222,7 +237,7 @@ func (m *MLP) Taped(t *Tape, x *Node) *Node {
 			}
 			d = DotProduct(d, wTs[i])
 		}
-		if first := m.layers[0]; first.tCols != first.in {
+		if first := layers[0]; first.tCols != first.in {
 			d = Slice(d, AxisRange(), AxisRange(0, first.in))
 		}
 		return d

@@ -203,6 +203,7 @@ func Prepare(opts Options) (*Setup, error) {
 			return nil, err
 		}
 	}
+	s.Explainer.Shards = info.Shards()
 	if s.Explainer.SmallBatch, err = backend.ForSmallBatches(); err != nil {
 		return nil, err
 	}

@@ -62,6 +62,11 @@ type Explainer struct {
 	// faster there, which is what makes a notebook's sliders feel live.
 	SmallBatch compute.Backend
 
+	// Shards, if positive, is the most concurrent executions the rows of one call are split
+	// into (rows are independent); 0 means one per CPU core (GOMAXPROCS). See
+	// backend.Info.Shards.
+	Shards int
+
 	// Autodiff, if set before the explainer is first used, takes every gradient with GoMLX's
 	// autodiff, also through the built-in networks, whose backward passes are otherwise
 	// written out (package backprop). It is slower; the tests use it as the reference.

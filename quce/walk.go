@@ -118,7 +118,11 @@ const minShardRows = 32
 // execution, so this is where a second core pays.
 func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
 	e.initRows(cfg, rows)
-	shards := min(runtime.GOMAXPROCS(0), len(rows)/minShardRows)
+	shards := runtime.GOMAXPROCS(0)
+	if e.Shards > 0 {
+		shards = e.Shards
+	}
+	shards = min(shards, len(rows)/minShardRows)
 	if shards <= 1 {
 		return e.optimise(ctx, cfg, rows, true)
 	}
@@ -166,7 +170,8 @@ func readMeasured(out []*tensors.Tensor, hasInterior bool) measured {
 }
 
 // recordFrom records row i's current point from m, or fails the row if m is not finite
-// there (the path then ends at its previous point). It reports whether it recorded.
+// there (the path then ends at its previous point). It reports whether it recorded. The row
+// keeps its part of m's slices (each execution's outputs are fresh copies, never changed).
 func (m measured) recordFrom(cfg Config, r *row, i, j int, step int) bool {
 	g := m.grad[i*j : (i+1)*j : (i+1)*j]
 	var in []float32
@@ -178,14 +183,14 @@ func (m measured) recordFrom(cfg Config, r *row, i, j int, step int) bool {
 			r.fail("F, its gradient or L_ε is non-finite at the instance itself; fix: check the instance's values, they overflow the models")
 			// x itself: keep it as the whole path, so the failed result still says where
 			// it failed; its non-finite values are reported as such.
-			r.record(cfg.Rule, cfg.K, m.p[i], append([]float32(nil), g...), m.unc[i], m.uncPaper[i], nil)
+			r.record(cfg.Rule, cfg.K, m.p[i], g, m.unc[i], m.uncPaper[i], nil)
 		} else {
 			r.fail(fmt.Sprintf("F, its gradient or L_ε became non-finite at step %d; fix: lower the learning rate or the λ weights", step))
 			r.cur, r.curRecorded = r.prev, true
 		}
 		return false
 	}
-	r.record(cfg.Rule, cfg.K, m.p[i], append([]float32(nil), g...), m.unc[i], m.uncPaper[i], in)
+	r.record(cfg.Rule, cfg.K, m.p[i], g, m.unc[i], m.uncPaper[i], in)
 	return true
 }
 
@@ -318,7 +323,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 			if !r.curRecorded && !m.recordFrom(cfg, r, i, j, t) {
 				continue
 			}
-			nx := next[i*j : (i+1)*j]
+			nx := next[i*j : (i+1)*j : (i+1)*j]
 			if !finite(obj[i]) || !allFinite(nx) {
 				r.fail(fmt.Sprintf("the objective or its gradient became non-finite at step %d (objective %v); fix: lower the learning rate or the λ weights", t, obj[i]))
 				continue
@@ -335,7 +340,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 					continue
 				}
 			}
-			r.advance(append([]float32(nil), nx...))
+			r.advance(nx)
 		}
 		if report && e.Progress != nil {
 			e.Progress(t, cfg.Steps)

@@ -1,0 +1,8 @@
+//go:build !goexperiment.simd
+
+// Package simd says whether this binary was built with GOEXPERIMENT=simd (see docs/SPEED.md).
+package simd
+
+// Enabled reports whether this binary was built with GOEXPERIMENT=simd, which lets the pure-Go
+// backend use its AVX2/AVX-512 kernels on amd64.
+const Enabled = false
