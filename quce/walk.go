@@ -263,6 +263,24 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 	vT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
 	lam := batch(rows, 3, func(r *row) []float32 { return r.lam[:] })
 	zeros := make([]float32, j)
+	// The segment being walked and the moving features, as tensors. While every active row
+	// advances, the step's own output becomes the next current point without a copy through
+	// the host (the rows that are no longer active have their outputs ignored, whatever their
+	// points); they are rebuilt from the rows when one stops or fails.
+	var prevT, curT, moveT *tensors.Tensor
+	rebuild := func() {
+		finalize([]*tensors.Tensor{prevT, curT, moveT})
+		prevT = batch(rows, j, func(r *row) []float32 { return r.prev })
+		curT = batch(rows, j, func(r *row) []float32 { return r.cur })
+		moveT = batch(rows, j, func(r *row) []float32 {
+			if r.active {
+				return r.move
+			}
+			return zeros
+		})
+	}
+	rebuild()
+	defer func() { finalize([]*tensors.Tensor{prevT, curT, moveT}) }()
 	for t := 1; t <= cfg.Steps; t++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -274,18 +292,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		if !anyActive {
 			break
 		}
-		args := []any{
-			batch(rows, j, func(r *row) []float32 { return r.prev }),
-			batch(rows, j, func(r *row) []float32 { return r.cur }),
-			targetT, x0T,
-			batch(rows, j, func(r *row) []float32 {
-				if r.active {
-					return r.move
-				}
-				return zeros
-			}),
-			loT, hiT, mT, vT, float32(t), lam, float32(cfg.LearningRate),
-		}
+		args := []any{prevT, curT, targetT, x0T, moveT, loT, hiT, mT, vT, float32(t), lam, float32(cfg.LearningRate)}
 		if cfg.Samples > 0 {
 			noise := make([]float32, cfg.Samples*n*L)
 			for i, r := range rows {
@@ -311,21 +318,22 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		// Free this step's buffers now rather than at garbage collection: a backend that
 		// keeps them outside Go's heap (ONNX Runtime) would otherwise grow with the steps.
 		// The optimiser state is freed once the next state has replaced it.
-		finalize(append(out[:k+2:k+2], mT, vT))
-		finalize(args[:2])
-		finalize(args[4:5])
+		finalize(append(out[:k+1:k+1], mT, vT))
 		finalize(args[12:]) // the latent noise, when sampled
 		mT, vT = out[k+2], out[k+3]
+		changed := false // a row stopped or failed at this step
 		for i, r := range rows {
 			if !r.active {
 				continue
 			}
 			if !r.curRecorded && !m.recordFrom(cfg, r, i, j, t) {
+				changed = true
 				continue
 			}
 			nx := next[i*j : (i+1)*j : (i+1)*j]
 			if !finite(obj[i]) || !allFinite(nx) {
 				r.fail(fmt.Sprintf("the objective or its gradient became non-finite at step %d (objective %v); fix: lower the learning rate or the λ weights", t, obj[i]))
+				changed = true
 				continue
 			}
 			if cfg.EarlyStop > 0 {
@@ -337,10 +345,18 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 				}
 				if r.validRun >= cfg.EarlyStop {
 					r.active = false
+					changed = true
 					continue
 				}
 			}
 			r.advance(nx)
+		}
+		if changed {
+			finalize(out[k+1 : k+2])
+			rebuild()
+		} else {
+			finalize([]*tensors.Tensor{prevT})
+			prevT, curT = curT, out[k+1]
 		}
 		if report && e.Progress != nil {
 			e.Progress(t, cfg.Steps)
