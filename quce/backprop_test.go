@@ -5,24 +5,31 @@ import (
 	"math"
 	"testing"
 
+	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
 
-// autodiffTwin is an explainer of the same models that takes every gradient with GoMLX's
-// autodiff (Explainer.Autodiff), the reference for the hand-written backward passes.
-func autodiffTwin(t *testing.T, s *pipeline.Setup) *quce.Explainer {
+// twin is a new explainer of the same models and columns, to set options on.
+func twin(t *testing.T, s *pipeline.Setup) *quce.Explainer {
 	t.Helper()
-	ref, err := quce.New(s.Backend, s.Explainer.Classifier(), s.VAE, s.Scaler, s.Explainer.Features())
+	ex, err := quce.New(s.Backend, s.Explainer.Classifier(), s.VAE, s.Scaler, s.Explainer.Features())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ref.SetColumns(s.Explainer.Columns()); err != nil {
+	if err := ex.SetColumns(s.Explainer.Columns()); err != nil {
 		t.Fatal(err)
 	}
-	ref.Autodiff = true
-	return ref
+	return ex
+}
+
+// autodiffTwin is a twin that takes every gradient with GoMLX's autodiff
+// (Explainer.Autodiff), the reference for the hand-written backward passes.
+func autodiffTwin(t *testing.T, s *pipeline.Setup) *quce.Explainer {
+	ex := twin(t, s)
+	ex.Autodiff = true
+	return ex
 }
 
 // The built-in networks' hand-written backward passes (package backprop) give autodiff's
@@ -110,4 +117,38 @@ func largest(v []float64) float64 {
 		m = max(m, math.Abs(x))
 	}
 	return m
+}
+
+// Splitting the rows into concurrent shards (Explainer.Shards) changes nothing: rows are
+// independent, and with the SIMD kernels a row's result does not even depend on its place in
+// the batch, so one shard and two give bit-identical explanations. (Without them the scalar
+// kernel's last rows sum in another order, so the bound is that of TestBatchIndependence.)
+func TestShardsAgree(t *testing.T) {
+	s := testsetup.WBC(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps = 300
+	rows := s.XTrain[:96]
+	tol := 0.0
+	if !backend.SIMD {
+		tol = 5e-3
+	}
+	var results [][]*quce.Explanation
+	for _, shards := range []int{1, 2, 3} {
+		ex := twin(t, s)
+		ex.Shards = shards
+		res, err := ex.Explain(context.Background(), cfg, queries(rows))
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, res)
+	}
+	for k := 1; k < len(results); k++ {
+		for i := range rows {
+			a, b := results[0][i], results[k][i]
+			d := max(maxDiff(a.Path0().Counterfactual, b.Path0().Counterfactual), maxDiff(a.Attribution, b.Attribution))
+			if d > tol {
+				t.Fatalf("row %d: %d shards against 1 differ by %.3g; want ≤ %g", i, k+1, d, tol)
+			}
+		}
+	}
 }
