@@ -44,17 +44,23 @@ const SIMD = simd.Enabled
 // execution; 1 elsewhere, since ONNX Runtime and XLA run each execution on threads of their
 // own (measured on 2 cores, 455 rows: ONNX Runtime 1.74 s with two shards, 1.52 s with one).
 func (i Info) Shards() int {
-	if name, _, _ := strings.Cut(i.Config, ":"); name == "go" {
+	if i.pureGo() {
 		return 0
 	}
 	return 1
+}
+
+// pureGo reports whether the configuration is the pure-Go backend (any of its options).
+func (i Info) pureGo() bool {
+	name, _, _ := strings.Cut(i.Config, ":")
+	return name == "go"
 }
 
 // String names the backend and why it was chosen; for the pure-Go backend it also says
 // whether this binary has its SIMD kernels (see SIMD).
 func (i Info) String() string {
 	s := fmt.Sprintf("%s (%s)", i.Name, i.Reason)
-	if name, _, _ := strings.Cut(i.Config, ":"); name == "go" {
+	if i.pureGo() {
 		if SIMD {
 			s += "; SIMD kernels (GOEXPERIMENT=simd)"
 		} else {

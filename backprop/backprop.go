@@ -217,13 +217,15 @@ func (m *MLP) Taped(t *Tape, x *Node) *Node {
 	}
 	zero := ScalarZero(g, x.DType())
 	n, rows := len(layers), x.Shape().Dimensions[0]
-	pres, wTs := make([]*Node, n), make([]*Node, n)
+	// The ReLU masks are built once here, so a piece differentiated more than once (the
+	// classifier at x_c, for F and for the objective) compares once; unused, they are pruned.
+	masks, wTs := make([]*Node, n), make([]*Node, n)
 	h := StopGradient(x)
 	for i, l := range layers {
-		pres[i] = Add(DotProduct(h, Const(g, tensors.FromFlatDataAndDimensions(l.w, l.rows, l.cols))), l.biases(g, rows))
+		h = Add(DotProduct(h, Const(g, tensors.FromFlatDataAndDimensions(l.w, l.rows, l.cols))), l.biases(g, rows))
 		wTs[i] = Const(g, tensors.FromFlatDataAndDimensions(l.wT, l.tRows, l.tCols))
-		h = pres[i]
 		if i < n-1 {
+			masks[i] = GreaterOrEqual(h, zero)
 			h = Max(h, zero) // the ReLU, as activation.Relu's max(pre, 0)
 		}
 	}
@@ -233,7 +235,7 @@ func (m *MLP) Taped(t *Tape, x *Node) *Node {
 	t.pieces = append(t.pieces, piece{in: x, out: h, vjp: func(d *Node) *Node {
 		for i := n - 1; i >= 0; i-- {
 			if i < n-1 {
-				d = Where(GreaterOrEqual(pres[i], zero), d, zero)
+				d = Where(masks[i], d, zero)
 			}
 			d = DotProduct(d, wTs[i])
 		}
