@@ -71,16 +71,20 @@ func (t *Tape) Gradient(loss, x *Node) *Node {
 }
 
 // layer is one dense layer, pre = h·w + b, followed by a ReLU unless it is the last, with
-// its weights laid out for the backend's kernels (see padded).
+// its weights laid out for the backend's kernels (see layout).
 type layer struct {
 	in, out    int       // the layer's own widths
 	rows, cols int       // w's shape, padded
-	w          []float32 // [rows, cols], row-major; padding is 0
-	b          []float32 // [cols]
+	w          []float32 // [rows, cols], row-major, or [cols, rows] when narrow; padding is 0
+	b          []float32 // [cols]; nil when the biases are a row of w (see layout)
+	narrow     bool      // the product is taken with wT (see layout)
 	tRows      int       // wT's shape: [tRows, tCols]
 	tCols      int
 	wT         []float32 // w transposed, [tRows, tCols]
 }
+
+// simdWidth is the number of float32 values in one AVX-512 register.
+const simdWidth = 16
 
 // padded is a width as laid out for the pure-Go backend's SIMD kernels (GOEXPERIMENT=simd).
 // They take products with more than 16 output columns (filling the last partial group of 16
@@ -89,9 +93,9 @@ type layer struct {
 // its place in the batch. So every width is padded to a multiple of 16, and to at least 32:
 // every product then runs on the SIMD kernels, which treat every row alike. Padded hidden
 // units have zero weights and biases, so they stay at 0 and change nothing; a padded output
-// or input gradient is sliced off. Other backends get the network as it is.
+// or input gradient is sliced off (but see layout for a narrow output). Other backends get
+// the network as it is.
 func padded(w int) int {
-	const simdWidth = 16
 	return max(2*simdWidth, (w+simdWidth-1)/simdWidth*simdWidth)
 }
 
@@ -137,17 +141,36 @@ func NewMLP(store *model.Store, scope string) (*MLP, error) {
 		}
 		ds = append(ds, dense{in: wDims[0], out: wDims[1], w: w, b: b})
 	}
-	return &MLP{plain: layout(ds, unpadded), simd: layout(ds, padded)}, nil
+	return &MLP{plain: layout(ds, false), simd: layout(ds, true)}, nil
 }
 
-// layout lays the layers out with widths pad(w): the outputs of every layer, and the input
-// gradient of the first (its inputs themselves are never padded).
-func layout(ds []dense, pad func(int) int) []layer {
+// layout lays the layers out as they are, or for the pure-Go backend's SIMD kernels. For
+// those, widths are padded (the outputs of every layer, and the input gradient of the
+// first), and biases become a row of the weights wherever a layer's input has a column of
+// ones: the network's input gets one appended, and a hidden layer whose padding leaves a
+// spare unit turns it into one (its pre-activation is 1, so its ReLU is 1). The kernel adds
+// the rows of w in order, so the biases added last within the product round exactly as
+// when added after it, without a pass over [rows, cols] that reads a constant as large as
+// the layer's output. An output narrower than a SIMD group (the classifier's logits) is not
+// padded to 32 columns: its product is taken with wT, contracting both last axes, a kernel
+// that takes each output as one dot product, row by row. docs/SPEED.md has the timings.
+func layout(ds []dense, simdKernels bool) []layer {
+	pad := unpadded
+	if simdKernels {
+		pad = padded
+	}
 	ls := make([]layer, len(ds))
+	ones := -1 // the column of ones in the layer's input, if any
 	for i, d := range ds {
 		l := layer{in: d.in, out: d.out, rows: d.in, cols: pad(d.out)}
-		if i > 0 {
+		switch {
+		case i > 0:
 			l.rows = ls[i-1].cols
+		case simdKernels:
+			ones, l.rows = d.in, d.in+1
+		}
+		if simdKernels && i == len(ds)-1 && d.out <= simdWidth {
+			l.cols, l.narrow = d.out, true
 		}
 		// The gradient leaves through wT: only the true outputs come in (the last layer's
 		// gradient is not padded), and the first layer's input gradient is padded too.
@@ -156,19 +179,41 @@ func layout(ds []dense, pad func(int) int) []layer {
 			l.tRows = l.out
 		}
 		if i == 0 {
-			l.tCols = pad(l.in)
+			l.tCols = pad(l.rows)
 		}
-		l.w, l.b, l.wT = make([]float32, l.rows*l.cols), make([]float32, l.cols), make([]float32, l.tRows*l.tCols)
-		copy(l.b, d.b)
+		l.w = make([]float32, l.rows*l.cols)
 		for r := range l.in {
-			for c := range l.out {
-				l.w[r*l.cols+c] = d.w[r*l.out+c]
-				l.wT[c*l.tCols+r] = d.w[r*l.out+c]
-			}
+			copy(l.w[r*l.cols:r*l.cols+l.out], d.w[r*l.out:(r+1)*l.out])
+		}
+		bias := l.w[max(ones, 0)*l.cols : max(ones, 0)*l.cols+l.cols]
+		if ones < 0 {
+			l.b = make([]float32, l.cols)
+			bias = l.b
+		}
+		copy(bias, d.b)
+		ones = -1
+		if simdKernels && i < len(ds)-1 && l.cols > l.out {
+			ones, bias[l.out] = l.out, 1
+		}
+		l.wT = transposed(l.w, l.rows, l.cols, l.tRows, l.tCols)
+		if l.narrow {
+			l.w = transposed(l.w, l.rows, l.cols, l.cols, l.rows)
 		}
 		ls[i] = l
 	}
 	return ls
+}
+
+// transposed returns the [rows, cols] matrix w transposed into [tRows, tCols], cut or padded
+// with zeros.
+func transposed(w []float32, rows, cols, tRows, tCols int) []float32 {
+	t := make([]float32, tRows*tCols)
+	for r := range min(rows, tCols) {
+		for c := range min(cols, tRows) {
+			t[c*tCols+r] = w[r*cols+c]
+		}
+	}
+	return t
 }
 
 // value copies a float32 variable's values out of store.
@@ -207,13 +252,21 @@ func (m *MLP) NumOutputs() int { return m.plain[len(m.plain)-1].out }
 
 // Taped builds the network's outputs [rows, NumOutputs] for x [rows, NumInputs] and records
 // it on t with its hand-written backward pass. The forward pass is the model function's graph
-// (h·W + b, and a ReLU as max(pre, 0)), on the pure-Go backend with SIMD kernels with the
-// padded widths (see padded), so the outputs are the same up to the order of float32 sums.
+// (h·W + b, and a ReLU as max(pre, 0)); on the pure-Go backend with SIMD kernels it is laid
+// out for them (see layout) and the ReLU is a select with the mask, [pre ≥ 0]·pre, so the
+// outputs are the same up to the order of float32 sums.
+//
+// The select is there for speed: with both cores busy, the Go backend's max(pre, 0) (seven
+// scalar floating-point instructions per element) took 14% of an explanation's CPU time and
+// the select (a branch per element) about two thirds of that. It differs from max(pre, 0) only for a NaN
+// pre-activation, which it turns into 0; the rows are checked to be finite before any
+// graph runs, and the built-in networks' weights come from training that stops on a
+// non-finite loss.
 func (m *MLP) Taped(t *Tape, x *Node) *Node {
 	g := x.Graph()
-	layers := m.plain
+	layers, selectReLU := m.plain, false
 	if simd.Enabled && g.Backend().String() == gobackend.BackendName {
-		layers = m.simd
+		layers, selectReLU = m.simd, true
 	}
 	zero := ScalarZero(g, x.DType())
 	n, rows := len(layers), x.Shape().Dimensions[0]
@@ -221,12 +274,30 @@ func (m *MLP) Taped(t *Tape, x *Node) *Node {
 	// classifier at x_c, for F and for the objective) compares once; unused, they are pruned.
 	masks, wTs := make([]*Node, n), make([]*Node, n)
 	h := StopGradient(x)
+	if first := layers[0]; first.rows > first.in { // a column of ones for the first biases
+		ones := make([]float32, rows)
+		for r := range ones {
+			ones[r] = 1
+		}
+		h = Concatenate([]*Node{h, Const(g, tensors.FromFlatDataAndDimensions(ones, rows, 1))}, 1)
+	}
 	for i, l := range layers {
-		h = Add(DotProduct(h, Const(g, tensors.FromFlatDataAndDimensions(l.w, l.rows, l.cols))), l.biases(g, rows))
 		wTs[i] = Const(g, tensors.FromFlatDataAndDimensions(l.wT, l.tRows, l.tCols))
+		if l.narrow {
+			h = DotGeneral(h, []int{1}, nil, Const(g, tensors.FromFlatDataAndDimensions(l.w, l.cols, l.rows)), []int{1}, nil)
+		} else {
+			h = DotProduct(h, Const(g, tensors.FromFlatDataAndDimensions(l.w, l.rows, l.cols)))
+		}
+		if l.b != nil {
+			h = Add(h, l.biases(g, rows))
+		}
 		if i < n-1 {
 			masks[i] = GreaterOrEqual(h, zero)
-			h = Max(h, zero) // the ReLU, as activation.Relu's max(pre, 0)
+			if selectReLU {
+				h = Where(masks[i], h, zero)
+			} else {
+				h = Max(h, zero) // the ReLU, as activation.Relu's max(pre, 0)
+			}
 		}
 	}
 	if last := layers[n-1]; last.cols != last.out {

@@ -71,8 +71,8 @@ func randomRows(rows, cols int, seed uint64) [][]float32 {
 }
 
 // The hand-written backward pass gives autodiff's gradient, for networks with and without
-// padded widths, hidden layers or a single output, and the forward pass gives the model
-// function's outputs.
+// padded widths, with biases in the product or added, hidden layers or a single narrow
+// output, and the forward pass gives the model function's outputs.
 func TestTapedMatchesAutodiff(t *testing.T) {
 	b, err := gobackend.New("")
 	if err != nil {
@@ -85,9 +85,9 @@ func TestTapedMatchesAutodiff(t *testing.T) {
 		widths []int
 	}{
 		{"linear", "", []int{4, 2}},
-		{"classifier 30-60-1 (hidden padded to 64)", "", []int{30, 60, 1}},
-		{"encoder 30-128-64-30 (output and input gradient padded to 32)", "/encoder", []int{30, 128, 64, 30}},
-		{"decoder 15-64-128-30", "/decoder", []int{15, 64, 128, 30}},
+		{"classifier 30-60-1 (hidden padded to 64 with a unit of ones, narrow output)", "", []int{30, 60, 1}},
+		{"encoder 30-128-64-30 (output and input gradient padded to 32, biases added)", "/encoder", []int{30, 128, 64, 30}},
+		{"decoder 15-64-128-30 (input of 16 with the ones)", "/decoder", []int{15, 64, 128, 30}},
 		{"narrow 3-5-7-2", "", []int{3, 5, 7, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
