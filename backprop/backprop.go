@@ -185,8 +185,10 @@ func layout(ds []dense, simdKernels bool) []layer {
 		for r := range l.in {
 			copy(l.w[r*l.cols:r*l.cols+l.out], d.w[r*l.out:(r+1)*l.out])
 		}
-		bias := l.w[max(ones, 0)*l.cols : max(ones, 0)*l.cols+l.cols]
-		if ones < 0 {
+		var bias []float32 // a row of w against the column of ones, or b
+		if ones >= 0 {
+			bias = l.w[ones*l.cols : (ones+1)*l.cols]
+		} else {
 			l.b = make([]float32, l.cols)
 			bias = l.b
 		}
