@@ -32,6 +32,7 @@
 package classifier
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -207,10 +208,7 @@ func Train(b compute.Backend, X [][]float32, y []int, classes int, cfg Config) (
 
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x636c6173))
 	bs := budget.Batch(cfg.BatchSize, len(X))
-	maxSteps := cfg.MaxSteps
-	if maxSteps == 0 {
-		maxSteps = DefaultMaxSteps
-	}
+	maxSteps := cmp.Or(cfg.MaxSteps, DefaultMaxSteps)
 	total := min(cfg.Epochs*(len(X)/bs), maxSteps)
 	order := make([]int, len(X))
 	for i := range order {

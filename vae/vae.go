@@ -49,6 +49,7 @@
 package vae
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -501,10 +502,7 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 	valT := matrix(val, j)
 
 	bs := budget.Batch(cfg.BatchSize, len(fit))
-	maxSteps := cfg.MaxSteps
-	if maxSteps == 0 {
-		maxSteps = DefaultMaxSteps
-	}
+	maxSteps := cmp.Or(cfg.MaxSteps, DefaultMaxSteps)
 	total := min(cfg.MaxEpochs*(len(fit)/bs), maxSteps)
 	best, since, epoch, steps := math.Inf(1), 0, 0, 0
 	var bestWeights *model.Store
