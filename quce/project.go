@@ -187,7 +187,8 @@ func (e *Explainer) walkTo(cfg Config, rows []*row, targets [][]float32, step in
 // project moves every row's end point to its nearest legal row (see legalize), then
 // repairs rows that lost validity on the way: while F(τ|·) < ϑ, the one-column move (see
 // moves) with the highest F(τ|·) is taken if it raises F, for at most as many moves as there
-// are columns. Both are walked as path segments. Rows whose columns are all continuous are untouched.
+// are columns. Both are walked as path segments. Rows whose columns are all continuous are
+// untouched.
 func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error {
 	if !e.hasDiscrete() {
 		return nil
