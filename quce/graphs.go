@@ -20,44 +20,61 @@ const (
 	adamEpsilon = 1e-8
 )
 
-// probAndGrad returns log F(τ|x) and F(τ|x) [R], and the gradient of F with respect to x
-// [R, J], with the classifier recorded on t (nil: autodiff).
-func probAndGrad(clf *Classifier, t *backprop.Tape, x, target *Node) (lp, p, grad *Node) {
-	lp = clf.targetLogProb(t, x, target)
-	p = Exp(lp)
-	return lp, p, t.Gradient(ReduceAllSum(p), x)
+// classAt returns log F(τ|x) and F(τ|x) [N] at points x [N, J] with one-hot targets
+// [N, C], and the gradient of log F(τ|x) with respect to x [N, J]: one forward and one
+// backward pass of the classifier (recorded on t; nil: autodiff) for all the points, which is
+// why a step stacks the current points and the quadrature nodes into one x. The gradient of F
+// itself is F·∇log F (gradF).
+func classAt(clf *Classifier, t *backprop.Tape, x, target *Node) (lp, p, gradLp *Node) {
+	lp, gradLp = clf.targetLogProbGrad(t, x, target)
+	return lp, Exp(lp), gradLp
 }
 
-// objective is G(x_c) per row, with each row's weights in lam [R, 3] = (λ1, λ2, λ3):
-// λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖² + λ3·L_ε(x_c), given lp = log F(τ|x_c). Weights per
-// row let the candidates of automatic λ (Config.Auto) run as rows of one batch. noise (nil or
-// [S, R, latent]) selects sampled codes in L_ε. The VAE's networks are recorded on t (nil:
-// autodiff). It also returns L_ε's parts.
-func objective(v *vae.VAE, t *backprop.Tape, lp, xc, x0, lam, noise *Node) (g *Node, parts vae.Parts) {
-	nll := Neg(lp)
-	prox := MulScalar(ReduceSum(Square(Sub(xc, x0)), 1), 0.5)
+// gradF is ∇F(τ|x) = F(τ|x)·∇log F(τ|x), [N, J], from p [N] and gradLp [N, J].
+func gradF(p, gradLp *Node) *Node { return Mul(ExpandAxes(p, -1), gradLp) }
+
+// objective is G(x_c) per row and its gradient with respect to x_c, with each row's weights
+// in lam [R, 3] = (λ1, λ2, λ3):
+//
+//	G  = λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖² + λ3·L_ε(x_c)
+//	∇G = −λ1·∇log F(τ|x_c) + λ2·(x_c − x) + λ3·∇L_ε(x_c)
+//
+// given lp = log F(τ|x_c) and gradLp its gradient (from classAt, so the classifier's pass is
+// shared with the attribution's). Weights per row let the candidates of automatic λ
+// (Config.Auto) run as rows of one batch. noise (nil or [S, R, latent]) selects sampled codes
+// in L_ε. The VAE's networks are recorded on t (nil: autodiff). It also returns L_ε's parts.
+func objective(v *vae.VAE, t *backprop.Tape, lp, gradLp, xc, x0, lam, noise *Node) (g, grad *Node, parts vae.Parts) {
+	d := Sub(xc, x0)
+	prox := MulScalar(ReduceSum(Square(d), 1), 0.5)
 	parts = v.LossPartsTaped(t, xc, noise)
 	unc := v.Combine(parts, vae.Trained)
-	weight := func(i int) *Node { return Reshape(Slice(lam, AxisRange(), AxisElem(i)), -1) }
+	weight := func(i int) *Node { return Slice(lam, AxisRange(), AxisElem(i)) } // [R, 1]
 	l1, l2, l3 := weight(0), weight(1), weight(2)
-	g = Add(Add(Mul(l1, nll), Mul(l2, prox)), Mul(l3, unc))
-	return g, parts
+	row := func(w *Node) *Node { return Reshape(w, -1) }
+	g = Add(Add(Mul(row(l1), Neg(lp)), Mul(row(l2), prox)), Mul(row(l3), unc))
+	gradUnc := t.Gradient(ReduceAllSum(unc), xc)
+	grad = Add(Sub(Mul(l2, d), Mul(l1, gradLp)), Mul(l3, gradUnc))
+	return g, grad, parts
 }
 
-// interiorGradSum is Σ_k ∇F(τ|prev + t_k·(xc − prev)) over the quadrature nodes t_k of
-// the segment prev → xc, [R, J]: the only gradients a rule needs beyond the path points.
-func interiorGradSum(clf *Classifier, t *backprop.Tape, prev, xc, target *Node, nodes []float64) *Node {
-	d := Sub(xc, prev)
-	pts := make([]*Node, len(nodes))
-	targets := make([]*Node, len(nodes))
-	for i, t := range nodes {
-		pts[i] = Add(prev, MulScalar(d, t))
-		targets[i] = target
+// stackNodes returns the current points xc [R, J] followed by the quadrature nodes
+// prev + t_k·(xc − prev) of the segment prev → xc, node by node, [R·(1+len(nodes)), J], and
+// the targets [R, C] repeated alike.
+func stackNodes(prev, xc, target *Node, nodes []float64) (pts, targets *Node) {
+	k := len(nodes)
+	if k == 0 {
+		return xc, target
 	}
-	all := Concatenate(pts, 0)
-	_, _, g := probAndGrad(clf, t, all, Concatenate(targets, 0))
-	r, j := xc.Shape().Dimensions[0], xc.Shape().Dimensions[1]
-	return ReduceSum(Reshape(g, len(nodes), r, j), 0)
+	r, j, c := xc.Shape().Dimensions[0], xc.Shape().Dimensions[1], target.Shape().Dimensions[1]
+	ts := make([][][]float64, k) // [k, 1, 1]
+	for i, t := range nodes {
+		ts[i] = [][]float64{{t}}
+	}
+	d := ExpandAxes(Sub(xc, prev), 0)
+	at := Add(ExpandAxes(prev, 0), Mul(ConstAsDType(xc.Graph(), xc.DType(), ts), d)) // [k, R, J]
+	pts = Concatenate([]*Node{xc, Reshape(at, k*r, j)}, 0)
+	targets = Reshape(BroadcastToDims(ExpandAxes(target, 0), k+1, r, c), (k+1)*r, c)
+	return pts, targets
 }
 
 // execKind says which graph to build.
@@ -86,12 +103,18 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 	return func(in []*Node) []*Node {
 		prev, xc, target := in[0], in[1], in[2]
 		clf, vm := e.clf, e.vae
-		// The objective's gradient shares the classifier at xc with F's (one tape).
-		tape := e.tape()
-		lp, p, gradP := probAndGrad(clf, tape, xc, target)
-		out := []*Node{p, gradP, nil, nil}
+		r, j := xc.Shape().Dimensions[0], xc.Shape().Dimensions[1]
+		// One pass of the classifier for F and its gradient at xc (the attribution's and the
+		// objective's) and at the segment's quadrature nodes.
+		pts, targets := stackNodes(prev, xc, target, nodes)
+		lpAll, pAll, gradLpAll := classAt(clf, e.tape(), pts, targets)
+		gradAll := gradF(pAll, gradLpAll)
+		atXc := func(n *Node) *Node { return Slice(n, AxisRange(0, r)) }
+		lp, gradLp := atXc(lpAll), atXc(gradLpAll)
+		out := []*Node{atXc(pAll), atXc(gradAll), nil, nil}
 		if len(nodes) > 0 {
-			out = append(out, interiorGradSum(clf, e.tape(), prev, xc, target, nodes))
+			interior := Slice(gradAll, AxisRange(r, r*(1+len(nodes))))
+			out = append(out, ReduceSum(Reshape(interior, len(nodes), r, j), 0))
 		}
 		if !kind.optimise {
 			parts := vm.LossParts(xc, nil)
@@ -103,8 +126,8 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 		if kind.samples > 0 {
 			noise = in[12]
 		}
-		obj, parts := objective(vm, tape, lp, xc, x0, lam, noise)
-		grad := Mul(tape.Gradient(ReduceAllSum(obj), xc), move)
+		obj, gradObj, parts := objective(vm, e.tape(), lp, gradLp, xc, x0, lam, noise)
+		grad := Mul(gradObj, move)
 		if noise != nil {
 			// The reported uncertainty always uses the mean code.
 			parts = vm.LossParts(xc, nil)
@@ -136,8 +159,8 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 // probeGraph returns F(τ|x) [R] and its gradient [R,J] at points [R,J] with one-hot
 // targets [R,C].
 func (e *Explainer) probeGraph(x, target *Node) (*Node, *Node) {
-	_, p, grad := probAndGrad(e.clf, e.tape(), x, target)
-	return p, grad
+	_, p, gradLp := classAt(e.clf, e.tape(), x, target)
+	return p, gradF(p, gradLp)
 }
 
 // classGraph returns log F(c|x) [R,C] and the model's own outputs [R,C] (to check that
@@ -191,7 +214,7 @@ func (e *Explainer) onSimplex(x *Node) *Node {
 // objectiveGraph returns G and its gradient for rows xc (used to check gradients).
 func (e *Explainer) objectiveGraph(in []*Node) []*Node {
 	xc, x0, target, lam := in[0], in[1], in[2], in[3]
-	t := e.tape()
-	obj, _ := objective(e.vae, t, e.clf.targetLogProb(t, xc, target), xc, x0, lam, nil)
-	return []*Node{obj, t.Gradient(ReduceAllSum(obj), xc)}
+	lp, _, gradLp := classAt(e.clf, e.tape(), xc, target)
+	obj, grad, _ := objective(e.vae, e.tape(), lp, gradLp, xc, x0, lam, nil)
+	return []*Node{obj, grad}
 }

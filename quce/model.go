@@ -167,10 +167,15 @@ const probFloor = 1e-7
 //
 // A probability model that can give its logits (see LogitForwarder) is treated as the logit
 // model it wraps.
-func (c *Classifier) LogProbs(x *Node) *Node { return c.logProbs(nil, x) }
+func (c *Classifier) LogProbs(x *Node) *Node {
+	logp, _ := c.logProbs(nil, x)
+	return logp
+}
 
-// logProbs is LogProbs with a model that writes out its backward pass recorded on t.
-func (c *Classifier) logProbs(t *backprop.Tape, x *Node) *Node {
+// logProbs is LogProbs with a model that writes out its backward pass recorded on t. It
+// also returns the model's logits [rows, C] (one column for a binary model), or nil for a
+// model that gives probabilities.
+func (c *Classifier) logProbs(t *backprop.Tape, x *Node) (logp, logits *Node) {
 	var out *Node
 	switch tm, ok := c.model.(TapedModel); {
 	case c.logits != nil:
@@ -184,14 +189,14 @@ func (c *Classifier) logProbs(t *backprop.Tape, x *Node) *Node {
 		p := ClipScalar(out, probFloor, 1)
 		if out.Shape().Dimensions[1] == 1 {
 			q := ClipScalar(OneMinus(out), probFloor, 1)
-			return Log(Concatenate([]*Node{q, p}, 1))
+			return Log(Concatenate([]*Node{q, p}, 1)), nil
 		}
-		return Log(p)
+		return Log(p), nil
 	}
 	if out.Shape().Dimensions[1] == 1 {
-		return Neg(stableSoftplus(Concatenate([]*Node{out, Neg(out)}, 1)))
+		return Neg(stableSoftplus(Concatenate([]*Node{out, Neg(out)}, 1))), out
 	}
-	return LogSoftmax(out)
+	return LogSoftmax(out), out
 }
 
 // rawOutputs are the model's own outputs [rows, C] for standardised x.
@@ -218,7 +223,34 @@ func (c *Classifier) forward(x *Node, fn func(*Node) *Node) *Node {
 func (c *Classifier) TargetLogProb(x, onehot *Node) *Node { return c.targetLogProb(nil, x, onehot) }
 
 func (c *Classifier) targetLogProb(t *backprop.Tape, x, onehot *Node) *Node {
-	return ReduceSum(Mul(c.logProbs(t, x), onehot), 1)
+	logp, _ := c.logProbs(t, x)
+	return ReduceSum(Mul(logp, onehot), 1)
+}
+
+// targetLogProbGrad is log F(τ|x) [rows] and its gradient with respect to x [rows, J], with
+// the model recorded on t (nil: autodiff). For a model that gives logits z, the head's
+// gradient is written out, so that only the network is differentiated (by autodiff of the
+// surrogate Σ z·StopGradient(∂/∂z), through the backward pass recorded on t): it spares the
+// twenty-odd small operations of the head's autodiff, which weigh on a step of one row
+// (docs/SPEED.md). With p = softmax(z),
+//
+//	∂ log p_τ / ∂z_c = [c = τ] − p_c = [c = τ]·Σ_{k≠τ} p_k − [c ≠ τ]·p_c
+//
+// taken in the last form, from the log-probabilities, so it stays accurate where p_τ is
+// near 1 (1 − p_τ would lose its digits there). One logit z is the two logits (−z, z)/2 of
+// the same head, whose gradient is column 1 of the same.
+func (c *Classifier) targetLogProbGrad(t *backprop.Tape, x, onehot *Node) (lp, grad *Node) {
+	logp, logits := c.logProbs(t, x)
+	lp = ReduceSum(Mul(logp, onehot), 1)
+	if logits == nil {
+		return lp, t.Gradient(ReduceAllSum(lp), x)
+	}
+	others := Mul(Exp(logp), OneMinus(onehot)) // p_c of the classes c ≠ τ
+	dz := Sub(Mul(onehot, ReduceAndKeep(others, ReduceSum, 1)), others)
+	if logits.Shape().Dimensions[1] == 1 {
+		dz = Slice(dz, AxisRange(), AxisElem(1))
+	}
+	return lp, t.Gradient(ReduceAllSum(Mul(logits, StopGradient(dz))), x)
 }
 
 // stableSoftplus is log(1 + e^x) computed as max(x,0) + log1p(e^-|x|); GoMLX's Softplus
