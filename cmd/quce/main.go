@@ -25,7 +25,7 @@ import (
 // gcPercent is the garbage collector's pace unless GOGC is set. An optimisation step
 // allocates a little in each of its few hundred small operations, so at Go's default (100)
 // the collector ran every few hundred steps and emptied the pure-Go backend's buffer pools
-// each time. At 400, one row (n = 1000, K = 10) took 0.065 s instead of 0.081 s, the work
+// each time. At 400, one row (n = 1000, K = 10) took 0.071 s instead of 0.081 s, the work
 // unit of 455 rows the same time, and peak memory 133 MB instead of 78 (docs/SPEED.md).
 const gcPercent = 400
 
