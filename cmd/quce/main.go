@@ -29,10 +29,15 @@ import (
 // unit of 455 rows the same time, and peak memory 133 MB instead of 78 (docs/SPEED.md).
 const gcPercent = 400
 
-func main() {
+// paceGC sets the collector's pace to gcPercent unless GOGC is set.
+func paceGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
+}
+
+func main() {
+	paceGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -14,6 +15,23 @@ import (
 )
 
 func cacheDir() string { return testsetup.CacheDir() }
+
+// The command paces the garbage collector at gcPercent unless GOGC is set, in which case the
+// runtime's own reading of it stands.
+func TestPaceGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, tc := range []struct {
+		gogc string
+		want int
+	}{{"", gcPercent}, {"50", 77}} {
+		debug.SetGCPercent(77) // what the runtime would have taken from GOGC
+		t.Setenv("GOGC", tc.gogc)
+		paceGC()
+		if got := debug.SetGCPercent(100); got != tc.want {
+			t.Errorf("GOGC=%q: collector at %d%%; want %d%%", tc.gogc, got, tc.want)
+		}
+	}
+}
 
 func TestExplainJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "e.json")
