@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
@@ -90,7 +91,9 @@ func TestObjectiveGradientMatchesFiniteDifferences(t *testing.T) {
 func TestLogProbGradientMatchesAutodiff(t *testing.T) {
 	forEachKind(t, func(t *testing.T, s *pipeline.Setup) {
 		clf, classes := s.Explainer.Classifier(), s.Explainer.NumClasses()
-		ref, err := NewExec(s.Backend, func(x, onehot *Node) *Node {
+		// Points and targets come in as float64 rows, [1, J] and [1, C].
+		ref, err := NewExec(s.Backend, func(x64, onehot64 *Node) *Node {
+			x, onehot := ConvertDType(x64, dtypes.Float32), ConvertDType(onehot64, dtypes.Float32)
 			return Gradient(ReduceAllSum(clf.TargetLogProb(x, onehot)), x)[0]
 		})
 		if err != nil {
@@ -122,9 +125,9 @@ func TestLogProbGradientMatchesAutodiff(t *testing.T) {
 					continue
 				}
 				compared++
-				onehot := make([]float32, classes)
+				onehot := make([]float64, classes)
 				onehot[tau] = 1
-				out, err := ref.Exec(tensors.FromFlatDataAndDimensions(f32(xc), 1, len(xc)), tensors.FromFlatDataAndDimensions(onehot, 1, classes))
+				out, err := ref.Exec([][]float64{xc}, [][]float64{onehot})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -166,14 +169,6 @@ func pushed(t *testing.T, s *pipeline.Setup, x []float64, scale float64) []float
 		p[f] = x[f] - scale*math.Copysign(1, grad[f]) // ∇G = −∇log F(0|x)
 	}
 	return p
-}
-
-func f32(v []float64) []float32 {
-	out := make([]float32, len(v))
-	for i, x := range v {
-		out[i] = float32(x)
-	}
-	return out
 }
 
 // Completeness: Σ Φ = F(τ|x_c) − F(τ|x) up to the quadrature error, with the defaults.
