@@ -272,8 +272,9 @@ func (m *MLP) Taped(t *Tape, x *Node) *Node {
 	}
 	zero := ScalarZero(g, x.DType())
 	n, rows := len(layers), x.Shape().Dimensions[0]
-	// The ReLU masks are built once here, so a piece differentiated more than once (the
-	// classifier at x_c, for F and for the objective) compares once; unused, they are pruned.
+	// The ReLU masks are built with the forward pass, where the select uses them, so the
+	// backward pass (run once per Tape.Gradient) compares nothing again; unused, they are
+	// pruned.
 	masks, wTs := make([]*Node, n), make([]*Node, n)
 	h := StopGradient(x)
 	if first := layers[0]; first.rows > first.in { // a column of ones for the first biases

@@ -220,11 +220,8 @@ func (c *Classifier) forward(x *Node, fn func(*Node) *Node) *Node {
 
 // TargetLogProb is log F(τ|x) [rows] for standardised x [rows, J] and one-hot targets
 // [rows, classes].
-func (c *Classifier) TargetLogProb(x, onehot *Node) *Node { return c.targetLogProb(nil, x, onehot) }
-
-func (c *Classifier) targetLogProb(t *backprop.Tape, x, onehot *Node) *Node {
-	logp, _ := c.logProbs(t, x)
-	return ReduceSum(Mul(logp, onehot), 1)
+func (c *Classifier) TargetLogProb(x, onehot *Node) *Node {
+	return ReduceSum(Mul(c.LogProbs(x), onehot), 1)
 }
 
 // targetLogProbGrad is log F(τ|x) [rows] and its gradient with respect to x [rows, J], with
