@@ -48,10 +48,9 @@ type Explainer struct {
 	cols []data.Column // see SetColumns
 
 	mu    sync.Mutex
-	steps map[execKind]*graph.Exec
+	execs execs // the step graphs and the points graph, per batch size
 	probe *graph.Exec
 	class *graph.Exec
-	point *graph.Exec
 	obj   *graph.Exec
 
 	// Progress, if set, is called after every optimisation step.
@@ -97,8 +96,7 @@ func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, fe
 	case len(features) != j:
 		return nil, fmt.Errorf("quce: %d feature names for %d features", len(features), j)
 	}
-	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, cols: continuousColumns(features),
-		steps: map[execKind]*graph.Exec{}}, nil
+	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, cols: continuousColumns(features)}, nil
 }
 
 // Classifier returns the model being explained, as the explainer sees it.
@@ -116,22 +114,16 @@ func (e *Explainer) Scaler() *data.Scaler { return e.scaler }
 // NumFeatures is J.
 func (e *Explainer) NumFeatures() int { return len(e.features) }
 
-func (e *Explainer) stepExec(key execKind) (*graph.Exec, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if ex, ok := e.steps[key]; ok {
-		return ex, nil
-	}
-	b := e.backend
-	if key.small && e.SmallBatch != nil {
-		b = e.SmallBatch
-	}
-	ex, err := graph.NewExec(b, e.stepGraph(key))
-	if err != nil {
-		return nil, err
-	}
-	e.steps[key] = ex
-	return ex, nil
+// stepExec returns the compiled step graph of kind for a batch of rows, and the function
+// that releases it. Batches of at most smallBatchRows run on SmallBatch.
+func (e *Explainer) stepExec(kind execKind, rows int) (*graph.Exec, func(), error) {
+	return e.execs.get(execKey{kind: kind, rows: rows}, func() (*graph.Exec, error) {
+		b := e.backend
+		if rows <= smallBatchRows && e.SmallBatch != nil {
+			b = e.SmallBatch
+		}
+		return graph.NewExec(b, e.stepGraph(kind))
+	})
 }
 
 func (e *Explainer) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error)) (*graph.Exec, error) {
@@ -556,10 +548,13 @@ func (e *Explainer) pointsMany(pts [][]float32) (unc, uncPaper []float32, recon 
 	if len(pts) == 0 {
 		return nil, nil, nil, nil
 	}
-	ex, err := e.lazyExec(&e.point, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.pointGraph) })
+	ex, release, err := e.execs.get(execKey{points: true, rows: len(pts)}, func() (*graph.Exec, error) {
+		return graph.NewExec(e.backend, e.pointGraph)
+	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	defer release()
 	j := e.NumFeatures()
 	flat := make([]float32, 0, len(pts)*j)
 	for _, p := range pts {

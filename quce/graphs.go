@@ -84,7 +84,6 @@ type execKind struct {
 	samples  int       // with optimise: S latent samples in L_ε (0: the mean code)
 	rule     Rule
 	k        int
-	small    bool // for at most smallBatchRows rows (see Explainer.SmallBatch)
 }
 
 // stepGraph builds one execution over all rows. Inputs, in order:

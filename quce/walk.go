@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
@@ -204,11 +205,12 @@ func (r *row) fail(reason string) {
 // measure evaluates the rows' current points (and the segments ending there) without
 // optimising, and records them.
 func (e *Explainer) measure(cfg Config, rows []*row, step int) error {
-	kind := execKind{rule: cfg.Rule, k: cfg.K, small: len(rows) <= smallBatchRows}
-	ex, err := e.stepExec(kind)
+	kind := execKind{rule: cfg.Rule, k: cfg.K}
+	ex, release, err := e.stepExec(kind, len(rows))
 	if err != nil {
 		return err
 	}
+	defer release()
 	j := e.NumFeatures()
 	c := e.clf.NumClasses()
 	out, err := ex.Exec(batch(rows, j, func(r *row) []float32 { return r.prev }),
@@ -248,54 +250,110 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		}
 	}
 
-	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K, small: len(rows) <= smallBatchRows}
-	ex, err := e.stepExec(kind)
-	if err != nil {
-		return err
-	}
+	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K}
 	hasInterior := len(cfg.Rule.interiorNodes(cfg.K)) > 0
-	n, j, L := len(rows), e.NumFeatures(), e.vae.Config.Latent
-	targetT := batch(rows, e.clf.NumClasses(), func(r *row) []float32 { return r.onehot })
-	x0T := batch(rows, j, func(r *row) []float32 { return r.x0 })
-	loT := batch(rows, j, func(r *row) []float32 { return r.lo })
-	hiT := batch(rows, j, func(r *row) []float32 { return r.hi })
-	mT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
-	vT := tensors.FromFlatDataAndDimensions(make([]float32, n*j), n, j)
-	lam := batch(rows, 3, func(r *row) []float32 { return r.lam[:] })
+	j, L := e.NumFeatures(), e.vae.Config.Latent
 	zeros := make([]float32, j)
-	// The segment being walked and the moving features, as tensors. While every active row
-	// advances, the step's own output becomes the next current point without a copy through
-	// the host (the rows that are no longer active have their outputs ignored, whatever their
-	// points); they are rebuilt from the rows when one stops or fails.
-	var prevT, curT, moveT *tensors.Tensor
+	// The batch holds the rows in live: the active rows, and those that stopped or failed
+	// since it was last packed (their outputs are ignored, whatever their points). It is
+	// packed anew, with the active rows only, once at most half of it is active: rows that
+	// stop early (Config.EarlyStop) or fail stop costing steps, and a walk compiles at most
+	// about log2(rows) batch sizes. Rows are independent, so packing changes no row's result
+	// (with the SIMD kernels, bit for bit; see TestRowsIndependentOfBatch).
+	//
+	// While every row of the batch advances, a step's output point is the next step's input
+	// without a copy through the host; the segment and the moving features are rebuilt from
+	// the rows when one stops or fails.
+	var (
+		live                       []*row
+		ex                         *graph.Exec
+		release                    = func() {}
+		fixed                      []*tensors.Tensor // target, x0, lo, hi, λ of the live rows
+		mT, vT, prevT, curT, moveT *tensors.Tensor
+	)
+	defer func() { release(); finalize(append(fixed, mT, vT, prevT, curT, moveT)) }()
 	rebuild := func() {
 		finalize([]*tensors.Tensor{prevT, curT, moveT})
-		prevT = batch(rows, j, func(r *row) []float32 { return r.prev })
-		curT = batch(rows, j, func(r *row) []float32 { return r.cur })
-		moveT = batch(rows, j, func(r *row) []float32 {
+		prevT = batch(live, j, func(r *row) []float32 { return r.prev })
+		curT = batch(live, j, func(r *row) []float32 { return r.cur })
+		moveT = batch(live, j, func(r *row) []float32 {
 			if r.active {
 				return r.move
 			}
 			return zeros
 		})
 	}
-	rebuild()
-	defer func() { finalize([]*tensors.Tensor{prevT, curT, moveT}) }()
+	// pack makes the batch the active rows, with their optimiser state.
+	pack := func() error {
+		state := make(map[*row][2][]float32, len(live))
+		if mT != nil {
+			m, v := tensors.MustCopyFlatData[float32](mT), tensors.MustCopyFlatData[float32](vT)
+			for i, r := range live {
+				state[r] = [2][]float32{m[i*j : (i+1)*j], v[i*j : (i+1)*j]}
+			}
+		}
+		var next []*row
+		for _, r := range rows {
+			if r.active {
+				next = append(next, r)
+			}
+		}
+		release()
+		var err error
+		if ex, release, err = e.stepExec(kind, len(next)); err != nil {
+			release = func() {}
+			return err
+		}
+		finalize(append(fixed, mT, vT))
+		live = next
+		fixed = []*tensors.Tensor{
+			batch(live, e.clf.NumClasses(), func(r *row) []float32 { return r.onehot }),
+			batch(live, j, func(r *row) []float32 { return r.x0 }),
+			batch(live, j, func(r *row) []float32 { return r.lo }),
+			batch(live, j, func(r *row) []float32 { return r.hi }),
+			batch(live, 3, func(r *row) []float32 { return r.lam[:] }),
+		}
+		stateOf := func(k int) func(*row) []float32 {
+			return func(r *row) []float32 {
+				if st, ok := state[r]; ok {
+					return st[k]
+				}
+				return zeros // Adam and momentum start from zero
+			}
+		}
+		mT, vT = batch(live, j, stateOf(0)), batch(live, j, stateOf(1))
+		rebuild()
+		return nil
+	}
+	active := func() (n int) {
+		for _, r := range rows {
+			if r.active {
+				n++
+			}
+		}
+		return n
+	}
+	if active() > 0 {
+		if err := pack(); err != nil {
+			return err
+		}
+	}
 	for t := 1; t <= cfg.Steps; t++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		anyActive := false
-		for _, r := range rows {
-			anyActive = anyActive || r.active
-		}
-		if !anyActive {
+		if n := active(); n == 0 {
 			break
+		} else if n <= len(live)/2 {
+			if err := pack(); err != nil {
+				return err
+			}
 		}
-		args := []any{prevT, curT, targetT, x0T, moveT, loT, hiT, mT, vT, float32(t), lam, float32(cfg.LearningRate)}
+		n := len(live)
+		args := []any{prevT, curT, fixed[0], fixed[1], moveT, fixed[2], fixed[3], mT, vT, float32(t), fixed[4], float32(cfg.LearningRate)}
 		if cfg.Samples > 0 {
 			noise := make([]float32, cfg.Samples*n*L)
-			for i, r := range rows {
+			for i, r := range live {
 				for s := 0; s < cfg.Samples; s++ {
 					for l := 0; l < L; l++ {
 						noise[(s*n+i)*L+l] = float32(r.rng.NormFloat64())
@@ -322,7 +380,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		finalize(args[12:]) // the latent noise, when sampled
 		mT, vT = out[k+2], out[k+3]
 		changed := false // a row stopped or failed at this step
-		for i, r := range rows {
+		for i, r := range live {
 			if !r.active {
 				continue
 			}
