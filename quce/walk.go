@@ -253,107 +253,24 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K}
 	hasInterior := len(cfg.Rule.interiorNodes(cfg.K)) > 0
 	j, L := e.NumFeatures(), e.vae.Config.Latent
-	zeros := make([]float32, j)
-	// The batch holds the rows in live: the active rows, and those that stopped or failed
-	// since it was last packed (their outputs are ignored, whatever their points). It is
-	// packed anew, with the active rows only, once at most half of it is active: rows that
-	// stop early (Config.EarlyStop) or fail stop costing steps, and a walk compiles at most
-	// about log2(rows) batch sizes. Rows are independent, so packing changes no row's result
-	// (with the SIMD kernels, bit for bit; see TestRowsIndependentOfBatch).
-	//
-	// While every row of the batch advances, a step's output point is the next step's input
-	// without a copy through the host; the segment and the moving features are rebuilt from
-	// the rows when one stops or fails.
-	var (
-		live                       []*row
-		ex                         *graph.Exec
-		release                    = func() {}
-		fixed                      []*tensors.Tensor // target, x0, lo, hi, λ of the live rows
-		mT, vT, prevT, curT, moveT *tensors.Tensor
-	)
-	defer func() { release(); finalize(append(fixed, mT, vT, prevT, curT, moveT)) }()
-	rebuild := func() {
-		finalize([]*tensors.Tensor{prevT, curT, moveT})
-		prevT = batch(live, j, func(r *row) []float32 { return r.prev })
-		curT = batch(live, j, func(r *row) []float32 { return r.cur })
-		moveT = batch(live, j, func(r *row) []float32 {
-			if r.active {
-				return r.move
-			}
-			return zeros
-		})
-	}
-	// pack makes the batch the active rows, with their optimiser state.
-	pack := func() error {
-		state := make(map[*row][2][]float32, len(live))
-		if mT != nil {
-			m, v := tensors.MustCopyFlatData[float32](mT), tensors.MustCopyFlatData[float32](vT)
-			for i, r := range live {
-				state[r] = [2][]float32{m[i*j : (i+1)*j], v[i*j : (i+1)*j]}
-			}
-		}
-		var next []*row
-		for _, r := range rows {
-			if r.active {
-				next = append(next, r)
-			}
-		}
-		release()
-		var err error
-		if ex, release, err = e.stepExec(kind, len(next)); err != nil {
-			release = func() {}
-			return err
-		}
-		finalize(append(fixed, mT, vT))
-		live = next
-		fixed = []*tensors.Tensor{
-			batch(live, e.clf.NumClasses(), func(r *row) []float32 { return r.onehot }),
-			batch(live, j, func(r *row) []float32 { return r.x0 }),
-			batch(live, j, func(r *row) []float32 { return r.lo }),
-			batch(live, j, func(r *row) []float32 { return r.hi }),
-			batch(live, 3, func(r *row) []float32 { return r.lam[:] }),
-		}
-		stateOf := func(k int) func(*row) []float32 {
-			return func(r *row) []float32 {
-				if st, ok := state[r]; ok {
-					return st[k]
-				}
-				return zeros // Adam and momentum start from zero
-			}
-		}
-		mT, vT = batch(live, j, stateOf(0)), batch(live, j, stateOf(1))
-		rebuild()
-		return nil
-	}
-	active := func() (n int) {
-		for _, r := range rows {
-			if r.active {
-				n++
-			}
-		}
-		return n
-	}
-	if active() > 0 {
-		if err := pack(); err != nil {
-			return err
-		}
-	}
+	b := &walkBatch{e: e, kind: kind, release: func() {}, zeros: make([]float32, j)}
+	defer b.close()
 	for t := 1; t <= cfg.Steps; t++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if n := active(); n == 0 {
+		if n := activeRows(rows); n == 0 {
 			break
-		} else if n <= len(live)/2 {
-			if err := pack(); err != nil {
+		} else if b.ex == nil || n <= len(b.live)/2 {
+			if err := b.pack(rows); err != nil {
 				return err
 			}
 		}
-		n := len(live)
-		args := []any{prevT, curT, fixed[0], fixed[1], moveT, fixed[2], fixed[3], mT, vT, float32(t), fixed[4], float32(cfg.LearningRate)}
+		n := len(b.live)
+		args := []any{b.prev, b.cur, b.target, b.x0, b.move, b.lo, b.hi, b.m, b.v, float32(t), b.lam, float32(cfg.LearningRate)}
 		if cfg.Samples > 0 {
 			noise := make([]float32, cfg.Samples*n*L)
-			for i, r := range live {
+			for i, r := range b.live {
 				for s := 0; s < cfg.Samples; s++ {
 					for l := 0; l < L; l++ {
 						noise[(s*n+i)*L+l] = float32(r.rng.NormFloat64())
@@ -362,7 +279,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 			}
 			args = append(args, tensors.FromFlatDataAndDimensions(noise, cfg.Samples, n, L))
 		}
-		out, err := ex.Exec(args...)
+		out, err := b.ex.Exec(args...)
 		if err != nil {
 			return fmt.Errorf("quce: optimisation step %d: %w", t, err)
 		}
@@ -376,11 +293,11 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		// Free this step's buffers now rather than at garbage collection: a backend that
 		// keeps them outside Go's heap (ONNX Runtime) would otherwise grow with the steps.
 		// The optimiser state is freed once the next state has replaced it.
-		finalize(append(out[:k+1:k+1], mT, vT))
+		finalize(append(out[:k+1:k+1], b.m, b.v))
 		finalize(args[12:]) // the latent noise, when sampled
-		mT, vT = out[k+2], out[k+3]
+		b.m, b.v = out[k+2], out[k+3]
 		changed := false // a row stopped or failed at this step
-		for i, r := range live {
+		for i, r := range b.live {
 			if !r.active {
 				continue
 			}
@@ -411,10 +328,12 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		}
 		if changed {
 			finalize(out[k+1 : k+2])
-			rebuild()
+			b.rebuild()
 		} else {
-			finalize([]*tensors.Tensor{prevT})
-			prevT, curT = curT, out[k+1]
+			// While every row of the batch advances, a step's output point is the next
+			// step's input without a copy through the host.
+			finalize([]*tensors.Tensor{b.prev})
+			b.prev, b.cur = b.cur, out[k+1]
 		}
 		if report && e.Progress != nil {
 			e.Progress(t, cfg.Steps)
@@ -422,6 +341,98 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 	}
 	// The last point of every path (and its segment) still needs evaluating.
 	return e.measure(cfg, rows, cfg.Steps)
+}
+
+func activeRows(rows []*row) (n int) {
+	for _, r := range rows {
+		if r.active {
+			n++
+		}
+	}
+	return n
+}
+
+// walkBatch is what one optimisation step executes: the rows in live, which are the active
+// rows and those that stopped or failed since the batch was last packed (their outputs are
+// ignored, whatever their points), and their inputs as tensors.
+//
+// The walk packs the batch anew, with the active rows only, once at most half of it is
+// active: rows that stop early (Config.EarlyStop) or fail stop costing steps, and a walk
+// compiles at most about log2(rows) batch sizes. Rows are independent, so packing changes no
+// row's result (with the SIMD kernels, bit for bit; see TestRowsIndependentOfBatch).
+type walkBatch struct {
+	e       *Explainer
+	kind    execKind
+	zeros   []float32 // the moves of rows that no longer walk, and a new row's optimiser state
+	live    []*row
+	ex      *graph.Exec
+	release func()
+
+	target, x0, lo, hi, lam *tensors.Tensor // fixed while the batch is
+	m, v                    *tensors.Tensor // the optimiser state
+	prev, cur, move         *tensors.Tensor // the segment being walked and the moving features
+}
+
+// pack makes the batch the active rows, with their optimiser state.
+func (b *walkBatch) pack(rows []*row) error {
+	j := len(b.zeros)
+	state := make(map[*row][2][]float32, len(b.live))
+	if b.m != nil {
+		m, v := tensors.MustCopyFlatData[float32](b.m), tensors.MustCopyFlatData[float32](b.v)
+		for i, r := range b.live {
+			state[r] = [2][]float32{m[i*j : (i+1)*j], v[i*j : (i+1)*j]}
+		}
+	}
+	var next []*row
+	for _, r := range rows {
+		if r.active {
+			next = append(next, r)
+		}
+	}
+	b.release()
+	var err error
+	if b.ex, b.release, err = b.e.stepExec(b.kind, len(next)); err != nil {
+		b.release = func() {}
+		return err
+	}
+	finalize([]*tensors.Tensor{b.target, b.x0, b.lo, b.hi, b.lam, b.m, b.v})
+	b.live = next
+	b.target = batch(next, b.e.clf.NumClasses(), func(r *row) []float32 { return r.onehot })
+	b.x0 = batch(next, j, func(r *row) []float32 { return r.x0 })
+	b.lo = batch(next, j, func(r *row) []float32 { return r.lo })
+	b.hi = batch(next, j, func(r *row) []float32 { return r.hi })
+	b.lam = batch(next, 3, func(r *row) []float32 { return r.lam[:] })
+	stateOf := func(k int) func(*row) []float32 {
+		return func(r *row) []float32 {
+			if st, ok := state[r]; ok {
+				return st[k]
+			}
+			return b.zeros // Adam and momentum start from zero
+		}
+	}
+	b.m, b.v = batch(next, j, stateOf(0)), batch(next, j, stateOf(1))
+	b.rebuild()
+	return nil
+}
+
+// rebuild makes the segment and the moving features from the rows (zero moves for the rows
+// that no longer walk).
+func (b *walkBatch) rebuild() {
+	j := len(b.zeros)
+	finalize([]*tensors.Tensor{b.prev, b.cur, b.move})
+	b.prev = batch(b.live, j, func(r *row) []float32 { return r.prev })
+	b.cur = batch(b.live, j, func(r *row) []float32 { return r.cur })
+	b.move = batch(b.live, j, func(r *row) []float32 {
+		if r.active {
+			return r.move
+		}
+		return b.zeros
+	})
+}
+
+func (b *walkBatch) close() {
+	b.release()
+	finalize([]*tensors.Tensor{b.target, b.x0, b.lo, b.hi, b.lam, b.m, b.v, b.prev, b.cur, b.move})
 }
 
 // measurePaths walks given paths (one per row, starting at x) through the same
