@@ -1,0 +1,43 @@
+// Package quce explains a classifier's decision for an instance x with QUCE: a counterfactual
+// x_c that the model assigns to another class τ, the path that leads there, the features'
+// shares of the change in the model's output, and how uncertain those shares are.
+//
+// # The search
+//
+// Gradient descent moves a copy of x towards τ, minimising
+//
+//	G(x_c) = λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖² + λ3·L_ε(x_c)
+//
+// where F is the classifier's probability and L_ε the loss of a variational autoencoder
+// trained on the data (package vae): a point the VAE reconstructs badly is far from the data,
+// so the search prefers paths that stay among plausible points. Every iterate is kept, so the
+// path x = x_Δ0, x_Δ1, …, x_Δn = x_c is part of the result (Path). Constraints hold at every
+// step: frozen features keep their value, bounded and monotone ones are projected into their
+// box (Query, Constraints); with categorical and integer columns (Explainer.SetColumns) the
+// end of the search is moved to the nearest legal row. Config.Auto chooses λ2 and λ3 per
+// instance among candidates.
+//
+// # The attribution and its uncertainty
+//
+// The change F(τ|x_c) − F(τ|x) is split over the features by integrating F's gradient along
+// the recorded path, segment by segment with a quadrature rule (Config.Rule, Config.K):
+// Path.Attribution, Φ. Like any integrated-gradients method it must add up: every path and
+// every explanation carries its completeness check, CompletenessGap = Σ_j Φ_j − (F(τ|x_c) −
+// F(τ|x)), zero for exact integration. The VAE's reconstruction gap at the counterfactual,
+// ε = |x_c − r(x_c)|, gives the ± attributions Φ⁺ and Φ⁻ (straight-line integrated gradients
+// from x_c to x_c ± ε): how much the attribution could move within what the VAE cannot tell
+// apart. With Config.Paths > 1, more paths start at seeded offsets of x, and the
+// explanation's attribution is their mean, with its spread (Explanation.AttributionStd).
+//
+// # Running it
+//
+// An Explainer (New) holds the classifier, the VAE and the scaler between original and
+// standardised units; package pipeline builds one from a data set. The classifier is a Model
+// behind NewClassifier: the built-in one (package classifier), a GoMLX model (package
+// gomlxmodel) or an ONNX file (package onnxmodel). Explain takes many instances at once:
+// their paths walk together as the rows of one batch, sharded over the CPU cores, each row
+// independent of the others (so a result does not depend on its batch), and rows that stop
+// early or fail leave the batch. The built-in networks' backward passes are written out
+// (package backprop); other models are differentiated by GoMLX's autodiff. Results are
+// deterministic given Config.Seed.
+package quce
