@@ -109,7 +109,6 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 		lpAll, pAll, gradLpAll := classAt(clf, e.tape(), pts, targets)
 		gradAll := gradF(pAll, gradLpAll)
 		atXc := func(n *Node) *Node { return Slice(n, AxisRange(0, r)) }
-		lp, gradLp := atXc(lpAll), atXc(gradLpAll)
 		out := []*Node{atXc(pAll), atXc(gradAll), nil, nil}
 		if len(nodes) > 0 {
 			interior := Slice(gradAll, AxisRange(r, r*(1+len(nodes))))
@@ -125,7 +124,7 @@ func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 		if kind.samples > 0 {
 			noise = in[12]
 		}
-		obj, gradObj, parts := objective(vm, e.tape(), lp, gradLp, xc, x0, lam, noise)
+		obj, gradObj, parts := objective(vm, e.tape(), atXc(lpAll), atXc(gradLpAll), xc, x0, lam, noise)
 		grad := Mul(gradObj, move)
 		if noise != nil {
 			// The reported uncertainty always uses the mean code.
