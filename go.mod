@@ -31,3 +31,5 @@ require (
 	golang.org/x/text v0.38.0 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 )
+
+replace github.com/gomlx/compute => ./third_party/gomlx-compute

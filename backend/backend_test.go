@@ -1,6 +1,9 @@
 package backend
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -81,6 +84,30 @@ func TestShards(t *testing.T) {
 	}{{"go", 0}, {"go:ops_sequential", 0}, {"xla:cpu", 1}, {"onnx:/lib/libonnxruntime.so.1", 1}} {
 		if got := (Info{Config: tc.config}).Shards(); got != tc.want {
 			t.Errorf("%s: %d shards, want %d", tc.config, got, tc.want)
+		}
+	}
+}
+
+// TestPatchedComputeBackend checks that the build uses the patched copy of the pure-Go
+// backend (third_party/README.md): go.mod still replaces the module with it, and the copy
+// still clears the vector registers' upper halves where the patch put it.
+func TestPatchedComputeBackend(t *testing.T) {
+	const copyDir = "./third_party/gomlx-compute"
+	mod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(mod), "\n"), "replace github.com/gomlx/compute => "+copyDir) {
+		t.Errorf("go.mod does not replace github.com/gomlx/compute with %s", copyDir)
+	}
+	dir := filepath.Join("..", copyDir, "internal", "gobackend", "dot", "matmul")
+	for file, calls := range map[string]int{"avx2_router.go": 1, "avx2_small.go": 3, "avx2_large.go": 1, "avx2.go": 2} {
+		src, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(src), "archsimd.ClearAVXUpperBits()"); n != calls {
+			t.Errorf("%s clears the upper halves %d times; the patch does it %d times", file, n, calls)
 		}
 	}
 }

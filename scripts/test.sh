@@ -3,7 +3,8 @@
 #   1. installs the notebook toolchain (Jupyter, GoNB, Chromium, playwright-core) if missing;
 #   2. gofmt and go vet must be clean;
 #   3. go test ./... (unit, integration and example tests, on the pure-Go backend with its SIMD
-#      kernels: GOEXPERIMENT=simd on amd64 unless GOEXPERIMENT is already set), then the
+#      kernels: GOEXPERIMENT=simd on amd64 unless GOEXPERIMENT is already set), the matrix
+#      kernels of the patched backend copy in third_party/ against its reference, then the
 #      hand-written gradients once more in a build without them (the fallback);
 #   4. every notebook executed headless with the GoNB kernel (scripts/test-notebooks.sh);
 #   5. the λ-slider test in a real Jupyter server and Chromium (scripts/test-browser.sh).
@@ -38,6 +39,9 @@ go vet ./...
 
 echo "== go test ./..."
 go test -count=1 -timeout 40m ./...
+
+echo "== the patched pure-Go backend's matrix kernels against its own reference (third_party/README.md)"
+(cd third_party/gomlx-compute && go test -count=1 ./internal/gobackend/dot/...)
 
 echo "== the fallback: a build without GOEXPERIMENT=simd, hand-written gradients against autodiff"
 GOEXPERIMENT= go test -count=1 ./backend ./backprop

@@ -495,7 +495,8 @@ func datasetJSON(s *pipeline.Setup) map[string]any {
 	}
 }
 
-// versions records what is needed to rerun: Go and the GoMLX modules.
+// versions records what is needed to rerun: Go and the GoMLX modules, with the local copy a
+// module was replaced by (the patched pure-Go backend, third_party/README.md).
 func versions() map[string]string {
 	v := map[string]string{"go": runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -503,6 +504,9 @@ func versions() map[string]string {
 			switch d.Path {
 			case "github.com/gomlx/gomlx", "github.com/gomlx/compute", "github.com/gomlx/go-xla":
 				v[d.Path] = d.Version
+				if d.Replace != nil {
+					v[d.Path] += " => " + d.Replace.Path
+				}
 			}
 		}
 	}
