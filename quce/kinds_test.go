@@ -298,7 +298,13 @@ func TestValidityOnTestSplit(t *testing.T) {
 // 3e-5; with plain gradient descent nothing amplifies the noise and everything agrees, except
 // on a path that runs along a ReLU's kink, where rounding decides the side each step: with the
 // SIMD kernels (GOEXPERIMENT=simd) W-BC test row 4 parts there at step 932 of 1000 and ends
-// 4e-3 away. So one row of the ten may differ by up to 5e-3 / 1e-3.
+// 4e-3 away. Where the parting comes early, the two paths run on apart: on the AMD EPYC
+// (AVX2) machines, whose VAE trains to other weights than on the AVX-512 ones (its kernels sum
+// in another order), row 2 with Adam ends 3.5e-2 away in every feature (both builds, with
+// and without the SIMD kernels), its attribution, F(τ|x_c) and gap still within 7.4e-4: the
+// side of a kink, as between two builds of the same code (docs/SPEED.md, up to 8.3e-2). So
+// one row of the ten may differ by up to 1e-1 in its counterfactual and Φ± and by 1e-3 in its
+// attribution, F and gap.
 func TestNativeAndONNXExplainAlike(t *testing.T) {
 	native, onnx := testsetup.WBCStd(false)(t), testsetup.WBCStd(true)(t)
 	rows := native.XTest[:10]
@@ -325,8 +331,8 @@ func TestNativeAndONNXExplainAlike(t *testing.T) {
 					apart++
 					t.Logf("row %d: counterfactual and Φ± differ by %.2e, attribution, F and gap by %.2e", i, cf, att)
 				}
-				if cf > 5e-3 || att > 1e-3 {
-					t.Errorf("row %d: differences %.2e / %.2e exceed 5e-3 / 1e-3", i, cf, att)
+				if cf > 1e-1 || att > 1e-3 {
+					t.Errorf("row %d: differences %.2e / %.2e exceed 1e-1 / 1e-3", i, cf, att)
 				}
 			}
 			if apart > 1 {
