@@ -89,8 +89,9 @@ func TestShards(t *testing.T) {
 }
 
 // TestPatchedComputeBackend checks that the build uses the patched copy of the pure-Go
-// backend (third_party/README.md): go.mod still replaces the module with it, and the copy
-// still clears the vector registers' upper halves where the patch put it.
+// backend (third_party/README.md): go.mod still replaces the module with it, the copy still
+// clears the vector registers' upper halves where the patch put it, and still has the
+// faster small products, transpose and select with their bit-identity tests.
 func TestPatchedComputeBackend(t *testing.T) {
 	const copyDir = "./third_party/gomlx-compute"
 	mod, err := os.ReadFile(filepath.Join("..", "go.mod"))
@@ -100,14 +101,29 @@ func TestPatchedComputeBackend(t *testing.T) {
 	if !slices.Contains(strings.Split(string(mod), "\n"), "replace github.com/gomlx/compute => "+copyDir) {
 		t.Errorf("go.mod does not replace github.com/gomlx/compute with %s", copyDir)
 	}
-	dir := filepath.Join("..", copyDir, "internal", "gobackend", "dot", "matmul")
-	for file, calls := range map[string]int{"avx2_router.go": 1, "avx2_small.go": 3, "avx2_large.go": 1, "avx2.go": 2} {
-		src, err := os.ReadFile(filepath.Join(dir, file))
+	backendDir := filepath.Join("..", copyDir, "internal", "gobackend")
+	for _, tc := range []struct {
+		file, text string
+		count      int
+	}{
+		{"dot/matmul/avx2_router.go", "archsimd.ClearAVXUpperBits()", 1},
+		{"dot/matmul/avx2_small.go", "archsimd.ClearAVXUpperBits()", 3},
+		{"dot/matmul/avx2_large.go", "archsimd.ClearAVXUpperBits()", 1},
+		{"dot/matmul/avx2.go", "archsimd.ClearAVXUpperBits()", 2},
+		{"dot/matmul/avx2_small.go", "accumulated in registers over the whole contraction", 1},
+		{"dot/matmul/avx2_small.go", "four output columns of a row at a time", 1},
+		{"dot/matmul/avx2_small_quce_test.go", "func TestAVX2SmallBitIdentical(", 1},
+		{"ops/transpose.go", "copy a whole run of the operand's last axis", 1},
+		{"ops/transpose_quce_test.go", "func TestTransposeByRuns(", 1},
+		{"ops/where.go", "whereSelect32(conditionFlat", 1},
+		{"ops/where_quce_test.go", "func TestWhereSelectsBits(", 1},
+	} {
+		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := strings.Count(string(src), "archsimd.ClearAVXUpperBits()"); n != calls {
-			t.Errorf("%s clears the upper halves %d times; the patch does it %d times", file, n, calls)
+		if n := strings.Count(string(src), tc.text); n != tc.count {
+			t.Errorf("%s has %q %d times; the patch has it %d times", tc.file, tc.text, n, tc.count)
 		}
 	}
 }

@@ -40,8 +40,8 @@ go vet ./...
 echo "== go test ./..."
 go test -count=1 -timeout 40m ./...
 
-echo "== the patched pure-Go backend's matrix kernels against its own reference (third_party/README.md)"
-(cd third_party/gomlx-compute && go test -count=1 ./internal/gobackend/dot/...)
+echo "== the patched pure-Go backend (third_party/README.md): its matrix kernels, transpose and select against references"
+(cd third_party/gomlx-compute && go test -count=1 ./internal/gobackend/dot/... ./internal/gobackend/ops/...)
 
 echo "== the fallback: a build without GOEXPERIMENT=simd, hand-written gradients against autodiff"
 GOEXPERIMENT= go test -count=1 ./backend ./backprop

@@ -141,8 +141,24 @@ func (it *TransposeIterator) Next() int {
 func execTransposeGeneric[T gobackend.SupportedTypesConstraints](operand, output *gobackend.Buffer, it *TransposeIterator) {
 	operandFlat := operand.Flat.([]T)
 	outputFlat := output.Flat.([]T)
-	for _, value := range operandFlat {
-		outputFlat[it.Next()] = value
+	rank := len(it.dimensions)
+	if rank == 0 || len(operandFlat) == 0 {
+		for _, value := range operandFlat {
+			outputFlat[it.Next()] = value
+		}
+		return
+	}
+	// QUCE patch (third_party/README.md): copy a whole run of the operand's last axis per
+	// step of the iterator, instead of one element per step. With the last axis' dimension
+	// set to 1, Next yields the output index of each run's first element.
+	run, stride := it.dimensions[rank-1], it.perAxisStrides[rank-1]
+	it.dimensions[rank-1] = 1
+	for start := 0; start < len(operandFlat); start += run {
+		outputIdx := it.Next()
+		for _, value := range operandFlat[start : start+run] {
+			outputFlat[outputIdx] = value
+			outputIdx += stride
+		}
 	}
 }
 

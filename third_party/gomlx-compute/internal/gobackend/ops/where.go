@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"unsafe"
+
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/internal/gobackend"
 	"github.com/gomlx/compute/shapeinference"
@@ -78,6 +80,10 @@ func execWhereGeneric[T gobackend.SupportedTypesConstraints](conditionBuf, onTru
 	onFalseIsScalar := onFalseBuf.RawShape.IsScalar()
 	onTrue := onTrueFlat[0]
 	onFalse := onFalseFlat[0]
+	if unsafe.Sizeof(onTrue) == 4 {
+		whereSelect32(conditionFlat, onTrueFlat, onFalseFlat, outputFlat, onTrueIsScalar, onFalseIsScalar)
+		return
+	}
 	for outputIdx, condition := range conditionFlat {
 		if condition {
 			if !onTrueIsScalar {
@@ -90,6 +96,30 @@ func execWhereGeneric[T gobackend.SupportedTypesConstraints](conditionBuf, onTru
 			}
 			outputFlat[outputIdx] = onFalse
 		}
+	}
+}
+
+// whereSelect32 is Where for 4-byte types, without a branch per element.
+//
+// QUCE patch (third_party/README.md): the condition of a ReLU's gradient is close to random,
+// and the branches of the generic loop cost more than the copy itself. This selects the bits
+// of onTrue or onFalse with a mask made from the condition (a Go bool is stored as 0 or 1),
+// so the output is bit for bit what the generic loop writes.
+func whereSelect32[T gobackend.SupportedTypesConstraints](condition []bool, onTrue, onFalse, output []T, onTrueIsScalar, onFalseIsScalar bool) {
+	conditionBytes := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(condition))), len(condition))
+	onTrueBits := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(onTrue))), len(onTrue))
+	onFalseBits := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(onFalse))), len(onFalse))
+	outputBits := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(output))), len(output))[:len(condition)]
+	onTrueStep, onFalseStep := 1, 1
+	if onTrueIsScalar {
+		onTrueStep = 0
+	}
+	if onFalseIsScalar {
+		onFalseStep = 0
+	}
+	for outputIdx, c := range conditionBytes {
+		t, f := onTrueBits[outputIdx*onTrueStep], onFalseBits[outputIdx*onFalseStep]
+		outputBits[outputIdx] = f ^ ((f ^ t) & -uint32(c))
 	}
 }
 

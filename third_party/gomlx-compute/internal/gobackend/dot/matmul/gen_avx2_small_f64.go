@@ -92,6 +92,11 @@ func avx2SmallFloat64Parallel( //alt:f64
 
 // avx2SmallFloat32 implements an AVX2 matrix multiplication for small inputs.
 //
+// QUCE patch (third_party/README.md): each block of 4 output rows × 16 (or 8) output
+// columns is accumulated in registers over the whole contraction and stored once, instead
+// of being loaded and stored again for every k. Every output element is still the same
+// fused multiply-adds in the same order of k, so the results are bit-identical.
+//
 //alt:f32 func avx2SmallFloat32(
 //alt:bf16  func avx2SmallBFloat16(
 //alt:f16  func avx2SmallFloat16(
@@ -128,94 +133,58 @@ func avx2SmallFloat64( //alt:f64
 	lhsByteStride := uintptr(lhsStride) * iSize
 	rhsByteStride := uintptr(rhsStride) * iSize
 	outputByteStride := uintptr(outputStride) * oSize
+	rhsRowBytes := uintptr(rhsCrossSize) * iSize
 
 	lhsBase := lhsPtr + uintptr(batchStart)*lhsByteStride
 	rhsBase := rhsPtr + uintptr(batchStart)*rhsByteStride
 	outputBase := outputPtr + uintptr(batchStart)*outputByteStride
 
+	//alt:f32|bf16|f16 const outputVecWidth = 8
+	const outputVecWidth = 4 //alt:f64
+
 	for range batchCount {
 		row := 0
 		for ; row+3 < lhsCrossSize; row += 4 {
-			for k := 0; k < contractingSize; k++ {
-				l0_ptr := lhsBase + uintptr((row+0)*contractingSize+k)*iSize
-				l1_ptr := lhsBase + uintptr((row+1)*contractingSize+k)*iSize
-				l2_ptr := lhsBase + uintptr((row+2)*contractingSize+k)*iSize
-				l3_ptr := lhsBase + uintptr((row+3)*contractingSize+k)*iSize
+			l0Base := lhsBase + uintptr((row+0)*contractingSize)*iSize
+			l1Base := lhsBase + uintptr((row+1)*contractingSize)*iSize
+			l2Base := lhsBase + uintptr((row+2)*contractingSize)*iSize
+			l3Base := lhsBase + uintptr((row+3)*contractingSize)*iSize
+			outBase0 := outputBase + uintptr((row+0)*rhsCrossSize)*oSize
+			outBase1 := outputBase + uintptr((row+1)*rhsCrossSize)*oSize
+			outBase2 := outputBase + uintptr((row+2)*rhsCrossSize)*oSize
+			outBase3 := outputBase + uintptr((row+3)*rhsCrossSize)*oSize
 
-				//alt:f32 l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0_ptr)))
-				//alt:bf16  l0_bf16 := (*(*bfloat16.BFloat16)(unsafe.Pointer(l0_ptr))).Float32()
-				//alt:bf16  l0 := archsimd.BroadcastFloat32x8(l0_bf16)
-				//alt:f16  l0_f16 := (*(*float16.Float16)(unsafe.Pointer(l0_ptr))).Float32()
-				//alt:f16  l0 := archsimd.BroadcastFloat32x8(l0_f16)
-				l0 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l0_ptr))) //alt:f64
+			col := 0
+			for ; col+2*outputVecWidth <= rhsCrossSize; col += 2 * outputVecWidth {
+				//alt:f32|bf16|f16 var o0_0, o0_1, o1_0, o1_1, o2_0, o2_1, o3_0, o3_1 archsimd.Float32x8
+				var o0_0, o0_1, o1_0, o1_1, o2_0, o2_1, o3_0, o3_1 archsimd.Float64x4 //alt:f64
+				rPtr := rhsBase + uintptr(col)*iSize
+				for k := 0; k < contractingSize; k++ {
+					kOffset := uintptr(k) * iSize
+					//alt:f32 l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0Base + kOffset)))
+					//alt:f32 l1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1Base + kOffset)))
+					//alt:f32 l2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2Base + kOffset)))
+					//alt:f32 l3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3Base + kOffset)))
+					//alt:bf16  l0 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l0Base + kOffset))).Float32())
+					//alt:bf16  l1 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l1Base + kOffset))).Float32())
+					//alt:bf16  l2 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l2Base + kOffset))).Float32())
+					//alt:bf16  l3 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l3Base + kOffset))).Float32())
+					//alt:f16  l0 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l0Base + kOffset))).Float32())
+					//alt:f16  l1 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l1Base + kOffset))).Float32())
+					//alt:f16  l2 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l2Base + kOffset))).Float32())
+					//alt:f16  l3 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l3Base + kOffset))).Float32())
+					l0 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l0Base + kOffset))) //alt:f64
+					l1 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l1Base + kOffset))) //alt:f64
+					l2 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l2Base + kOffset))) //alt:f64
+					l3 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l3Base + kOffset))) //alt:f64
 
-				//alt:f32 l1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1_ptr)))
-				//alt:bf16  l1_bf16 := (*(*bfloat16.BFloat16)(unsafe.Pointer(l1_ptr))).Float32()
-				//alt:bf16  l1 := archsimd.BroadcastFloat32x8(l1_bf16)
-				//alt:f16  l1_f16 := (*(*float16.Float16)(unsafe.Pointer(l1_ptr))).Float32()
-				//alt:f16  l1 := archsimd.BroadcastFloat32x8(l1_f16)
-				l1 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l1_ptr))) //alt:f64
-
-				//alt:f32 l2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2_ptr)))
-				//alt:bf16  l2_bf16 := (*(*bfloat16.BFloat16)(unsafe.Pointer(l2_ptr))).Float32()
-				//alt:bf16  l2 := archsimd.BroadcastFloat32x8(l2_bf16)
-				//alt:f16  l2_f16 := (*(*float16.Float16)(unsafe.Pointer(l2_ptr))).Float32()
-				//alt:f16  l2 := archsimd.BroadcastFloat32x8(l2_f16)
-				l2 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l2_ptr))) //alt:f64
-
-				//alt:f32 l3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3_ptr)))
-				//alt:bf16  l3_bf16 := (*(*bfloat16.BFloat16)(unsafe.Pointer(l3_ptr))).Float32()
-				//alt:bf16  l3 := archsimd.BroadcastFloat32x8(l3_bf16)
-				//alt:f16  l3_f16 := (*(*float16.Float16)(unsafe.Pointer(l3_ptr))).Float32()
-				//alt:f16  l3 := archsimd.BroadcastFloat32x8(l3_f16)
-				l3 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l3_ptr))) //alt:f64
-
-				rColBase := rhsBase + uintptr(k*rhsCrossSize)*iSize
-				//alt:f32|bf16|f16 const outputVecWidth = 8
-				const outputVecWidth = 4 //alt:f64
-
-				col := 0
-				for ; col+2*outputVecWidth <= rhsCrossSize; col += 2 * outputVecWidth {
-					//alt:f32 r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + uintptr(col)*iSize)))
-					//alt:f32 r1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + uintptr(col+outputVecWidth)*iSize)))
-					//alt:bf16  r0, r1 := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).ToFloat32()
-					//alt:f16  r0, r1 := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).ToFloat32()
-					r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + uintptr(col)*iSize)))                //alt:f64
-					r1 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + uintptr(col+outputVecWidth)*iSize))) //alt:f64
-
-					outBase0 := outputBase + uintptr((row+0)*rhsCrossSize+col)*oSize
-					outBase1 := outputBase + uintptr((row+1)*rhsCrossSize+col)*oSize
-					outBase2 := outputBase + uintptr((row+2)*rhsCrossSize+col)*oSize
-					outBase3 := outputBase + uintptr((row+3)*rhsCrossSize+col)*oSize
-
-					//alt:f32|bf16|f16 var o0_0, o0_1, o1_0, o1_1, o2_0, o2_1, o3_0, o3_1 archsimd.Float32x8
-					var o0_0, o0_1, o1_0, o1_1, o2_0, o2_1, o3_0, o3_1 archsimd.Float64x4 //alt:f64
-
-					if k > 0 {
-						//alt:f32|bf16|f16 o0_0 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase0)))
-						//alt:f32|bf16|f16 o0_1 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase0 + uintptr(outputVecWidth)*oSize)))
-						//alt:f32|bf16|f16 o1_0 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase1)))
-						//alt:f32|bf16|f16 o1_1 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase1 + uintptr(outputVecWidth)*oSize)))
-						//alt:f32|bf16|f16 o2_0 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase2)))
-						//alt:f32|bf16|f16 o2_1 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase2 + uintptr(outputVecWidth)*oSize)))
-						//alt:f32|bf16|f16 o3_0 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase3)))
-						//alt:f32|bf16|f16 o3_1 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase3 + uintptr(outputVecWidth)*oSize)))
-						o0_0 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase0)))                                 //alt:f64
-						o0_1 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase0 + uintptr(outputVecWidth)*oSize))) //alt:f64
-						o1_0 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase1)))                                 //alt:f64
-						o1_1 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase1 + uintptr(outputVecWidth)*oSize))) //alt:f64
-						o2_0 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase2)))                                 //alt:f64
-						o2_1 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase2 + uintptr(outputVecWidth)*oSize))) //alt:f64
-						o3_0 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase3)))                                 //alt:f64
-						o3_1 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase3 + uintptr(outputVecWidth)*oSize))) //alt:f64
-					} else {
-						//alt:f32|bf16|f16 zero := archsimd.BroadcastFloat32x8(0.0)
-						zero := archsimd.BroadcastFloat64x4(0.0) //alt:f64
-						o0_0, o0_1 = zero, zero
-						o1_0, o1_1 = zero, zero
-						o2_0, o2_1 = zero, zero
-						o3_0, o3_1 = zero, zero
-					}
+					//alt:f32 r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr)))
+					//alt:f32 r1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr + uintptr(outputVecWidth)*iSize)))
+					//alt:bf16  r0, r1 := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rPtr))).ToFloat32()
+					//alt:f16  r0, r1 := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rPtr))).ToFloat32()
+					r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr)))                                 //alt:f64
+					r1 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr + uintptr(outputVecWidth)*iSize))) //alt:f64
+					rPtr += rhsRowBytes
 
 					o0_0 = l0.MulAdd(r0, o0_0)
 					o0_1 = l0.MulAdd(r1, o0_1)
@@ -225,180 +194,185 @@ func avx2SmallFloat64( //alt:f64
 					o2_1 = l2.MulAdd(r1, o2_1)
 					o3_0 = l3.MulAdd(r0, o3_0)
 					o3_1 = l3.MulAdd(r1, o3_1)
-
-					//alt:f32|bf16|f16 o0_0.Store((*[8]float32)(unsafe.Pointer(outBase0)))
-					//alt:f32|bf16|f16 o0_1.Store((*[8]float32)(unsafe.Pointer(outBase0 + uintptr(outputVecWidth)*oSize)))
-					//alt:f32|bf16|f16 o1_0.Store((*[8]float32)(unsafe.Pointer(outBase1)))
-					//alt:f32|bf16|f16 o1_1.Store((*[8]float32)(unsafe.Pointer(outBase1 + uintptr(outputVecWidth)*oSize)))
-					//alt:f32|bf16|f16 o2_0.Store((*[8]float32)(unsafe.Pointer(outBase2)))
-					//alt:f32|bf16|f16 o2_1.Store((*[8]float32)(unsafe.Pointer(outBase2 + uintptr(outputVecWidth)*oSize)))
-					//alt:f32|bf16|f16 o3_0.Store((*[8]float32)(unsafe.Pointer(outBase3)))
-					//alt:f32|bf16|f16 o3_1.Store((*[8]float32)(unsafe.Pointer(outBase3 + uintptr(outputVecWidth)*oSize)))
-					o0_0.Store((*[4]float64)(unsafe.Pointer(outBase0)))                                 //alt:f64
-					o0_1.Store((*[4]float64)(unsafe.Pointer(outBase0 + uintptr(outputVecWidth)*oSize))) //alt:f64
-					o1_0.Store((*[4]float64)(unsafe.Pointer(outBase1)))                                 //alt:f64
-					o1_1.Store((*[4]float64)(unsafe.Pointer(outBase1 + uintptr(outputVecWidth)*oSize))) //alt:f64
-					o2_0.Store((*[4]float64)(unsafe.Pointer(outBase2)))                                 //alt:f64
-					o2_1.Store((*[4]float64)(unsafe.Pointer(outBase2 + uintptr(outputVecWidth)*oSize))) //alt:f64
-					o3_0.Store((*[4]float64)(unsafe.Pointer(outBase3)))                                 //alt:f64
-					o3_1.Store((*[4]float64)(unsafe.Pointer(outBase3 + uintptr(outputVecWidth)*oSize))) //alt:f64
 				}
 
-				for ; col+outputVecWidth <= rhsCrossSize; col += outputVecWidth {
-					//alt:f32 r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + uintptr(col)*iSize)))
-					//alt:bf16  r0, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).ToFloat32()
-					//alt:f16  r0, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).ToFloat32()
-					r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + uintptr(col)*iSize))) //alt:f64
+				colOffset := uintptr(col) * oSize
+				nextOffset := uintptr(col+outputVecWidth) * oSize
+				//alt:f32|bf16|f16 o0_0.Store((*[8]float32)(unsafe.Pointer(outBase0 + colOffset)))
+				//alt:f32|bf16|f16 o0_1.Store((*[8]float32)(unsafe.Pointer(outBase0 + nextOffset)))
+				//alt:f32|bf16|f16 o1_0.Store((*[8]float32)(unsafe.Pointer(outBase1 + colOffset)))
+				//alt:f32|bf16|f16 o1_1.Store((*[8]float32)(unsafe.Pointer(outBase1 + nextOffset)))
+				//alt:f32|bf16|f16 o2_0.Store((*[8]float32)(unsafe.Pointer(outBase2 + colOffset)))
+				//alt:f32|bf16|f16 o2_1.Store((*[8]float32)(unsafe.Pointer(outBase2 + nextOffset)))
+				//alt:f32|bf16|f16 o3_0.Store((*[8]float32)(unsafe.Pointer(outBase3 + colOffset)))
+				//alt:f32|bf16|f16 o3_1.Store((*[8]float32)(unsafe.Pointer(outBase3 + nextOffset)))
+				o0_0.Store((*[4]float64)(unsafe.Pointer(outBase0 + colOffset)))  //alt:f64
+				o0_1.Store((*[4]float64)(unsafe.Pointer(outBase0 + nextOffset))) //alt:f64
+				o1_0.Store((*[4]float64)(unsafe.Pointer(outBase1 + colOffset)))  //alt:f64
+				o1_1.Store((*[4]float64)(unsafe.Pointer(outBase1 + nextOffset))) //alt:f64
+				o2_0.Store((*[4]float64)(unsafe.Pointer(outBase2 + colOffset)))  //alt:f64
+				o2_1.Store((*[4]float64)(unsafe.Pointer(outBase2 + nextOffset))) //alt:f64
+				o3_0.Store((*[4]float64)(unsafe.Pointer(outBase3 + colOffset)))  //alt:f64
+				o3_1.Store((*[4]float64)(unsafe.Pointer(outBase3 + nextOffset))) //alt:f64
+			}
 
-					outBase0 := outputBase + uintptr((row+0)*rhsCrossSize+col)*oSize
-					outBase1 := outputBase + uintptr((row+1)*rhsCrossSize+col)*oSize
-					outBase2 := outputBase + uintptr((row+2)*rhsCrossSize+col)*oSize
-					outBase3 := outputBase + uintptr((row+3)*rhsCrossSize+col)*oSize
+			for ; col+outputVecWidth <= rhsCrossSize; col += outputVecWidth {
+				//alt:f32|bf16|f16 var o0_0, o1_0, o2_0, o3_0 archsimd.Float32x8
+				var o0_0, o1_0, o2_0, o3_0 archsimd.Float64x4 //alt:f64
+				rPtr := rhsBase + uintptr(col)*iSize
+				for k := 0; k < contractingSize; k++ {
+					kOffset := uintptr(k) * iSize
+					//alt:f32 l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0Base + kOffset)))
+					//alt:f32 l1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1Base + kOffset)))
+					//alt:f32 l2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2Base + kOffset)))
+					//alt:f32 l3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3Base + kOffset)))
+					//alt:bf16  l0 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l0Base + kOffset))).Float32())
+					//alt:bf16  l1 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l1Base + kOffset))).Float32())
+					//alt:bf16  l2 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l2Base + kOffset))).Float32())
+					//alt:bf16  l3 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l3Base + kOffset))).Float32())
+					//alt:f16  l0 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l0Base + kOffset))).Float32())
+					//alt:f16  l1 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l1Base + kOffset))).Float32())
+					//alt:f16  l2 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l2Base + kOffset))).Float32())
+					//alt:f16  l3 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l3Base + kOffset))).Float32())
+					l0 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l0Base + kOffset))) //alt:f64
+					l1 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l1Base + kOffset))) //alt:f64
+					l2 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l2Base + kOffset))) //alt:f64
+					l3 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l3Base + kOffset))) //alt:f64
 
-					//alt:f32|bf16|f16 var o0_0, o1_0, o2_0, o3_0 archsimd.Float32x8
-					var o0_0, o1_0, o2_0, o3_0 archsimd.Float64x4 //alt:f64
-
-					if k > 0 {
-						//alt:f32|bf16|f16 o0_0 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase0)))
-						//alt:f32|bf16|f16 o1_0 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase1)))
-						//alt:f32|bf16|f16 o2_0 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase2)))
-						//alt:f32|bf16|f16 o3_0 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase3)))
-						o0_0 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase0))) //alt:f64
-						o1_0 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase1))) //alt:f64
-						o2_0 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase2))) //alt:f64
-						o3_0 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase3))) //alt:f64
-					} else {
-						//alt:f32|bf16|f16 zero := archsimd.BroadcastFloat32x8(0.0)
-						zero := archsimd.BroadcastFloat64x4(0.0) //alt:f64
-						o0_0, o1_0, o2_0, o3_0 = zero, zero, zero, zero
-					}
+					//alt:f32 r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr)))
+					//alt:bf16  r0, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rPtr))).ToFloat32()
+					//alt:f16  r0, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rPtr))).ToFloat32()
+					r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr))) //alt:f64
+					rPtr += rhsRowBytes
 
 					o0_0 = l0.MulAdd(r0, o0_0)
 					o1_0 = l1.MulAdd(r0, o1_0)
 					o2_0 = l2.MulAdd(r0, o2_0)
 					o3_0 = l3.MulAdd(r0, o3_0)
-
-					//alt:f32|bf16|f16 o0_0.Store((*[8]float32)(unsafe.Pointer(outBase0)))
-					//alt:f32|bf16|f16 o1_0.Store((*[8]float32)(unsafe.Pointer(outBase1)))
-					//alt:f32|bf16|f16 o2_0.Store((*[8]float32)(unsafe.Pointer(outBase2)))
-					//alt:f32|bf16|f16 o3_0.Store((*[8]float32)(unsafe.Pointer(outBase3)))
-					o0_0.Store((*[4]float64)(unsafe.Pointer(outBase0))) //alt:f64
-					o1_0.Store((*[4]float64)(unsafe.Pointer(outBase1))) //alt:f64
-					o2_0.Store((*[4]float64)(unsafe.Pointer(outBase2))) //alt:f64
-					o3_0.Store((*[4]float64)(unsafe.Pointer(outBase3))) //alt:f64
 				}
 
+				colOffset := uintptr(col) * oSize
+				//alt:f32|bf16|f16 o0_0.Store((*[8]float32)(unsafe.Pointer(outBase0 + colOffset)))
+				//alt:f32|bf16|f16 o1_0.Store((*[8]float32)(unsafe.Pointer(outBase1 + colOffset)))
+				//alt:f32|bf16|f16 o2_0.Store((*[8]float32)(unsafe.Pointer(outBase2 + colOffset)))
+				//alt:f32|bf16|f16 o3_0.Store((*[8]float32)(unsafe.Pointer(outBase3 + colOffset)))
+				o0_0.Store((*[4]float64)(unsafe.Pointer(outBase0 + colOffset))) //alt:f64
+				o1_0.Store((*[4]float64)(unsafe.Pointer(outBase1 + colOffset))) //alt:f64
+				o2_0.Store((*[4]float64)(unsafe.Pointer(outBase2 + colOffset))) //alt:f64
+				o3_0.Store((*[4]float64)(unsafe.Pointer(outBase3 + colOffset))) //alt:f64
+			}
+
+			if col < rhsCrossSize {
 				// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
 				archsimd.ClearAVXUpperBits()
-				for ; col < rhsCrossSize; col++ {
-					//alt:f32 r0 := *(*float32)(unsafe.Pointer(rColBase + uintptr(col)*iSize))
-					//alt:bf16  r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).Float32()
-					//alt:f16  r0 := (*(*float16.Float16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).Float32()
-					r0 := *(*float64)(unsafe.Pointer(rColBase + uintptr(col)*iSize)) //alt:f64
+			}
+			for ; col < rhsCrossSize; col++ {
+				//alt:f32|bf16|f16 var s0, s1, s2, s3 float32
+				var s0, s1, s2, s3 float64 //alt:f64
+				rPtr := rhsBase + uintptr(col)*iSize
+				for k := 0; k < contractingSize; k++ {
+					kOffset := uintptr(k) * iSize
+					//alt:f32 r0 := *(*float32)(unsafe.Pointer(rPtr))
+					//alt:bf16  r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rPtr))).Float32()
+					//alt:f16  r0 := (*(*float16.Float16)(unsafe.Pointer(rPtr))).Float32()
+					r0 := *(*float64)(unsafe.Pointer(rPtr)) //alt:f64
+					rPtr += rhsRowBytes
 
-					//alt:f32 l0_scalar := *(*float32)(unsafe.Pointer(l0_ptr))
-					//alt:f32 l1_scalar := *(*float32)(unsafe.Pointer(l1_ptr))
-					//alt:f32 l2_scalar := *(*float32)(unsafe.Pointer(l2_ptr))
-					//alt:f32 l3_scalar := *(*float32)(unsafe.Pointer(l3_ptr))
-					//alt:bf16  l0_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l0_ptr))).Float32()
-					//alt:bf16  l1_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l1_ptr))).Float32()
-					//alt:bf16  l2_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l2_ptr))).Float32()
-					//alt:bf16  l3_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l3_ptr))).Float32()
-					//alt:f16  l0_scalar := (*(*float16.Float16)(unsafe.Pointer(l0_ptr))).Float32()
-					//alt:f16  l1_scalar := (*(*float16.Float16)(unsafe.Pointer(l1_ptr))).Float32()
-					//alt:f16  l2_scalar := (*(*float16.Float16)(unsafe.Pointer(l2_ptr))).Float32()
-					//alt:f16  l3_scalar := (*(*float16.Float16)(unsafe.Pointer(l3_ptr))).Float32()
-					l0_scalar := *(*float64)(unsafe.Pointer(l0_ptr)) //alt:f64
-					l1_scalar := *(*float64)(unsafe.Pointer(l1_ptr)) //alt:f64
-					l2_scalar := *(*float64)(unsafe.Pointer(l2_ptr)) //alt:f64
-					l3_scalar := *(*float64)(unsafe.Pointer(l3_ptr)) //alt:f64
-
-					outBase0 := outputBase + uintptr((row+0)*rhsCrossSize+col)*oSize
-					outBase1 := outputBase + uintptr((row+1)*rhsCrossSize+col)*oSize
-					outBase2 := outputBase + uintptr((row+2)*rhsCrossSize+col)*oSize
-					outBase3 := outputBase + uintptr((row+3)*rhsCrossSize+col)*oSize
+					//alt:f32 l0_scalar := *(*float32)(unsafe.Pointer(l0Base + kOffset))
+					//alt:f32 l1_scalar := *(*float32)(unsafe.Pointer(l1Base + kOffset))
+					//alt:f32 l2_scalar := *(*float32)(unsafe.Pointer(l2Base + kOffset))
+					//alt:f32 l3_scalar := *(*float32)(unsafe.Pointer(l3Base + kOffset))
+					//alt:bf16  l0_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l0Base + kOffset))).Float32()
+					//alt:bf16  l1_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l1Base + kOffset))).Float32()
+					//alt:bf16  l2_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l2Base + kOffset))).Float32()
+					//alt:bf16  l3_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l3Base + kOffset))).Float32()
+					//alt:f16  l0_scalar := (*(*float16.Float16)(unsafe.Pointer(l0Base + kOffset))).Float32()
+					//alt:f16  l1_scalar := (*(*float16.Float16)(unsafe.Pointer(l1Base + kOffset))).Float32()
+					//alt:f16  l2_scalar := (*(*float16.Float16)(unsafe.Pointer(l2Base + kOffset))).Float32()
+					//alt:f16  l3_scalar := (*(*float16.Float16)(unsafe.Pointer(l3Base + kOffset))).Float32()
+					l0_scalar := *(*float64)(unsafe.Pointer(l0Base + kOffset)) //alt:f64
+					l1_scalar := *(*float64)(unsafe.Pointer(l1Base + kOffset)) //alt:f64
+					l2_scalar := *(*float64)(unsafe.Pointer(l2Base + kOffset)) //alt:f64
+					l3_scalar := *(*float64)(unsafe.Pointer(l3Base + kOffset)) //alt:f64
 
 					if k == 0 {
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase0)) = l0_scalar * r0
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase1)) = l1_scalar * r0
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase2)) = l2_scalar * r0
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase3)) = l3_scalar * r0
-						*(*float64)(unsafe.Pointer(outBase0)) = l0_scalar * r0 //alt:f64
-						*(*float64)(unsafe.Pointer(outBase1)) = l1_scalar * r0 //alt:f64
-						*(*float64)(unsafe.Pointer(outBase2)) = l2_scalar * r0 //alt:f64
-						*(*float64)(unsafe.Pointer(outBase3)) = l3_scalar * r0 //alt:f64
+						s0, s1, s2, s3 = l0_scalar*r0, l1_scalar*r0, l2_scalar*r0, l3_scalar*r0
 					} else {
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase0)) += l0_scalar * r0
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase1)) += l1_scalar * r0
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase2)) += l2_scalar * r0
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase3)) += l3_scalar * r0
-						*(*float64)(unsafe.Pointer(outBase0)) += l0_scalar * r0 //alt:f64
-						*(*float64)(unsafe.Pointer(outBase1)) += l1_scalar * r0 //alt:f64
-						*(*float64)(unsafe.Pointer(outBase2)) += l2_scalar * r0 //alt:f64
-						*(*float64)(unsafe.Pointer(outBase3)) += l3_scalar * r0 //alt:f64
+						s0 += l0_scalar * r0
+						s1 += l1_scalar * r0
+						s2 += l2_scalar * r0
+						s3 += l3_scalar * r0
 					}
 				}
+				colOffset := uintptr(col) * oSize
+				//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase0 + colOffset)) = s0
+				//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase1 + colOffset)) = s1
+				//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase2 + colOffset)) = s2
+				//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase3 + colOffset)) = s3
+				*(*float64)(unsafe.Pointer(outBase0 + colOffset)) = s0 //alt:f64
+				*(*float64)(unsafe.Pointer(outBase1 + colOffset)) = s1 //alt:f64
+				*(*float64)(unsafe.Pointer(outBase2 + colOffset)) = s2 //alt:f64
+				*(*float64)(unsafe.Pointer(outBase3 + colOffset)) = s3 //alt:f64
 			}
 		}
 
 		for ; row < lhsCrossSize; row++ {
-			for k := 0; k < contractingSize; k++ {
-				l_ptr := lhsBase + uintptr((row*contractingSize)+k)*iSize
-				//alt:f32 l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l_ptr)))
-				//alt:bf16  l0 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l_ptr))).Float32())
-				//alt:f16  l0 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l_ptr))).Float32())
-				l0 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l_ptr))) //alt:f64
+			lBase := lhsBase + uintptr(row*contractingSize)*iSize
+			outBase := outputBase + uintptr(row*rhsCrossSize)*oSize
 
-				rColBase := rhsBase + uintptr(k*rhsCrossSize)*iSize
-				//alt:f32|bf16|f16 const outputVecWidth = 8
-				const outputVecWidth = 4 //alt:f64
+			col := 0
+			for ; col+outputVecWidth <= rhsCrossSize; col += outputVecWidth {
+				//alt:f32|bf16|f16 var o0 archsimd.Float32x8
+				var o0 archsimd.Float64x4 //alt:f64
+				rPtr := rhsBase + uintptr(col)*iSize
+				for k := 0; k < contractingSize; k++ {
+					lPtr := lBase + uintptr(k)*iSize
+					//alt:f32 l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(lPtr)))
+					//alt:bf16  l0 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(lPtr))).Float32())
+					//alt:f16  l0 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(lPtr))).Float32())
+					l0 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(lPtr))) //alt:f64
 
-				col := 0
-				for ; col+outputVecWidth <= rhsCrossSize; col += outputVecWidth {
-					//alt:f32 r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + uintptr(col)*iSize)))
-					//alt:bf16  r0, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).ToFloat32()
-					//alt:f16  r0, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).ToFloat32()
-					r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + uintptr(col)*iSize))) //alt:f64
-
-					outBase := outputBase + uintptr(row*rhsCrossSize+col)*oSize
-					//alt:f32|bf16|f16 var o0 archsimd.Float32x8
-					var o0 archsimd.Float64x4 //alt:f64
-
-					if k > 0 {
-						//alt:f32|bf16|f16 o0 = archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(outBase)))
-						o0 = archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(outBase))) //alt:f64
-					} else {
-						//alt:f32|bf16|f16 o0 = archsimd.BroadcastFloat32x8(0.0)
-						o0 = archsimd.BroadcastFloat64x4(0.0) //alt:f64
-					}
+					//alt:f32 r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr)))
+					//alt:bf16  r0, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rPtr))).ToFloat32()
+					//alt:f16  r0, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rPtr))).ToFloat32()
+					r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr))) //alt:f64
+					rPtr += rhsRowBytes
 
 					o0 = l0.MulAdd(r0, o0)
-					//alt:f32|bf16|f16 o0.Store((*[8]float32)(unsafe.Pointer(outBase)))
-					o0.Store((*[4]float64)(unsafe.Pointer(outBase))) //alt:f64
 				}
+				//alt:f32|bf16|f16 o0.Store((*[8]float32)(unsafe.Pointer(outBase + uintptr(col)*oSize)))
+				o0.Store((*[4]float64)(unsafe.Pointer(outBase + uintptr(col)*oSize))) //alt:f64
+			}
 
+			if col < rhsCrossSize {
 				// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
 				archsimd.ClearAVXUpperBits()
-				for ; col < rhsCrossSize; col++ {
-					//alt:f32 r0 := *(*float32)(unsafe.Pointer(rColBase + uintptr(col)*iSize))
-					//alt:bf16  r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).Float32()
-					//alt:f16  r0 := (*(*float16.Float16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).Float32()
-					r0 := *(*float64)(unsafe.Pointer(rColBase + uintptr(col)*iSize)) //alt:f64
+			}
+			for ; col < rhsCrossSize; col++ {
+				//alt:f32|bf16|f16 var s0 float32
+				var s0 float64 //alt:f64
+				rPtr := rhsBase + uintptr(col)*iSize
+				for k := 0; k < contractingSize; k++ {
+					//alt:f32 r0 := *(*float32)(unsafe.Pointer(rPtr))
+					//alt:bf16  r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rPtr))).Float32()
+					//alt:f16  r0 := (*(*float16.Float16)(unsafe.Pointer(rPtr))).Float32()
+					r0 := *(*float64)(unsafe.Pointer(rPtr)) //alt:f64
+					rPtr += rhsRowBytes
 
-					//alt:f32 l0_scalar := *(*float32)(unsafe.Pointer(l_ptr))
-					//alt:bf16  l0_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l_ptr))).Float32()
-					//alt:f16  l0_scalar := (*(*float16.Float16)(unsafe.Pointer(l_ptr))).Float32()
-					l0_scalar := *(*float64)(unsafe.Pointer(l_ptr)) //alt:f64
+					lPtr := lBase + uintptr(k)*iSize
+					//alt:f32 l0_scalar := *(*float32)(unsafe.Pointer(lPtr))
+					//alt:bf16  l0_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(lPtr))).Float32()
+					//alt:f16  l0_scalar := (*(*float16.Float16)(unsafe.Pointer(lPtr))).Float32()
+					l0_scalar := *(*float64)(unsafe.Pointer(lPtr)) //alt:f64
 
-					outBase := outputBase + uintptr(row*rhsCrossSize+col)*oSize
 					if k == 0 {
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase)) = l0_scalar * r0
-						*(*float64)(unsafe.Pointer(outBase)) = l0_scalar * r0 //alt:f64
+						s0 = l0_scalar * r0
 					} else {
-						//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase)) += l0_scalar * r0
-						*(*float64)(unsafe.Pointer(outBase)) += l0_scalar * r0 //alt:f64
+						s0 += l0_scalar * r0
 					}
 				}
+				//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outBase + uintptr(col)*oSize)) = s0
+				*(*float64)(unsafe.Pointer(outBase + uintptr(col)*oSize)) = s0 //alt:f64
 			}
 		}
 
@@ -409,6 +383,11 @@ func avx2SmallFloat64( //alt:f64
 }
 
 // avx2SmallFloat32Transposed implements an AVX2 matrix multiplication for small inputs.
+//
+// QUCE patch (third_party/README.md): four output columns of a row at a time, so each load
+// of the lhs row feeds four independent chains of fused multiply-adds instead of one. Every
+// output element is still the same chain in the same order of k, the same horizontal sum and
+// the same scalar tail, so the results are bit-identical.
 //
 //alt:f32 func avx2SmallFloat32Transposed(
 //alt:bf16  func avx2SmallBFloat16Transposed(
@@ -446,90 +425,135 @@ func avx2SmallFloat64Transposed( //alt:f64
 	lhsByteStride := uintptr(lhsStride) * iSize
 	rhsByteStride := uintptr(rhsStride) * iSize
 	outputByteStride := uintptr(outputStride) * oSize
+	rhsRowBytes := uintptr(contractingSize) * iSize
 
 	lhsBase := lhsPtr + uintptr(batchStart)*lhsByteStride
 	rhsBase := rhsPtr + uintptr(batchStart)*rhsByteStride
 	outputBase := outputPtr + uintptr(batchStart)*outputByteStride
 
+	//alt:f32 const vecWidth = 8
+	//alt:bf16  const vecWidth = 16
+	//alt:f16  const vecWidth = 16
+	const vecWidth = 4 //alt:f64
+
 	for range batchCount {
 		for row := 0; row < lhsCrossSize; row++ {
-			for col := 0; col < rhsCrossSize; col++ {
-				lRowBase := lhsBase + uintptr(row*contractingSize)*iSize
-				rColBase := rhsBase + uintptr(col*contractingSize)*iSize
+			lRowBase := lhsBase + uintptr(row*contractingSize)*iSize
+			col := 0
+			for ; col+3 < rhsCrossSize; col += 4 {
+				r0Base := rhsBase + uintptr(col*contractingSize)*iSize
+				r1Base := r0Base + rhsRowBytes
+				r2Base := r1Base + rhsRowBytes
+				r3Base := r2Base + rhsRowBytes
 
-				//alt:f32|bf16|f16 acc := archsimd.BroadcastFloat32x8(0.0)
-				acc := archsimd.BroadcastFloat64x4(0.0) //alt:f64
+				//alt:f32|bf16|f16 var acc0, acc1, acc2, acc3 archsimd.Float32x8
+				var acc0, acc1, acc2, acc3 archsimd.Float64x4 //alt:f64
 				k := 0
-				//alt:f32 const vecWidth = 8
-				//alt:bf16  const vecWidth = 16
-				//alt:f16  const vecWidth = 16
-				const vecWidth = 4 //alt:f64
-
-				for ; k+4*vecWidth <= contractingSize; k += 4 * vecWidth {
-					//alt:f32 l0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(lRowBase + uintptr(k)*iSize)))
-					//alt:bf16  l0, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(lRowBase + uintptr(k)*iSize))).ToFloat32()
-					//alt:f16  l0, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(lRowBase + uintptr(k)*iSize))).ToFloat32()
-					l0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(lRowBase + uintptr(k)*iSize))) //alt:f64
-					//alt:f32 r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + uintptr(k)*iSize)))
-					//alt:bf16  r0, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(k)*iSize))).ToFloat32()
-					//alt:f16  r0, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rColBase + uintptr(k)*iSize))).ToFloat32()
-					r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + uintptr(k)*iSize))) //alt:f64
-					acc = l0.MulAdd(r0, acc)
-
-					//alt:f32 l1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(lRowBase + uintptr(k+vecWidth)*iSize)))
-					//alt:bf16  l1, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(lRowBase + uintptr(k+vecWidth)*iSize))).ToFloat32()
-					//alt:f16  l1, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(lRowBase + uintptr(k+vecWidth)*iSize))).ToFloat32()
-					l1 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(lRowBase + uintptr(k+vecWidth)*iSize))) //alt:f64
-					//alt:f32 r1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + uintptr(k+vecWidth)*iSize)))
-					//alt:bf16  r1, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(k+vecWidth)*iSize))).ToFloat32()
-					//alt:f16  r1, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rColBase + uintptr(k+vecWidth)*iSize))).ToFloat32()
-					r1 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + uintptr(k+vecWidth)*iSize))) //alt:f64
-					acc = l1.MulAdd(r1, acc)
-
-					//alt:f32 l2 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(lRowBase + uintptr(k+2*vecWidth)*iSize)))
-					//alt:bf16  l2, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(lRowBase + uintptr(k+2*vecWidth)*iSize))).ToFloat32()
-					//alt:f16  l2, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(lRowBase + uintptr(k+2*vecWidth)*iSize))).ToFloat32()
-					l2 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(lRowBase + uintptr(k+2*vecWidth)*iSize))) //alt:f64
-					//alt:f32 r2 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + uintptr(k+2*vecWidth)*iSize)))
-					//alt:bf16  r2, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(k+2*vecWidth)*iSize))).ToFloat32()
-					//alt:f16  r2, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rColBase + uintptr(k+2*vecWidth)*iSize))).ToFloat32()
-					r2 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + uintptr(k+2*vecWidth)*iSize))) //alt:f64
-					acc = l2.MulAdd(r2, acc)
-
-					//alt:f32 l3 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(lRowBase + uintptr(k+3*vecWidth)*iSize)))
-					//alt:bf16  l3, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(lRowBase + uintptr(k+3*vecWidth)*iSize))).ToFloat32()
-					//alt:f16  l3, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(lRowBase + uintptr(k+3*vecWidth)*iSize))).ToFloat32()
-					l3 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(lRowBase + uintptr(k+3*vecWidth)*iSize))) //alt:f64
-					//alt:f32 r3 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + uintptr(k+3*vecWidth)*iSize)))
-					//alt:bf16  r3, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(k+3*vecWidth)*iSize))).ToFloat32()
-					//alt:f16  r3, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rColBase + uintptr(k+3*vecWidth)*iSize))).ToFloat32()
-					r3 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + uintptr(k+3*vecWidth)*iSize))) //alt:f64
-					acc = l3.MulAdd(r3, acc)
+				for ; k+vecWidth <= contractingSize; k += vecWidth {
+					kOffset := uintptr(k) * iSize
+					//alt:f32 lVal := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(lRowBase + kOffset)))
+					//alt:bf16  lVal, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(lRowBase + kOffset))).ToFloat32()
+					//alt:f16  lVal, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(lRowBase + kOffset))).ToFloat32()
+					lVal := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(lRowBase + kOffset))) //alt:f64
+					//alt:f32 r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(r0Base + kOffset)))
+					//alt:bf16  r0, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(r0Base + kOffset))).ToFloat32()
+					//alt:f16  r0, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(r0Base + kOffset))).ToFloat32()
+					r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(r0Base + kOffset))) //alt:f64
+					//alt:f32 r1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(r1Base + kOffset)))
+					//alt:bf16  r1, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(r1Base + kOffset))).ToFloat32()
+					//alt:f16  r1, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(r1Base + kOffset))).ToFloat32()
+					r1 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(r1Base + kOffset))) //alt:f64
+					//alt:f32 r2 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(r2Base + kOffset)))
+					//alt:bf16  r2, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(r2Base + kOffset))).ToFloat32()
+					//alt:f16  r2, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(r2Base + kOffset))).ToFloat32()
+					r2 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(r2Base + kOffset))) //alt:f64
+					//alt:f32 r3 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(r3Base + kOffset)))
+					//alt:bf16  r3, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(r3Base + kOffset))).ToFloat32()
+					//alt:f16  r3, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(r3Base + kOffset))).ToFloat32()
+					r3 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(r3Base + kOffset))) //alt:f64
+					acc0 = lVal.MulAdd(r0, acc0)
+					acc1 = lVal.MulAdd(r1, acc1)
+					acc2 = lVal.MulAdd(r2, acc2)
+					acc3 = lVal.MulAdd(r3, acc3)
 				}
 
+				//alt:f32|bf16|f16 res0 := avx2ReduceSumFloat32x8(acc0)
+				//alt:f32|bf16|f16 res1 := avx2ReduceSumFloat32x8(acc1)
+				//alt:f32|bf16|f16 res2 := avx2ReduceSumFloat32x8(acc2)
+				//alt:f32|bf16|f16 res3 := avx2ReduceSumFloat32x8(acc3)
+				res0 := avx2ReduceSumFloat64x4(acc0) //alt:f64
+				res1 := avx2ReduceSumFloat64x4(acc1) //alt:f64
+				res2 := avx2ReduceSumFloat64x4(acc2) //alt:f64
+				res3 := avx2ReduceSumFloat64x4(acc3) //alt:f64
+				for ; k < contractingSize; k++ {
+					kOffset := uintptr(k) * iSize
+					//alt:f32 lVal := *(*float32)(unsafe.Pointer(lRowBase + kOffset))
+					//alt:bf16  lVal := (*(*bfloat16.BFloat16)(unsafe.Pointer(lRowBase + kOffset))).Float32()
+					//alt:f16  lVal := (*(*float16.Float16)(unsafe.Pointer(lRowBase + kOffset))).Float32()
+					lVal := *(*float64)(unsafe.Pointer(lRowBase + kOffset)) //alt:f64
+					//alt:f32 r0 := *(*float32)(unsafe.Pointer(r0Base + kOffset))
+					//alt:bf16  r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(r0Base + kOffset))).Float32()
+					//alt:f16  r0 := (*(*float16.Float16)(unsafe.Pointer(r0Base + kOffset))).Float32()
+					r0 := *(*float64)(unsafe.Pointer(r0Base + kOffset)) //alt:f64
+					//alt:f32 r1 := *(*float32)(unsafe.Pointer(r1Base + kOffset))
+					//alt:bf16  r1 := (*(*bfloat16.BFloat16)(unsafe.Pointer(r1Base + kOffset))).Float32()
+					//alt:f16  r1 := (*(*float16.Float16)(unsafe.Pointer(r1Base + kOffset))).Float32()
+					r1 := *(*float64)(unsafe.Pointer(r1Base + kOffset)) //alt:f64
+					//alt:f32 r2 := *(*float32)(unsafe.Pointer(r2Base + kOffset))
+					//alt:bf16  r2 := (*(*bfloat16.BFloat16)(unsafe.Pointer(r2Base + kOffset))).Float32()
+					//alt:f16  r2 := (*(*float16.Float16)(unsafe.Pointer(r2Base + kOffset))).Float32()
+					r2 := *(*float64)(unsafe.Pointer(r2Base + kOffset)) //alt:f64
+					//alt:f32 r3 := *(*float32)(unsafe.Pointer(r3Base + kOffset))
+					//alt:bf16  r3 := (*(*bfloat16.BFloat16)(unsafe.Pointer(r3Base + kOffset))).Float32()
+					//alt:f16  r3 := (*(*float16.Float16)(unsafe.Pointer(r3Base + kOffset))).Float32()
+					r3 := *(*float64)(unsafe.Pointer(r3Base + kOffset)) //alt:f64
+					res0 += lVal * r0
+					res1 += lVal * r1
+					res2 += lVal * r2
+					res3 += lVal * r3
+				}
+
+				outputIdx := outputBase + uintptr(row*rhsCrossSize+col)*oSize
+				//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outputIdx + 0*oSize)) = res0
+				//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outputIdx + 1*oSize)) = res1
+				//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outputIdx + 2*oSize)) = res2
+				//alt:f32|bf16|f16 *(*float32)(unsafe.Pointer(outputIdx + 3*oSize)) = res3
+				*(*float64)(unsafe.Pointer(outputIdx + 0*oSize)) = res0 //alt:f64
+				*(*float64)(unsafe.Pointer(outputIdx + 1*oSize)) = res1 //alt:f64
+				*(*float64)(unsafe.Pointer(outputIdx + 2*oSize)) = res2 //alt:f64
+				*(*float64)(unsafe.Pointer(outputIdx + 3*oSize)) = res3 //alt:f64
+			}
+
+			for ; col < rhsCrossSize; col++ {
+				rColBase := rhsBase + uintptr(col*contractingSize)*iSize
+				//alt:f32|bf16|f16 var acc archsimd.Float32x8
+				var acc archsimd.Float64x4 //alt:f64
+				k := 0
 				for ; k+vecWidth <= contractingSize; k += vecWidth {
-					//alt:f32 lVal := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(lRowBase + uintptr(k)*iSize)))
-					//alt:bf16  lVal, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(lRowBase + uintptr(k)*iSize))).ToFloat32()
-					//alt:f16  lVal, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(lRowBase + uintptr(k)*iSize))).ToFloat32()
-					lVal := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(lRowBase + uintptr(k)*iSize))) //alt:f64
-					//alt:f32 rVal := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + uintptr(k)*iSize)))
-					//alt:bf16  rVal, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(k)*iSize))).ToFloat32()
-					//alt:f16  rVal, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rColBase + uintptr(k)*iSize))).ToFloat32()
-					rVal := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + uintptr(k)*iSize))) //alt:f64
+					kOffset := uintptr(k) * iSize
+					//alt:f32 lVal := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(lRowBase + kOffset)))
+					//alt:bf16  lVal, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(lRowBase + kOffset))).ToFloat32()
+					//alt:f16  lVal, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(lRowBase + kOffset))).ToFloat32()
+					lVal := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(lRowBase + kOffset))) //alt:f64
+					//alt:f32 rVal := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rColBase + kOffset)))
+					//alt:bf16  rVal, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rColBase + kOffset))).ToFloat32()
+					//alt:f16  rVal, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rColBase + kOffset))).ToFloat32()
+					rVal := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rColBase + kOffset))) //alt:f64
 					acc = lVal.MulAdd(rVal, acc)
 				}
 
 				//alt:f32|bf16|f16 res := avx2ReduceSumFloat32x8(acc)
 				res := avx2ReduceSumFloat64x4(acc) //alt:f64
 				for ; k < contractingSize; k++ {
-					//alt:f32 lVal := *(*float32)(unsafe.Pointer(lRowBase + uintptr(k)*iSize))
-					//alt:bf16  lVal := (*(*bfloat16.BFloat16)(unsafe.Pointer(lRowBase + uintptr(k)*iSize))).Float32()
-					//alt:f16  lVal := (*(*float16.Float16)(unsafe.Pointer(lRowBase + uintptr(k)*iSize))).Float32()
-					lVal := *(*float64)(unsafe.Pointer(lRowBase + uintptr(k)*iSize)) //alt:f64
-					//alt:f32 rVal := *(*float32)(unsafe.Pointer(rColBase + uintptr(k)*iSize))
-					//alt:bf16  rVal := (*(*bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(k)*iSize))).Float32()
-					//alt:f16  rVal := (*(*float16.Float16)(unsafe.Pointer(rColBase + uintptr(k)*iSize))).Float32()
-					rVal := *(*float64)(unsafe.Pointer(rColBase + uintptr(k)*iSize)) //alt:f64
+					kOffset := uintptr(k) * iSize
+					//alt:f32 lVal := *(*float32)(unsafe.Pointer(lRowBase + kOffset))
+					//alt:bf16  lVal := (*(*bfloat16.BFloat16)(unsafe.Pointer(lRowBase + kOffset))).Float32()
+					//alt:f16  lVal := (*(*float16.Float16)(unsafe.Pointer(lRowBase + kOffset))).Float32()
+					lVal := *(*float64)(unsafe.Pointer(lRowBase + kOffset)) //alt:f64
+					//alt:f32 rVal := *(*float32)(unsafe.Pointer(rColBase + kOffset))
+					//alt:bf16  rVal := (*(*bfloat16.BFloat16)(unsafe.Pointer(rColBase + kOffset))).Float32()
+					//alt:f16  rVal := (*(*float16.Float16)(unsafe.Pointer(rColBase + kOffset))).Float32()
+					rVal := *(*float64)(unsafe.Pointer(rColBase + kOffset)) //alt:f64
 					res += lVal * rVal
 				}
 

@@ -1,0 +1,159 @@
+// Copyright 2023-2026 The GoMLX Authors. SPDX-License-Identifier: Apache-2.0
+
+//go:build amd64 && goexperiment.simd
+
+package matmul
+
+// QUCE patch (third_party/README.md): the small kernels accumulate in registers over the
+// whole contraction (rhs not transposed) and compute four outputs at a time (rhs transposed).
+// These tests pin down that every output element is still computed with exactly the
+// arithmetic of the kernels before that change. Not transposed: the columns a vector covers
+// are a chain of fused multiply-adds in the order of k starting from zero; the columns after
+// the last full vector are a plain product for k = 0 and then separate multiplies and adds.
+// Transposed: each vector lane is such a chain over the k it covers, the lanes are summed
+// (upper half + lower half, then in pairs), and the k after the last full vector are added
+// as separate multiplies and adds.
+
+import (
+	"math"
+	"math/rand/v2"
+	"simd/archsimd"
+	"testing"
+)
+
+func fmaLaneFloat32(a, b, c float32) float32 {
+	var out [8]float32
+	archsimd.BroadcastFloat32x8(a).MulAdd(archsimd.BroadcastFloat32x8(b), archsimd.BroadcastFloat32x8(c)).Store(&out)
+	return out[0]
+}
+
+func fmaLaneFloat64(a, b, c float64) float64 {
+	var out [4]float64
+	archsimd.BroadcastFloat64x4(a).MulAdd(archsimd.BroadcastFloat64x4(b), archsimd.BroadcastFloat64x4(c)).Store(&out)
+	return out[0]
+}
+
+// referenceSmall computes lhs[b, m, k] · rhs[b, k, n] one element at a time, with the
+// arithmetic the AVX2 small kernel uses for the element's column.
+func referenceSmall[T float32 | float64](lhs, rhs []T, batch, m, n, k, vecWidth int, fma func(a, b, c T) T) []T {
+	out := make([]T, batch*m*n)
+	vectorCols := n / vecWidth * vecWidth
+	for b := range batch {
+		for i := range m {
+			for j := range n {
+				var s T
+				for p := range k {
+					l, r := lhs[(b*m+i)*k+p], rhs[(b*k+p)*n+j]
+					switch {
+					case j < vectorCols:
+						s = fma(l, r, s)
+					case p == 0:
+						s = l * r
+					default:
+						s += l * r
+					}
+				}
+				out[(b*m+i)*n+j] = s
+			}
+		}
+	}
+	return out
+}
+
+// referenceSmallTransposed computes lhs[b, m, k] · rhs[b, n, k] one element at a time, with
+// the arithmetic the AVX2 small transposed kernel uses.
+func referenceSmallTransposed[T float32 | float64](lhs, rhs []T, batch, m, n, k, vecWidth int, fma func(a, b, c T) T) []T {
+	out := make([]T, batch*m*n)
+	vectorK := k / vecWidth * vecWidth
+	lanes := make([]T, vecWidth)
+	for b := range batch {
+		for i := range m {
+			for j := range n {
+				clear(lanes)
+				for p := range vectorK {
+					lanes[p%vecWidth] = fma(lhs[(b*m+i)*k+p], rhs[(b*n+j)*k+p], lanes[p%vecWidth])
+				}
+				half := vecWidth / 2
+				for q := range half {
+					lanes[q] = lanes[q+half] + lanes[q]
+				}
+				s := lanes[0] + lanes[1]
+				if half == 4 {
+					s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+				}
+				for p := vectorK; p < k; p++ {
+					s += lhs[(b*m+i)*k+p] * rhs[(b*n+j)*k+p]
+				}
+				out[(b*m+i)*n+j] = s
+			}
+		}
+	}
+	return out
+}
+
+type smallKernel[T float32 | float64] func(lhs, rhs []T, batchStart, batchCount, m, n, k int, out []T)
+type smallReference[T float32 | float64] func(lhs, rhs []T, batch, m, n, k, vecWidth int, fma func(a, b, c T) T) []T
+
+func checkSmallKernel[T float32 | float64](t *testing.T, vecWidth int, fma func(a, b, c T) T,
+	kernel smallKernel[T], reference smallReference[T], bits func(T) uint64) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const batch = 3
+	for m := 1; m <= 9; m++ {
+		for n := 1; n <= 41; n++ {
+			for _, k := range []int{1, 2, 3, 4, 7, 8, 16, 33, 64} {
+				lhs := make([]T, batch*m*k)
+				rhs := make([]T, batch*k*n)
+				for i := range lhs {
+					lhs[i] = T(rng.NormFloat64())
+				}
+				for i := range rhs {
+					rhs[i] = T(rng.NormFloat64())
+				}
+				want := reference(lhs, rhs, batch, m, n, k, vecWidth, fma)
+				// Batches 1 and 2 only: the kernel must leave batch 0 as it found it.
+				got := make([]T, batch*m*n)
+				sentinel := T(math.Pi)
+				for i := range m * n {
+					got[i] = sentinel
+				}
+				kernel(lhs, rhs, 1, batch-1, m, n, k, got)
+				for i := range got {
+					w := want[i]
+					if i < m*n {
+						w = sentinel
+					}
+					if bits(got[i]) != bits(w) {
+						t.Fatalf("m=%d n=%d k=%d: element %d (batch %d, row %d, column %d) = %v, want %v bit for bit",
+							m, n, k, i, i/(m*n), i%(m*n)/n, i%n, got[i], w)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestAVX2SmallBitIdentical(t *testing.T) {
+	if !archsimd.X86.AVX2() {
+		t.Skip("AVX2 is not supported on this architecture")
+	}
+	bits32 := func(x float32) uint64 { return uint64(math.Float32bits(x)) }
+	for _, tc := range []struct {
+		name string
+		test func(t *testing.T)
+	}{
+		{"float32", func(t *testing.T) {
+			checkSmallKernel(t, 8, fmaLaneFloat32, avx2SmallFloat32, referenceSmall, bits32)
+		}},
+		{"float64", func(t *testing.T) {
+			checkSmallKernel(t, 4, fmaLaneFloat64, avx2SmallFloat64, referenceSmall, math.Float64bits)
+		}},
+		{"float32/transposed", func(t *testing.T) {
+			checkSmallKernel(t, 8, fmaLaneFloat32, avx2SmallFloat32Transposed, referenceSmallTransposed, bits32)
+		}},
+		{"float64/transposed", func(t *testing.T) {
+			checkSmallKernel(t, 4, fmaLaneFloat64, avx2SmallFloat64Transposed, referenceSmallTransposed, math.Float64bits)
+		}},
+	} {
+		t.Run(tc.name, tc.test)
+	}
+}
