@@ -78,8 +78,8 @@ func referenceSmallTransposed[T float32 | float64](lhs, rhs []T, batch, m, n, k,
 					lanes[q] = lanes[q+half] + lanes[q]
 				}
 				s := lanes[0] + lanes[1]
-				if half == 4 {
-					s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+				if half == 4 { // then in pairs: (0 + 1) + (2 + 3)
+					s += lanes[2] + lanes[3]
 				}
 				for p := vectorK; p < k; p++ {
 					s += lhs[(b*m+i)*k+p] * rhs[(b*n+j)*k+p]
