@@ -91,7 +91,7 @@ func TestShards(t *testing.T) {
 // TestPatchedComputeBackend checks that the build uses the patched copy of the pure-Go
 // backend (third_party/README.md): go.mod still replaces the module with it, the copy still
 // clears the vector registers' upper halves where the patch put it, and still has the
-// faster small products, transpose and select with their bit-identity tests.
+// faster kernels and ops, the reused workers, and their tests against references.
 func TestPatchedComputeBackend(t *testing.T) {
 	const copyDir = "./third_party/gomlx-compute"
 	mod, err := os.ReadFile(filepath.Join("..", "go.mod"))
@@ -107,7 +107,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		count      int
 	}{
 		{"dot/matmul/avx2_router.go", "archsimd.ClearAVXUpperBits()", 1},
-		{"dot/matmul/avx2_small.go", "archsimd.ClearAVXUpperBits()", 3},
+		{"dot/matmul/avx2_small.go", "archsimd.ClearAVXUpperBits()", 4},
 		{"dot/matmul/avx2_large.go", "archsimd.ClearAVXUpperBits()", 1},
 		{"dot/matmul/avx2.go", "archsimd.ClearAVXUpperBits()", 2},
 		{"dot/matmul/avx2_small.go", "accumulated in registers over the whole contraction", 1},
@@ -117,6 +117,21 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/transpose_quce_test.go", "func TestTransposeByRuns(", 1},
 		{"ops/where.go", "whereSelect32(conditionFlat", 1},
 		{"ops/where_quce_test.go", "func TestWhereSelectsBits(", 1},
+		{"dot/matmul/avx2_small.go", "avx2ReduceSum4Float32x8(acc0, acc1, acc2, acc3)", 1},
+		{"workerspool/workerspool.go", "go w.work(task)", 1},
+		{"workerspool/workerspool_quce_test.go", "func TestPoolReusesWorkers(", 1},
+		{"ops/unaryops.go", "boolToInt8(input > 0) - boolToInt8(input < 0)", 1},
+		{"ops/sign_quce_test.go", "func TestSignWithoutBranches(", 1},
+		{"ops/avx2_binary_quce.go", "avx2Float32BinaryExecutor(op.opType, op.generic)", 1},
+		{"ops/avx2_binary_quce_test.go", "func TestAVX2BinaryBitIdentical(", 1},
+		{"broadcast.go", "lhsStart + j*lhsStep", 1},
+		{"broadcast_quce_test.go", "func TestZipIteratorByRuns(", 1},
+		{"ops/slice.go", "copy(run, operandFlat[operandFlatIdx:operandFlatIdx+runLen])", 1},
+		{"ops/slice_quce_test.go", "func TestSliceByRuns(", 1},
+		{"ops/reduce.go", "it.NextRun()", 1},
+		{"ops/reduce_quce_test.go", "func TestReduceSumByRuns(", 1},
+		{"fusedops/dense.go", "row[j] += b", 1},
+		{"fusedops/dense_quce_test.go", "func TestDenseAddBiasByRows(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

@@ -90,6 +90,10 @@ type ZipIterator struct {
 	rhsStrides     []int
 	lhsIsBroadcast []bool
 	rhsIsBroadcast []bool
+
+	// QUCE patch: how far each input's flat index moves for a step along each axis of the
+	// target (the stride, or 0 where the input is broadcast). Derived from the fields above.
+	lhsSteps, rhsSteps []int
 }
 
 // NewZippedBroadcastIterator returns an iterator constructor over the flat indices of the target shape of a broadcast (where
@@ -112,9 +116,16 @@ func NewZippedBroadcastIterator(lhsShape, rhsShape, tgtShape shapes.Shape) *ZipI
 		lhsIsBroadcast: make([]bool, rank),
 		rhsIsBroadcast: make([]bool, rank),
 	}
+	zi.lhsSteps, zi.rhsSteps = make([]int, rank), make([]int, rank)
 	for axis := range rank {
 		zi.lhsIsBroadcast[axis] = lhsShape.Dimensions[axis] != tgtShape.Dimensions[axis]
 		zi.rhsIsBroadcast[axis] = rhsShape.Dimensions[axis] != tgtShape.Dimensions[axis]
+		if !zi.lhsIsBroadcast[axis] {
+			zi.lhsSteps[axis] = zi.lhsStrides[axis]
+		}
+		if !zi.rhsIsBroadcast[axis] {
+			zi.rhsSteps[axis] = zi.rhsStrides[axis]
+		}
 	}
 	return zi
 }
@@ -143,34 +154,36 @@ func (z *ZipIterator) EqualNodeData(other NodeDataComparable) bool {
 // IterFlatIndices iterate over the lhs, rhs and target flat indices for broadcast.
 // Notice since we are broadcasting, the target index will always be incremented by 1,
 // while the source indices may repeat (when it is being broadcast).
+//
+// QUCE patch: the indices of a run along the last axis are taken in an inner loop (each a
+// start plus a multiple of a step), and the other axes' counters move once per run, not
+// once per element; the same indices in the same order. It stays small enough for the
+// compiler to inline it, and the loop body, into the binary ops.
 func (zi *ZipIterator) IterFlatIndices() iter.Seq[ZippedIndices] {
 	return func(yield func(ZippedIndices) bool) {
 		rank := len(zi.tgtDims)
+		if rank == 0 {
+			yield(ZippedIndices{})
+			return
+		}
 		perAxesIdx := make([]int, rank)
-		lhsFlatIdx := 0
-		rhsFlatIdx := 0
-
-		for dstFlatIdx := range zi.tgtSize {
-			// Yield first.
-			if !yield(ZippedIndices{LHSFlatIdx: lhsFlatIdx, RHSFlatIdx: rhsFlatIdx, TgtFlatIdx: dstFlatIdx}) {
-				return
+		runLen, lhsStep, rhsStep := zi.tgtDims[rank-1], zi.lhsSteps[rank-1], zi.rhsSteps[rank-1]
+		lhsStart, rhsStart := 0, 0
+		for dstStart := 0; dstStart < zi.tgtSize; dstStart += runLen {
+			for j := range runLen {
+				if !yield(ZippedIndices{LHSFlatIdx: lhsStart + j*lhsStep, RHSFlatIdx: rhsStart + j*rhsStep, TgtFlatIdx: dstStart + j}) {
+					return
+				}
 			}
-
-			// Bump to next
-			lhsFlatIdx++
-			rhsFlatIdx++
-			for axis := rank - 1; axis >= 0; axis-- {
-				perAxesIdx[axis]++
-				if perAxesIdx[axis] < zi.tgtDims[axis] {
-					if zi.lhsIsBroadcast[axis] {
-						lhsFlatIdx -= zi.lhsStrides[axis]
-					}
-					if zi.rhsIsBroadcast[axis] {
-						rhsFlatIdx -= zi.rhsStrides[axis]
-					}
+			for axis := rank - 2; axis >= 0; axis-- {
+				lhsStart += zi.lhsSteps[axis]
+				rhsStart += zi.rhsSteps[axis]
+				if perAxesIdx[axis]++; perAxesIdx[axis] < zi.tgtDims[axis] {
 					break
 				}
 				perAxesIdx[axis] = 0
+				lhsStart -= zi.lhsSteps[axis] * zi.tgtDims[axis]
+				rhsStart -= zi.rhsSteps[axis] * zi.tgtDims[axis]
 			}
 		}
 	}

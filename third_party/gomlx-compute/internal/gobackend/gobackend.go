@@ -193,6 +193,7 @@ func notImplementedError(opType compute.OpType) error {
 func (b *Backend) Finalize() {
 	b.isFinalized = true
 	b.bufferPools.Clear()
+	b.Workers.Close() // QUCE patch: the pool's waiting workers exit.
 }
 
 // IsFinalized returns true if the backend has been isFinalized.

@@ -164,12 +164,21 @@ func execFusedDense(backend *gobackend.Backend, node *gobackend.Node, inputs []*
 
 // fusedDenseAddBias adds bias to each row of the output in-place.
 // output shape is [..., outFeatures], bias shape is [outFeatures].
+//
+// QUCE patch: row by row, not with an integer division per element (i % outFeatures) to
+// find the bias; the same additions.
 func fusedDenseAddBias[T float32 | float64](output, bias *gobackend.Buffer) {
 	outputFlat := output.Flat.([]T)
 	biasFlat := bias.Flat.([]T)
 	outFeatures := len(biasFlat)
-	for i, v := range outputFlat {
-		outputFlat[i] = v + biasFlat[i%outFeatures]
+	if outFeatures == 0 {
+		return
+	}
+	for start := 0; start < len(outputFlat); start += outFeatures {
+		row := outputFlat[start : start+outFeatures]
+		for j, b := range biasFlat {
+			row[j] += b
+		}
 	}
 }
 

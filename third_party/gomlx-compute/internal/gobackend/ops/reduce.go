@@ -248,6 +248,19 @@ func NewReduceOutputIterator(dimensions []int, reduceAxes []int) *ReduceOutputIt
 	return it
 }
 
+// NextRun returns the flat index in the output of the next element and the step of the
+// output index along the operand's last axis (1 if it is kept, 0 if it is reduced), and
+// moves past the rest of that run of the last axis (QUCE patch). The iterator must be at the
+// start of a run.
+func (it *ReduceOutputIterator) NextRun() (outputIdx, step int) {
+	last := len(it.dimensions) - 1
+	outputIdx, step = it.flatIdx, it.perAxisStride[last]
+	it.perAxisIdx[last] = it.dimensions[last] - 1
+	it.flatIdx += (it.dimensions[last] - 1) * step
+	it.Next()
+	return outputIdx, step
+}
+
 // Next returns the next flat index in the output.
 func (it *ReduceOutputIterator) Next() int {
 	returnIdx := it.flatIdx
@@ -400,15 +413,38 @@ func execReduceMinFloat16(operand, output *gobackend.Buffer, it *ReduceOutputIte
 	return nil
 }
 
+// execReduceSumGeneric: QUCE patch. The operand is taken a run of its last axis at a time:
+// added element by element to a run of the output where the last axis is kept, or summed
+// into one output element where it is reduced; each output element receives the same
+// additions in the same order as one element at a time.
 func execReduceSumGeneric[T gobackend.PODNumericConstraints](operand, output *gobackend.Buffer, it *ReduceOutputIterator, _ dtypes.DType) error {
 	outputFlat := output.Flat.([]T)
 	for outputIdx := range outputFlat {
 		outputFlat[outputIdx] = T(0)
 	}
 	operandFlat := operand.Flat.([]T)
-	for _, value := range operandFlat {
-		outputIdx := it.Next()
-		outputFlat[outputIdx] += value
+	if len(it.dimensions) == 0 {
+		for _, value := range operandFlat {
+			outputFlat[it.Next()] += value
+		}
+		return nil
+	}
+	runLen := it.dimensions[len(it.dimensions)-1]
+	for start := 0; start < len(operandFlat); start += runLen {
+		run := operandFlat[start : start+runLen]
+		outputIdx, step := it.NextRun()
+		if step == 0 {
+			sum := outputFlat[outputIdx]
+			for _, value := range run {
+				sum += value
+			}
+			outputFlat[outputIdx] = sum
+		} else {
+			outputRun := outputFlat[outputIdx : outputIdx+runLen]
+			for j, value := range run {
+				outputRun[j] += value
+			}
+		}
 	}
 	return nil
 }

@@ -183,17 +183,22 @@ func execSign(backend *gobackend.Backend, node *gobackend.Node, inputs []*goback
 	return output, nil
 }
 
+// execSignGeneric: QUCE patch. The sign is the difference of the two comparisons, taken
+// without a branch: autodiff's gradient of Max (a ReLU) takes the sign of near-random
+// pre-activations, and the branch per element was 8% of the CPU time of training a small
+// network. Same results: 0 (never -0) for ±0 and NaN, as the branches gave.
 func execSignGeneric[T gobackend.PODSignedNumericConstraints](inputs, outputs []T) {
 	for ii, input := range inputs {
-		switch {
-		case input < 0:
-			outputs[ii] = -1
-		case input > 0:
-			outputs[ii] = 1
-		default:
-			outputs[ii] = 0
-		}
+		outputs[ii] = T(boolToInt8(input > 0) - boolToInt8(input < 0))
 	}
+}
+
+// boolToInt8 compiles to a flag set (SETcc), not a branch.
+func boolToInt8(b bool) int8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func execSignForUnsignedGeneric[T gobackend.PODUnsignedConstraints](inputs, outputs []T) {

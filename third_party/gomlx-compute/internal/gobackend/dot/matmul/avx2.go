@@ -84,6 +84,16 @@ func avx2ReduceSumFloat32x8(x8 archsimd.Float32x8) float32 {
 	return x4sum.GetElem(0) + x4sum.GetElem(1)
 }
 
+// avx2ReduceSum4Float32x8 returns the horizontal sums of four vectors, [Σa, Σb, Σc, Σd], each
+// added in avx2ReduceSumFloat32x8's order (the upper half to the lower, then the pairs, then
+// the two pair sums), with three horizontal adds instead of four reductions (QUCE patch,
+// third_party/README.md). The caller clears the upper AVX bits before scalar SSE code.
+func avx2ReduceSum4Float32x8(a, b, c, d archsimd.Float32x8) archsimd.Float32x4 {
+	ab := a.GetHi().Add(a.GetLo()).AddPairs(b.GetHi().Add(b.GetLo()))
+	cd := c.GetHi().Add(c.GetLo()).AddPairs(d.GetHi().Add(d.GetLo()))
+	return ab.AddPairs(cd)
+}
+
 // avx2ReduceSumFloat64x4 performs a horizontal reduction of a Float64x4 vector.
 func avx2ReduceSumFloat64x4(x4 archsimd.Float64x4) float64 {
 	x2 := x4.GetHi().Add(x4.GetLo())

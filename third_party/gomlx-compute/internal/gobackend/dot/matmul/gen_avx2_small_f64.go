@@ -477,10 +477,11 @@ func avx2SmallFloat64Transposed( //alt:f64
 					acc3 = lVal.MulAdd(r3, acc3)
 				}
 
-				//alt:f32|bf16|f16 res0 := avx2ReduceSumFloat32x8(acc0)
-				//alt:f32|bf16|f16 res1 := avx2ReduceSumFloat32x8(acc1)
-				//alt:f32|bf16|f16 res2 := avx2ReduceSumFloat32x8(acc2)
-				//alt:f32|bf16|f16 res3 := avx2ReduceSumFloat32x8(acc3)
+				// QUCE patch: float32 accumulators' four horizontal sums together, in the same order.
+				//alt:f32|bf16|f16 var sums [4]float32
+				//alt:f32|bf16|f16 avx2ReduceSum4Float32x8(acc0, acc1, acc2, acc3).Store(&sums)
+				//alt:f32|bf16|f16 archsimd.ClearAVXUpperBits()
+				//alt:f32|bf16|f16 res0, res1, res2, res3 := sums[0], sums[1], sums[2], sums[3]
 				res0 := avx2ReduceSumFloat64x4(acc0) //alt:f64
 				res1 := avx2ReduceSumFloat64x4(acc1) //alt:f64
 				res2 := avx2ReduceSumFloat64x4(acc2) //alt:f64

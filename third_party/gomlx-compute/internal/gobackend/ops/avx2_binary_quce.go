@@ -1,0 +1,113 @@
+//go:build amd64 && goexperiment.simd
+
+package ops
+
+// QUCE patch (third_party/README.md): float32 Add, Sub, Mul and Div of same-shaped operands or
+// with a scalar operand, eight lanes at a time with AVX2. Training a small network spends a
+// fifth of its time in these loops (the optimiser's updates of every weight), which the
+// compiler does not vectorise. Each lane is the same IEEE operation on the same operands as
+// the scalar loop it replaces, so the results are bit-identical; broadcasting of non-scalar
+// operands, other types and dynamic shapes go to the generic executors.
+
+import (
+	"simd/archsimd"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/internal/gobackend"
+)
+
+func init() {
+	if !archsimd.X86.AVX2() {
+		return
+	}
+	for _, op := range []struct {
+		opType  compute.OpType
+		generic gobackend.NodeExecutor
+	}{
+		{compute.OpTypeAdd, execAdd},
+		{compute.OpTypeSub, execSub},
+		{compute.OpTypeMul, execMul},
+		{compute.OpTypeDiv, execDiv},
+	} {
+		gobackend.SetNodeExecutor(op.opType, gobackend.PriorityArch, avx2Float32BinaryExecutor(op.opType, op.generic))
+	}
+}
+
+// avx2Float32BinaryExecutor runs float32 operands without broadcasting on AVX2 and everything
+// else on generic.
+func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExecutor) gobackend.NodeExecutor {
+	return func(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+		lhsShape, rhsShape := inputs[0].RawShape, inputs[1].RawShape
+		if lhsShape.DType != dtypes.Float32 || node.Shape.IsDynamic() ||
+			!(lhsShape.Size() == 1 || rhsShape.Size() == 1 || lhsShape.Equal(rhsShape)) {
+			return generic(backend, node, inputs, inputsOwned)
+		}
+		lhs, rhs, output, lhsIsScalarOr1, rhsIsScalarOr1 := binaryOperandsAndOutputForExecution(backend, node, inputs, inputsOwned, node.Shape)
+		if lhsIsScalarOr1 && !rhsIsScalarOr1 && (opType == compute.OpTypeAdd || opType == compute.OpTypeMul) {
+			lhs, rhs = rhs, lhs // as the generic executors of commutative ops do
+		}
+		avx2Float32Binary(opType, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32))
+		return output, nil
+	}
+}
+
+// avx2Float32Binary sets output to lhs ⊙ rhs, where lhs and rhs have output's length or
+// length 1 (broadcast). It follows the generic loops' cases (a scalar rhs first, then a
+// scalar lhs), so each element is computed from the same operands in the same order.
+func avx2Float32Binary(opType compute.OpType, lhs, rhs, output []float32) {
+	defer archsimd.ClearAVXUpperBits() // the scalar SSE code that follows pays no transition penalty
+	n := len(output)
+	i := 0
+	switch {
+	case len(rhs) == 1:
+		y := archsimd.BroadcastFloat32x8(rhs[0])
+		for ; i+8 <= n; i += 8 {
+			float32x8Op(opType, archsimd.LoadFloat32x8Slice(lhs[i:i+8]), y).StoreSlice(output[i : i+8])
+		}
+		for ; i < n; i++ {
+			output[i] = float32Op(opType, lhs[i], rhs[0])
+		}
+	case len(lhs) == 1:
+		x := archsimd.BroadcastFloat32x8(lhs[0])
+		for ; i+8 <= n; i += 8 {
+			float32x8Op(opType, x, archsimd.LoadFloat32x8Slice(rhs[i:i+8])).StoreSlice(output[i : i+8])
+		}
+		for ; i < n; i++ {
+			output[i] = float32Op(opType, lhs[0], rhs[i])
+		}
+	default:
+		for ; i+8 <= n; i += 8 {
+			float32x8Op(opType, archsimd.LoadFloat32x8Slice(lhs[i:i+8]), archsimd.LoadFloat32x8Slice(rhs[i:i+8])).StoreSlice(output[i : i+8])
+		}
+		for ; i < n; i++ {
+			output[i] = float32Op(opType, lhs[i], rhs[i])
+		}
+	}
+}
+
+func float32x8Op(opType compute.OpType, x, y archsimd.Float32x8) archsimd.Float32x8 {
+	switch opType {
+	case compute.OpTypeAdd:
+		return x.Add(y)
+	case compute.OpTypeSub:
+		return x.Sub(y)
+	case compute.OpTypeMul:
+		return x.Mul(y)
+	default:
+		return x.Div(y)
+	}
+}
+
+func float32Op(opType compute.OpType, x, y float32) float32 {
+	switch opType {
+	case compute.OpTypeAdd:
+		return x + y
+	case compute.OpTypeSub:
+		return x - y
+	case compute.OpTypeMul:
+		return x * y
+	default:
+		return x / y
+	}
+}
