@@ -139,7 +139,8 @@ func New(config string) (b compute.Backend, err error) {
 // ForSmallBatches returns a backend for executions of a few rows: when the default
 // backend is the pure-Go one, the same backend with sequential ops ("go:ops_sequential"),
 // several times faster for a batch of one (measured: 1000 QUCE steps for one row in 0.32 s
-// against 1.5 s); otherwise nil, meaning "use the default".
+// against 1.5 s); otherwise nil, meaning "use the default". The built-in models train on it
+// too (pipeline.Prepare): their steps' operations are too small to spread over cores.
 func ForSmallBatches() (compute.Backend, error) {
 	_, info, err := Default()
 	if err != nil || info.Config != "go" {

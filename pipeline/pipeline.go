@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -70,7 +71,8 @@ type Setup struct {
 
 	TrainAccuracy, TestAccuracy float64
 	VAETrain, VAETest           vae.Diagnosis
-	// Seconds spent training (zero when loaded from the cache).
+	// Seconds spent training each model (zero when loaded from the cache). The two train at
+	// the same time, so together they take about the longer of the two, not the sum.
 	ClassifierSeconds, VAESeconds float64
 	Cached                        bool   // both models came from the cache
 	CacheKey                      string // the cache entry's name
@@ -153,41 +155,66 @@ func Prepare(opts Options) (*Setup, error) {
 		if s.Classifier, err = loadCached(dir, clfPath, classifier.Load, s); err != nil {
 			return nil, err
 		}
-		if s.Classifier == nil {
+	}
+	if s.VAE, err = loadCached(dir, vaePath, vae.Load, s); err != nil {
+		return nil, err
+	}
+	// The classifier and the VAE do not depend on each other, so what the cache lacks is
+	// trained at the same time. When the default backend is the pure-Go one they train on
+	// its sequential-ops form (backend.ForSmallBatches), one core each: a training step's
+	// operations (batches of at most 512 rows, layers of at most 128 units) are too small
+	// to be worth spreading over cores. Every operation computes the same way on either
+	// form and alone or together, so the weights are the same bits as trained alone on b.
+	small, err := backend.ForSmallBatches()
+	if err != nil {
+		return nil, err
+	}
+	tb := b
+	if small != nil {
+		tb = small
+	}
+	logf = serialized(logf)
+	var training sync.WaitGroup
+	var clfErr, vaeErr error
+	if s.Model == nil && s.Classifier == nil {
+		training.Go(func() {
 			logf("training the classifier %v on %d rows", opts.Classifier.Hidden, len(xtr))
 			t0 := time.Now()
 			cc := opts.Classifier
 			cc.Progress = progress(logf, "training the classifier")
-			if s.Classifier, err = classifier.Train(b, xtr, train.Y, ds.NumClasses(), cc); err != nil {
-				return nil, err
+			if s.Classifier, clfErr = classifier.Train(tb, xtr, train.Y, ds.NumClasses(), cc); clfErr != nil {
+				return
 			}
 			s.ClassifierSeconds = time.Since(t0).Seconds()
 			if dir != "" {
-				if err := s.Classifier.Save(clfPath); err != nil {
-					return nil, err
+				if clfErr = s.Classifier.Save(clfPath); clfErr != nil {
+					return
 				}
 			}
-		}
-		s.Model = s.Classifier
-	}
-	s.VAE, err = loadCached(dir, vaePath, vae.Load, s)
-	if err != nil {
-		return nil, err
+			logf("trained the classifier in %.1f s", s.ClassifierSeconds)
+		})
 	}
 	if s.VAE == nil {
 		logf("training the VAE (latent %d) on %d rows", opts.VAE.Latent, len(xtr))
 		t0 := time.Now()
 		vc := opts.VAE
 		vc.Progress = progress(logf, "training the VAE")
-		if s.VAE, err = vae.Train(b, xtr, vc); err != nil {
-			return nil, err
-		}
-		s.VAESeconds = time.Since(t0).Seconds()
-		if dir != "" {
-			if err := s.VAE.Save(vaePath); err != nil {
-				return nil, err
+		if s.VAE, vaeErr = vae.Train(tb, xtr, vc); vaeErr == nil {
+			s.VAESeconds = time.Since(t0).Seconds()
+			if dir != "" {
+				vaeErr = s.VAE.Save(vaePath)
+			}
+			if vaeErr == nil {
+				logf("trained the VAE in %.1f s", s.VAESeconds)
 			}
 		}
+	}
+	training.Wait()
+	if err := errors.Join(clfErr, vaeErr); err != nil {
+		return nil, err
+	}
+	if s.Model == nil {
+		s.Model = s.Classifier
 	}
 	s.Cached = s.ClassifierSeconds == 0 && s.VAESeconds == 0
 	clf, err := quce.NewClassifier(s.Model, opts.ModelInput, opts.ModelOutput, s.Scaler)
@@ -204,9 +231,7 @@ func Prepare(opts Options) (*Setup, error) {
 		}
 	}
 	s.Explainer.Shards = info.Shards()
-	if s.Explainer.SmallBatch, err = backend.ForSmallBatches(); err != nil {
-		return nil, err
-	}
+	s.Explainer.SmallBatch = small
 	if s.TrainAccuracy, err = s.accuracy(s.XTrain, train.Y); err != nil {
 		return nil, err
 	}
@@ -234,6 +259,16 @@ const progressEvery = 2 * time.Second
 
 // progress reports a training's steps through logf, at most every progressEvery, so short
 // trainings stay quiet and long ones show they are moving.
+// serialized is logf with its calls one at a time (the models train concurrently).
+func serialized(logf func(string, ...any)) func(string, ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logf(format, args...)
+	}
+}
+
 func progress(logf func(string, ...any), what string) budget.Progress {
 	last := time.Now()
 	return func(done, total int) {
