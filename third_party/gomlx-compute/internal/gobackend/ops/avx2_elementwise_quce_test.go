@@ -2,8 +2,8 @@
 
 package ops
 
-// QUCE patch (third_party/README.md): the AVX2 executors of float32 Add, Sub, Mul and Div must
-// write bit for bit what the generic executors write.
+// QUCE patch (third_party/README.md): the AVX2 executors of float32 Add, Sub, Mul, Div, Sign and
+// Sqrt must write bit for bit what the generic executors write.
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 	"github.com/gomlx/compute/shapes"
 )
 
-func TestAVX2BinaryBitIdentical(t *testing.T) {
+func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 	if !archsimd.X86.AVX2() {
 		t.Skip("no AVX2 on this CPU")
 	}
@@ -84,6 +84,36 @@ func TestAVX2BinaryBitIdentical(t *testing.T) {
 						t.Fatalf("%s, %s, n=%d: element %d: got %v (%#x), want %v (%#x)", op.opType, form.name, n, i,
 							got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
 					}
+				}
+			}
+		}
+	}
+	for _, op := range []struct {
+		opType  compute.OpType
+		generic gobackend.NodeExecutor
+	}{
+		{compute.OpTypeSign, execSign},
+		{compute.OpTypeSqrt, execSqrt},
+	} {
+		avx2 := avx2Float32UnaryExecutor(op.opType, op.generic)
+		for _, n := range []int{1, 7, 8, 9, 31, 1000} {
+			input := values(n)
+			input[n/2] = -input[n/2] - 1 // a negative (Sqrt gives NaN)
+			input[0] = float32(math.Copysign(0, -1))
+			node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, n)}
+			run := func(executor gobackend.NodeExecutor) []float32 {
+				inputs := []*gobackend.Buffer{{Flat: append([]float32(nil), input...), RawShape: node.Shape}}
+				output, err := executor(backend, node, inputs, []bool{false})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return output.Flat.([]float32)
+			}
+			want, got := run(op.generic), run(avx2)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s, n=%d: element %d (%v): got %v (%#x), want %v (%#x)", op.opType, n, i, input[i],
+						got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
 				}
 			}
 		}

@@ -2,12 +2,13 @@
 
 package ops
 
-// QUCE patch (third_party/README.md): float32 Add, Sub, Mul and Div of same-shaped operands or
-// with a scalar operand, eight lanes at a time with AVX2. Training a small network spends a
-// fifth of its time in these loops (the optimiser's updates of every weight), which the
-// compiler does not vectorise. Each lane is the same IEEE operation on the same operands as
-// the scalar loop it replaces, so the results are bit-identical; broadcasting of non-scalar
-// operands, other types and dynamic shapes go to the generic executors.
+// QUCE patch (third_party/README.md): float32 elementwise operations eight lanes at a time
+// with AVX2, which the compiler does not vectorise: Add, Sub, Mul and Div of same-shaped
+// operands or with a scalar operand (training a small network spent a fifth of its time in
+// these loops, the optimiser's updates of every weight), Sign (autodiff's gradient of each
+// ReLU) and Sqrt (the optimiser's). Each lane is the same IEEE operation on the same operands
+// as the scalar loop it replaces, so the results are bit-identical; broadcasting of
+// non-scalar operands, other types and dynamic shapes go to the generic executors.
 
 import (
 	"simd/archsimd"
@@ -31,6 +32,46 @@ func init() {
 		{compute.OpTypeDiv, execDiv},
 	} {
 		gobackend.SetNodeExecutor(op.opType, gobackend.PriorityArch, avx2Float32BinaryExecutor(op.opType, op.generic))
+	}
+	gobackend.SetNodeExecutor(compute.OpTypeSign, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSign, execSign))
+	gobackend.SetNodeExecutor(compute.OpTypeSqrt, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSqrt, execSqrt))
+}
+
+// avx2Float32UnaryExecutor runs float32 operands on AVX2 and everything else on generic.
+func avx2Float32UnaryExecutor(opType compute.OpType, generic gobackend.NodeExecutor) gobackend.NodeExecutor {
+	return func(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+		if inputs[0].RawShape.DType != dtypes.Float32 {
+			return generic(backend, node, inputs, inputsOwned)
+		}
+		input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+		if err != nil {
+			return nil, err
+		}
+		avx2Float32Unary(opType, input.Flat.([]float32), output.Flat.([]float32))
+		return output, nil
+	}
+}
+
+// avx2Float32Unary sets output to Sign or Sqrt of input. Sign is (x > 0) − (x < 0) from two
+// ordered comparisons, so ±0 and NaN give +0, as execSignGeneric does; VSQRTPS rounds the
+// square root correctly, as the generic float64 square root rounded to float32 does.
+func avx2Float32Unary(opType compute.OpType, input, output []float32) {
+	zero, one := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(1)
+	n := len(output)
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := archsimd.LoadFloat32x8Slice(input[i : i+8])
+		if opType == compute.OpTypeSqrt {
+			x.Sqrt().StoreSlice(output[i : i+8])
+		} else {
+			one.Masked(x.Greater(zero)).Sub(one.Masked(x.Less(zero))).StoreSlice(output[i : i+8])
+		}
+	}
+	archsimd.ClearAVXUpperBits() // the scalar SSE code that follows pays no transition penalty
+	if opType == compute.OpTypeSqrt {
+		execSqrtGeneric(input[i:], output[i:])
+	} else {
+		execSignGeneric(input[i:], output[i:])
 	}
 }
 
@@ -56,7 +97,6 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 // length 1 (broadcast). It follows the generic loops' cases (a scalar rhs first, then a
 // scalar lhs), so each element is computed from the same operands in the same order.
 func avx2Float32Binary(opType compute.OpType, lhs, rhs, output []float32) {
-	defer archsimd.ClearAVXUpperBits() // the scalar SSE code that follows pays no transition penalty
 	n := len(output)
 	i := 0
 	switch {
@@ -65,24 +105,19 @@ func avx2Float32Binary(opType compute.OpType, lhs, rhs, output []float32) {
 		for ; i+8 <= n; i += 8 {
 			float32x8Op(opType, archsimd.LoadFloat32x8Slice(lhs[i:i+8]), y).StoreSlice(output[i : i+8])
 		}
-		for ; i < n; i++ {
-			output[i] = float32Op(opType, lhs[i], rhs[0])
-		}
 	case len(lhs) == 1:
 		x := archsimd.BroadcastFloat32x8(lhs[0])
 		for ; i+8 <= n; i += 8 {
 			float32x8Op(opType, x, archsimd.LoadFloat32x8Slice(rhs[i:i+8])).StoreSlice(output[i : i+8])
 		}
-		for ; i < n; i++ {
-			output[i] = float32Op(opType, lhs[0], rhs[i])
-		}
 	default:
 		for ; i+8 <= n; i += 8 {
 			float32x8Op(opType, archsimd.LoadFloat32x8Slice(lhs[i:i+8]), archsimd.LoadFloat32x8Slice(rhs[i:i+8])).StoreSlice(output[i : i+8])
 		}
-		for ; i < n; i++ {
-			output[i] = float32Op(opType, lhs[i], rhs[i])
-		}
+	}
+	archsimd.ClearAVXUpperBits() // the scalar SSE code that follows pays no transition penalty
+	for ; i < n; i++ {
+		output[i] = float32Op(opType, lhs[min(i, len(lhs)-1)], rhs[min(i, len(rhs)-1)])
 	}
 }
 
