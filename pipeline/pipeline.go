@@ -90,7 +90,9 @@ func DefaultCacheDir() string {
 	return filepath.Join(os.TempDir(), "quce-cache")
 }
 
-// Prepare splits, scales, trains (or loads) and builds the explainer.
+// Prepare splits, scales, trains (or loads) and builds the explainer. The classifier and the
+// VAE, when the cache lacks them, train at the same time; Options.Log may be called from
+// either (one call at a time).
 func Prepare(opts Options) (*Setup, error) {
 	logf := opts.Log
 	if logf == nil {
