@@ -131,6 +131,8 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/slice_quce_test.go", "func TestSliceByRuns(", 1},
 		{"ops/reduce.go", "it.NextRun()", 1},
 		{"ops/reduce_quce_test.go", "func TestReduceSumByRuns(", 1},
+		{"ops/transpose.go", "copy(outputFlat[outputIdx:outputIdx+run], operandFlat[start:start+run])", 1},
+		{"ops/avx2_transpose_quce.go", "TransposeDTypeMap.Register(dtypes.Float32, gobackend.PriorityArch, avx2TransposeFloat32)", 1},
 		{"fusedops/dense.go", "row[j] += b", 1},
 		{"fusedops/dense_quce_test.go", "func TestDenseAddBiasByRows(", 1},
 	} {

@@ -1,7 +1,8 @@
 package ops
 
 // QUCE patch (third_party/README.md): execTransposeGeneric copies a run of the operand's last
-// axis at a time; it must put every element where the element-wise iterator does.
+// axis at a time, and avx2TransposeFloat32 moves 8 × 8 blocks; they must put every element
+// where the element-wise iterator does.
 
 import (
 	"fmt"
@@ -25,6 +26,14 @@ func TestTransposeByRuns(t *testing.T) {
 		{[]int{2, 3, 4}, []int{0, 2, 1}},
 		{[]int{3, 0, 2}, []int{2, 1, 0}},
 		{[]int{4, 1, 3, 2}, []int{3, 1, 0, 2}},
+		{[]int{64, 128}, []int{1, 0}},
+		{[]int{128, 30}, []int{1, 0}},
+		{[]int{30, 128}, []int{1, 0}},
+		{[]int{64, 15}, []int{1, 0}},
+		{[]int{64, 15}, []int{0, 1}},
+		{[]int{7, 9}, []int{1, 0}},
+		{[]int{16, 8}, []int{1, 0}},
+		{[]int{1, 17}, []int{1, 0}},
 	} {
 		t.Run(fmt.Sprint(tc.dims, tc.permutations), func(t *testing.T) {
 			shape := shapes.Make(dtypes.Float32, tc.dims...)
@@ -37,11 +46,20 @@ func TestTransposeByRuns(t *testing.T) {
 			for _, value := range operand {
 				want[elementwise.Next()] = value
 			}
-			got := make([]float32, len(operand))
-			execTransposeGeneric[float32](&gobackend.Buffer{Flat: operand}, &gobackend.Buffer{Flat: got},
-				NewTransposeIterator(shape, tc.permutations))
-			if !slices.Equal(got, want) {
-				t.Errorf("got %v, want %v", got, want)
+			// The generic runs, and what float32 dispatches to (with GOEXPERIMENT=simd on an
+			// AVX2 CPU, avx2TransposeFloat32: 8 × 8 blocks for matrices).
+			registered, err := TransposeDTypeMap.Get(dtypes.Float32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, transpose := range map[string]func(operand, output *gobackend.Buffer, it *TransposeIterator){
+				"generic": execTransposeGeneric[float32], "registered": registered.(func(operand, output *gobackend.Buffer, it *TransposeIterator)),
+			} {
+				got := make([]float32, len(operand))
+				transpose(&gobackend.Buffer{Flat: operand}, &gobackend.Buffer{Flat: got}, NewTransposeIterator(shape, tc.permutations))
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: got %v, want %v", name, got, want)
+				}
 			}
 		})
 	}
