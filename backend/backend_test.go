@@ -133,6 +133,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/reduce_quce_test.go", "func TestReduceSumByRuns(", 1},
 		{"ops/transpose.go", "copy(outputFlat[outputIdx:outputIdx+run], operandFlat[start:start+run])", 1},
 		{"ops/avx2_transpose_quce.go", "TransposeDTypeMap.Register(dtypes.Float32, gobackend.PriorityArch, avx2TransposeFloat32)", 1},
+		{"buffers.go", "if idx, ok := bucketPoolIndex(bucketedSize); ok {", 1},
+		{"buffers.go", "b.Flat = b.castFlat", 1},
+		{"buffers_quce_test.go", "func TestPooledBufferRecast(", 1},
 		{"fusedops/dense.go", "row[j] += b", 1},
 		{"fusedops/dense_quce_test.go", "func TestDenseAddBiasByRows(", 1},
 	} {

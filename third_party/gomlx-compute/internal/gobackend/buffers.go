@@ -5,6 +5,7 @@ package gobackend
 import (
 	stderrors "errors"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"strings"
 	"sync"
@@ -46,6 +47,13 @@ type Buffer struct {
 	// Flat is always a slice of the underlying data type (shape.DType).
 	// It is a re-casting of RawBytes.
 	Flat any
+
+	// QUCE patch: the last cast of RawBytes (castFlat, of castDType and castLength), which
+	// recast reuses: casting boxes a new slice header in an interface, an allocation for
+	// every operation's output. RawBytes of a pooled buffer never changes.
+	castFlat   any
+	castDType  dtypes.DType
+	castLength int
 }
 
 // EqualNodeData implements nodeDataComparable for Buffer.
@@ -89,7 +97,19 @@ type bufferPoolKey struct {
 }
 
 // getBufferPool for given bucketedSize.
+//
+// QUCE patch: the pools of bucketed sizes (all that GetBuffer makes) are found by index in
+// an array (bucketPoolIndex) instead of looked up in a sync.Map with an interface key, once
+// for every operation's output.
 func (b *Backend) getBufferPool(bucketedSize int) *sync.Pool {
+	if idx, ok := bucketPoolIndex(bucketedSize); ok {
+		slot := &b.bucketPools[idx]
+		if pool := slot.Load(); pool != nil {
+			return pool
+		}
+		slot.CompareAndSwap(nil, &sync.Pool{})
+		return slot.Load()
+	}
 	key := bufferPoolKey{bucketedSize: bucketedSize}
 	poolInterface, ok := b.bufferPools.Load(key)
 	if !ok {
@@ -98,13 +118,34 @@ func (b *Backend) getBufferPool(bucketedSize int) *sync.Pool {
 	return poolInterface.(*sync.Pool) //nolint:errcheck
 }
 
+// bucketPoolIndex is the index in Backend.bucketPools of a size support.TwoBitBucketLen
+// returns (0, 1, 2, 2^p or 3·2^(p-1)), and false for any other size (QUCE patch).
+func bucketPoolIndex(size int) (int, bool) {
+	if size <= 2 {
+		return size, size >= 0
+	}
+	p := bits.Len(uint(size)) - 1
+	switch size {
+	case 1 << p:
+		return 2*p + 1, true
+	case 1<<p | 1<<(p-1):
+		return 2*p + 2, true
+	}
+	return 0, false
+}
+
 // recast re-sets the Flat field based on RawBytes, DType and length.
 func (b *Buffer) recast(dtype dtypes.DType, length int) {
 	if length == 0 {
 		b.Flat = dtypes.MakeAnySlice(dtype, 0)
 		return
 	}
+	if b.castFlat != nil && b.castDType == dtype && b.castLength == length { // QUCE patch
+		b.Flat = b.castFlat
+		return
+	}
 	b.Flat = dtypes.UnsafeAnySliceFromBytes(unsafe.Pointer(unsafe.SliceData(b.RawBytes)), dtype, length)
+	b.castFlat, b.castDType, b.castLength = b.Flat, dtype, length
 }
 
 // GetBuffer with the corresponding shape from the backend pool of buffers if possible, or it allocates a new one.
@@ -333,7 +374,8 @@ func (buffer *Buffer) Finalize() error {
 		return errors.Errorf("Finalize(%p): buffer was nil", buffer)
 	}
 	if buffer.RawBackend.isFinalized {
-		buffer.Flat = nil // Accelerates GC.
+		buffer.Flat = nil     // Accelerates GC.
+		buffer.castFlat = nil // QUCE patch
 		buffer.RawBytes = nil
 		buffer.RawShape = shapes.Invalid()
 		return errors.Errorf("Finalize(%p): backend is already finalized", buffer)
@@ -355,6 +397,7 @@ func (buffer *Buffer) Finalize() error {
 
 	buffer.InUse = false
 	buffer.Flat = nil
+	buffer.castFlat = nil // QUCE patch
 	buffer.RawBytes = nil
 	buffer.RawShape = shapes.Invalid()
 	return nil

@@ -114,6 +114,8 @@ type Backend struct {
 	// bufferPools are a map to pools of buffers that can be reused.
 	// The underlying type is map[bufferPoolKey]*sync.Pool.
 	bufferPools sync.Map
+	// bucketPools: QUCE patch, the pools of bucketed sizes by bucketPoolIndex (getBufferPool).
+	bucketPools [128]atomic.Pointer[sync.Pool]
 	Workers     *workerspool.Pool
 
 	NumLiveExecutions atomic.Int32
@@ -193,6 +195,9 @@ func notImplementedError(opType compute.OpType) error {
 func (b *Backend) Finalize() {
 	b.isFinalized = true
 	b.bufferPools.Clear()
+	for i := range b.bucketPools { // QUCE patch
+		b.bucketPools[i].Store(nil)
+	}
 	b.Workers.Close() // QUCE patch: the pool's waiting workers exit.
 }
 
