@@ -10,15 +10,15 @@
 //
 // Build with -tags noxla to leave XLA (and cgo) out entirely.
 //
-// The pure-Go backend is GoMLX's github.com/gomlx/compute v0.1.6 with one patch, built from
-// the copy in third_party/gomlx-compute (go.mod replaces the module with it): its AVX2 matrix
-// kernels issue VZEROUPPER before the scalar code that follows them. Without it, every scalar
-// float instruction the backend runs after a product (the elementwise operations, Exp, the
-// kernels' own tails and horizontal sums) can pay an AVX-to-SSE transition penalty; on the
-// AMD EPYC machines this project runs on, math.Exp took 850 ns instead of 16 ns. The patch
-// changes no arithmetic (explanations are byte-identical) and is described, with the
-// figures, in third_party/README.md. A program that imports this module as a library gets
-// the patch only with the same replace directive in its own go.mod.
+// The pure-Go backend is GoMLX's github.com/gomlx/compute v0.1.6, patched, built from the
+// copy in third_party/gomlx-compute (go.mod replaces the module with it). Its AVX2 matrix
+// kernels issue VZEROUPPER before the scalar code that follows them (without it every scalar
+// float instruction after a product can pay an AVX-to-SSE transition penalty; on the AMD EPYC
+// machines this project runs on, math.Exp took 850 ns instead of 16 ns), and its small
+// products, elementwise operations, reductions, slices, transposes, buffers and workers are
+// faster. The patch changes no arithmetic (explanations are byte-identical) and is
+// described, with the figures, in third_party/README.md. A program that imports this module
+// as a library gets the patch only with the same replace directive in its own go.mod.
 package backend
 
 import (

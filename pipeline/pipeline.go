@@ -150,15 +150,18 @@ func Prepare(opts Options) (*Setup, error) {
 	if opts.CacheDir != "" {
 		dir = filepath.Join(opts.CacheDir, s.CacheKey)
 	}
-	clfPath, vaePath := filepath.Join(dir, "classifier"), filepath.Join(dir, "vae")
+	var clfPath, vaePath string // "" without a cache: nothing is loaded or saved
+	if dir != "" {
+		clfPath, vaePath = filepath.Join(dir, "classifier"), filepath.Join(dir, "vae")
+	}
 
 	s.Model = opts.Model
 	if s.Model == nil {
-		if s.Classifier, err = loadCached(dir, clfPath, classifier.Load, s); err != nil {
+		if s.Classifier, err = loadCached(clfPath, classifier.Load, s); err != nil {
 			return nil, err
 		}
 	}
-	if s.VAE, err = loadCached(dir, vaePath, vae.Load, s); err != nil {
+	if s.VAE, err = loadCached(vaePath, vae.Load, s); err != nil {
 		return nil, err
 	}
 	// The classifier and the VAE do not depend on each other, so what the cache lacks is
@@ -181,35 +184,21 @@ func Prepare(opts Options) (*Setup, error) {
 	if s.Model == nil && s.Classifier == nil {
 		training.Go(func() {
 			logf("training the classifier %v on %d rows", opts.Classifier.Hidden, len(xtr))
-			t0 := time.Now()
-			cc := opts.Classifier
-			cc.Progress = progress(logf, "training the classifier")
-			if s.Classifier, clfErr = classifier.Train(tb, xtr, train.Y, ds.NumClasses(), cc); clfErr != nil {
-				return
-			}
-			s.ClassifierSeconds = time.Since(t0).Seconds()
-			if dir != "" {
-				if clfErr = s.Classifier.Save(clfPath); clfErr != nil {
-					return
-				}
-			}
-			logf("trained the classifier in %.1f s", s.ClassifierSeconds)
+			s.Classifier, s.ClassifierSeconds, clfErr = trainModel(logf, "classifier", clfPath,
+				func(p budget.Progress) (*classifier.Classifier, error) {
+					cc := opts.Classifier
+					cc.Progress = p
+					return classifier.Train(tb, xtr, train.Y, ds.NumClasses(), cc)
+				})
 		})
 	}
 	if s.VAE == nil {
 		logf("training the VAE (latent %d) on %d rows", opts.VAE.Latent, len(xtr))
-		t0 := time.Now()
-		vc := opts.VAE
-		vc.Progress = progress(logf, "training the VAE")
-		if s.VAE, vaeErr = vae.Train(tb, xtr, vc); vaeErr == nil {
-			s.VAESeconds = time.Since(t0).Seconds()
-			if dir != "" {
-				vaeErr = s.VAE.Save(vaePath)
-			}
-			if vaeErr == nil {
-				logf("trained the VAE in %.1f s", s.VAESeconds)
-			}
-		}
+		s.VAE, s.VAESeconds, vaeErr = trainModel(logf, "VAE", vaePath, func(p budget.Progress) (*vae.VAE, error) {
+			vc := opts.VAE
+			vc.Progress = p
+			return vae.Train(tb, xtr, vc)
+		})
 	}
 	training.Wait()
 	if err := errors.Join(clfErr, vaeErr); err != nil {
@@ -259,8 +248,6 @@ func Prepare(opts Options) (*Setup, error) {
 // progressEvery is how often long training reports its progress.
 const progressEvery = 2 * time.Second
 
-// progress reports a training's steps through logf, at most every progressEvery, so short
-// trainings stay quiet and long ones show they are moving.
 // serialized is logf with its calls one at a time (the models train concurrently).
 func serialized(logf func(string, ...any)) func(string, ...any) {
 	var mu sync.Mutex
@@ -271,6 +258,26 @@ func serialized(logf func(string, ...any)) func(string, ...any) {
 	}
 }
 
+// trainModel trains one model with progress reported through logf, saves it to path (unless
+// path is ""), and returns it with the seconds training took.
+func trainModel[M interface{ Save(string) error }](logf func(string, ...any), name, path string,
+	train func(budget.Progress) (M, error)) (m M, seconds float64, err error) {
+	t0 := time.Now()
+	if m, err = train(progress(logf, "training the "+name)); err != nil {
+		return m, 0, err
+	}
+	seconds = time.Since(t0).Seconds()
+	if path != "" {
+		if err = m.Save(path); err != nil {
+			return m, 0, err
+		}
+	}
+	logf("trained the %s in %.1f s", name, seconds)
+	return m, seconds, nil
+}
+
+// progress reports a training's steps through logf, at most every progressEvery, so short
+// trainings stay quiet and long ones show they are moving.
 func progress(logf func(string, ...any), what string) budget.Progress {
 	last := time.Now()
 	return func(done, total int) {
@@ -333,10 +340,11 @@ func shortList(names []string) string {
 	return fmt.Sprintf("%q …", names[:5])
 }
 
-// loadCached loads a model from the cache; a missing entry gives nil, and a damaged one is
-// reported as a warning and retrained (the new file replaces it atomically).
-func loadCached[M any](dir, path string, load func(string) (*M, error), s *Setup) (*M, error) {
-	if dir == "" {
+// loadCached loads a model from the cache; no cache (path "") or a missing entry gives nil,
+// and a damaged one is reported as a warning and retrained (the new file replaces it
+// atomically).
+func loadCached[M any](path string, load func(string) (*M, error), s *Setup) (*M, error) {
+	if path == "" {
 		return nil, nil
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
