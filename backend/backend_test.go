@@ -118,6 +118,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/where.go", "whereSelect32(conditionFlat", 1},
 		{"ops/where_quce_test.go", "func TestWhereSelectsBits(", 1},
 		{"dot/matmul/avx2_small.go", "avx2ReduceSum4Float32x8(acc0, acc1, acc2, acc3)", 1},
+		{"dot/matmul/avx2_small.go", "mask := avx2TailMaskFloat32(rhsCrossSize - col)", 2},
 		{"workerspool/workerspool.go", "go w.work(task)", 1},
 		{"workerspool/workerspool_quce_test.go", "func TestPoolReusesWorkers(", 1},
 		{"ops/unaryops.go", "boolToInt8(input > 0) - boolToInt8(input < 0)", 1},

@@ -94,6 +94,13 @@ func avx2ReduceSum4Float32x8(a, b, c, d archsimd.Float32x8) archsimd.Float32x4 {
 	return ab.AddPairs(cd)
 }
 
+// avx2TailMaskFloat32 returns the mask of the first n lanes (0 < n < 8) of a Float32x8, for
+// the columns after the last full vector (QUCE patch, third_party/README.md).
+func avx2TailMaskFloat32(n int) archsimd.Mask32x8 {
+	lanes := [8]int32{0, 1, 2, 3, 4, 5, 6, 7}
+	return archsimd.LoadInt32x8(&lanes).Less(archsimd.BroadcastInt32x8(int32(n)))
+}
+
 // avx2ReduceSumFloat64x4 performs a horizontal reduction of a Float64x4 vector.
 func avx2ReduceSumFloat64x4(x4 archsimd.Float64x4) float64 {
 	x2 := x4.GetHi().Add(x4.GetLo())

@@ -262,6 +262,37 @@ func avx2SmallFloat16( //alt:f16
 				//alt:f64  o3_0.Store((*[4]float64)(unsafe.Pointer(outBase3 + colOffset)))
 			}
 
+			/* //alt:f32{
+			if col < rhsCrossSize {
+				// QUCE patch (third_party/README.md): the last columns, fewer than a vector, in one
+				// masked vector per row instead of one column at a time. Each lane does what the
+				// scalar loop below does for its column: the product for k = 0, then a separate
+				// multiply and add for every later k (not fused), so the bits are the same.
+				mask := avx2TailMaskFloat32(rhsCrossSize - col)
+				rPtr := rhsBase + uintptr(col)*iSize
+				var s0, s1, s2, s3 archsimd.Float32x8
+				for k := 0; k < contractingSize; k++ {
+					kOffset := uintptr(k) * iSize
+					r0 := archsimd.LoadMaskedFloat32x8((*[8]float32)(unsafe.Pointer(rPtr)), mask)
+					rPtr += rhsRowBytes
+					p0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0Base + kOffset))).Mul(r0)
+					p1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1Base + kOffset))).Mul(r0)
+					p2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2Base + kOffset))).Mul(r0)
+					p3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3Base + kOffset))).Mul(r0)
+					if k == 0 {
+						s0, s1, s2, s3 = p0, p1, p2, p3
+					} else {
+						s0, s1, s2, s3 = s0.Add(p0), s1.Add(p1), s2.Add(p2), s3.Add(p3)
+					}
+				}
+				colOffset := uintptr(col) * oSize
+				s0.StoreMasked((*[8]float32)(unsafe.Pointer(outBase0+colOffset)), mask)
+				s1.StoreMasked((*[8]float32)(unsafe.Pointer(outBase1+colOffset)), mask)
+				s2.StoreMasked((*[8]float32)(unsafe.Pointer(outBase2+colOffset)), mask)
+				s3.StoreMasked((*[8]float32)(unsafe.Pointer(outBase3+colOffset)), mask)
+				col = rhsCrossSize
+			}
+			*/ //alt:f32}
 			if col < rhsCrossSize {
 				// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
 				archsimd.ClearAVXUpperBits()
@@ -344,6 +375,26 @@ func avx2SmallFloat16( //alt:f16
 				//alt:f64  o0.Store((*[4]float64)(unsafe.Pointer(outBase + uintptr(col)*oSize)))
 			}
 
+			/* //alt:f32{
+			if col < rhsCrossSize {
+				// QUCE patch (third_party/README.md): as for four rows above.
+				mask := avx2TailMaskFloat32(rhsCrossSize - col)
+				rPtr := rhsBase + uintptr(col)*iSize
+				var s0 archsimd.Float32x8
+				for k := 0; k < contractingSize; k++ {
+					r0 := archsimd.LoadMaskedFloat32x8((*[8]float32)(unsafe.Pointer(rPtr)), mask)
+					rPtr += rhsRowBytes
+					p0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(lBase + uintptr(k)*iSize))).Mul(r0)
+					if k == 0 {
+						s0 = p0
+					} else {
+						s0 = s0.Add(p0)
+					}
+				}
+				s0.StoreMasked((*[8]float32)(unsafe.Pointer(outBase+uintptr(col)*oSize)), mask)
+				col = rhsCrossSize
+			}
+			*/ //alt:f32}
 			if col < rhsCrossSize {
 				// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
 				archsimd.ClearAVXUpperBits()
