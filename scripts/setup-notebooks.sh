@@ -124,7 +124,9 @@ if [ $WITH_BROWSER = 1 ]; then
   fi
 fi
 
-step "versions: $(go version | cut -d' ' -f3), gonb $(gonb --version 2>&1 | head -1 | tr -s ' ' | cut -c1-60)," \
+# `sed -n 1p`, not `head -1`: head can exit before gonb has written everything, and under
+# pipefail gonb's SIGPIPE set off the ERR trap, printing FAILED after a good setup.
+step "versions: $(go version | cut -d' ' -f3), gonb $(gonb --version 2>&1 | sed -n 1p | tr -s ' ' | cut -c1-60)," \
   "jupyter-notebook $(dpkg-query -W -f='${Version}' jupyter-notebook)," \
   "nbconvert $(dpkg-query -W -f='${Version}' jupyter-nbconvert)$( [ $WITH_BROWSER = 1 ] && echo ", chromium $(dpkg-query -W -f='${Version}' chromium)")"
 step "done in $(( $(date +%s) - T0 ))s (add $GOBIN to PATH to use gonb/goimports/gopls outside these scripts)"
