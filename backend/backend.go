@@ -15,10 +15,10 @@
 // kernels issue VZEROUPPER before the scalar code that follows them (without it every scalar
 // float instruction after a product can pay an AVX-to-SSE transition penalty; on the AMD EPYC
 // machines this project runs on, math.Exp took 850 ns instead of 16 ns), and its small
-// products (a product's last columns in one masked vector among them), elementwise operations,
-// reductions, slices, transposes, buffers and workers are faster. The patch changes no arithmetic (explanations are byte-identical) and is
-// described, with the figures, in third_party/README.md. A program that imports this module
-// as a library gets the patch only with the same replace directive in its own go.mod.
+// products, elementwise operations, reductions, slices, transposes, buffers and workers are
+// faster. The patch changes no arithmetic (explanations are byte-identical) and is described,
+// with the figures, in third_party/README.md. A program that imports this module as a
+// library gets the patch only with the same replace directive in its own go.mod.
 package backend
 
 import (
