@@ -119,6 +119,8 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/where_quce_test.go", "func TestWhereSelectsBits(", 1},
 		{"dot/matmul/avx2_small.go", "avx2ReduceSum4Float32x8(acc0, acc1, acc2, acc3)", 1},
 		{"dot/matmul/avx2_small.go", "mask := avx2TailMaskFloat32(rhsCrossSize - col)", 2},
+		{"dot/matmul/avx2_small.go", "avx2TransposedPairsFloat32(lhsBase, rhsBase, outputBase", 1},
+		{"dot/matmul/avx2_transposed_pairs_amd64.s", "VFMADD231PS", 8},
 		{"workerspool/workerspool.go", "go w.work(task)", 1},
 		{"workerspool/workerspool_quce_test.go", "func TestPoolReusesWorkers(", 1},
 		{"ops/unaryops.go", "boolToInt8(input > 0) - boolToInt8(input < 0)", 1},

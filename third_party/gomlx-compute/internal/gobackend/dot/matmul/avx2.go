@@ -94,6 +94,11 @@ func avx2ReduceSum4Float32x8(a, b, c, d archsimd.Float32x8) archsimd.Float32x4 {
 	return ab.AddPairs(cd)
 }
 
+// avx2TransposedPairsFloat32 computes the full vectors of avx2SmallFloat32Transposed for two
+// lhs rows and four output columns at a time (QUCE patch, part 5, third_party/README.md); it
+// is in avx2_transposed_pairs_amd64.s, which says what it computes.
+func avx2TransposedPairsFloat32(lhs, rhs, out, rowPairs, colGroups, vectorKBytes, rowBytes, outRowBytes uintptr)
+
 // avx2TailMaskFloat32 returns the mask of the first n lanes (0 < n < 8) of a Float32x8, for
 // the columns after the last full vector (QUCE patch, third_party/README.md).
 func avx2TailMaskFloat32(n int) archsimd.Mask32x8 {

@@ -14,7 +14,9 @@ package matmul
 // (upper half + lower half, then in pairs), and the k after the last full vector are added
 // as separate multiplies and adds. The float32 kernel (not transposed) now computes the
 // columns after the last full vector in one masked vector too; the same arithmetic holds
-// for them lane by lane.
+// for them lane by lane. The float32 transposed kernel computes pairs of rows and groups of
+// four columns in assembly (avx2TransposedPairsFloat32) and the rest in Go: the shapes below
+// (m 1–9, n 1–41, k 1–64) cover both, with and without full vectors of k and k after them.
 
 import (
 	"math"

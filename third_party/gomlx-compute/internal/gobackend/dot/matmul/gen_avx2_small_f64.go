@@ -488,9 +488,24 @@ func avx2SmallFloat64Transposed( //alt:f64
 	const vecWidth = 4 //alt:f64
 
 	for range batchCount {
+		// QUCE patch, part 5 (third_party/README.md): float32 rows two at a time and columns four
+		// at a time in assembly (the loop below keeps four fused multiply-add chains in flight
+		// and waits on their latency; Go's compiler spills registers if it is asked for eight),
+		// with the same arithmetic per output; the loop below does the rest.
+		pairedRows, pairedCols := 0, 0
+		/* //alt:f32{
+		if lhsCrossSize >= 2 && rhsCrossSize >= 4 {
+			pairedRows, pairedCols = lhsCrossSize&^1, rhsCrossSize&^3
+			avx2TransposedPairsFloat32(lhsBase, rhsBase, outputBase, uintptr(pairedRows/2), uintptr(pairedCols/4),
+				uintptr(contractingSize&^7)*iSize, rhsRowBytes, uintptr(rhsCrossSize)*oSize)
+		}
+		*/ //alt:f32}
 		for row := 0; row < lhsCrossSize; row++ {
 			lRowBase := lhsBase + uintptr(row*contractingSize)*iSize
 			col := 0
+			if row < pairedRows {
+				col = pairedCols
+			}
 			for ; col+3 < rhsCrossSize; col += 4 {
 				r0Base := rhsBase + uintptr(col*contractingSize)*iSize
 				r1Base := r0Base + rhsRowBytes
