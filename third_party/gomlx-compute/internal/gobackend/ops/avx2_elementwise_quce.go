@@ -6,9 +6,11 @@ package ops
 // with AVX2, which the compiler does not vectorise: Add, Sub, Mul and Div of same-shaped
 // operands or with a scalar operand (training a small network spent a fifth of its time in
 // these loops, the optimiser's updates of every weight), Sign (autodiff's gradient of each
-// ReLU) and Sqrt (the optimiser's). Each lane is the same IEEE operation on the same operands
-// as the scalar loop it replaces, so the results are bit-identical; broadcasting of
-// non-scalar operands, other types and dynamic shapes go to the generic executors.
+// ReLU) and Sqrt (the optimiser's); and Max and Min (a ReLU is Max(x, 0)), with the
+// instruction sequence Go's compiler emits for the built-in max and min (float32x8Op). Each
+// lane is the same IEEE operation on the same operands as the scalar loop it replaces, so the
+// results are bit-identical; broadcasting of non-scalar operands, other types and dynamic
+// shapes go to the generic executors.
 
 import (
 	"simd/archsimd"
@@ -30,6 +32,8 @@ func init() {
 		{compute.OpTypeSub, execSub},
 		{compute.OpTypeMul, execMul},
 		{compute.OpTypeDiv, execDiv},
+		{compute.OpTypeMax, execMax},
+		{compute.OpTypeMin, execMin},
 	} {
 		gobackend.SetNodeExecutor(op.opType, gobackend.PriorityArch, avx2Float32BinaryExecutor(op.opType, op.generic))
 	}
@@ -85,10 +89,14 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 			return generic(backend, node, inputs, inputsOwned)
 		}
 		lhs, rhs, output, lhsIsScalarOr1, rhsIsScalarOr1 := binaryOperandsAndOutputForExecution(backend, node, inputs, inputsOwned, node.Shape)
-		if lhsIsScalarOr1 && !rhsIsScalarOr1 && (opType == compute.OpTypeAdd || opType == compute.OpTypeMul) {
+		if lhsIsScalarOr1 && !rhsIsScalarOr1 && opType != compute.OpTypeSub && opType != compute.OpTypeDiv {
 			lhs, rhs = rhs, lhs // as the generic executors of commutative ops do
 		}
-		avx2Float32Binary(opType, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32))
+		if opType == compute.OpTypeMax || opType == compute.OpTypeMin {
+			avx2Float32MinMax(opType == compute.OpTypeMax, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32))
+		} else {
+			avx2Float32Binary(opType, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32))
+		}
 		return output, nil
 	}
 }
@@ -145,4 +153,53 @@ func float32Op(opType compute.OpType, x, y float32) float32 {
 	default:
 		return x / y
 	}
+}
+
+// avx2Float32MinMax sets output to max(lhs, rhs) (or min) lane by lane, where lhs has
+// output's length and rhs output's or 1 (the executor puts a scalar operand of these
+// commutative ops on the right, as the generic ones do). Its own loop, so that float32x8Op
+// stays small enough to be inlined into the arithmetic ops' loops.
+func avx2Float32MinMax(isMax bool, lhs, rhs, output []float32) {
+	n := len(output)
+	i := 0
+	y := archsimd.BroadcastFloat32x8(rhs[0])
+	for ; i+8 <= n; i += 8 {
+		if len(rhs) > 1 {
+			y = archsimd.LoadFloat32x8Slice(rhs[i : i+8])
+		}
+		x := archsimd.LoadFloat32x8Slice(lhs[i : i+8])
+		if isMax {
+			float32x8Max(x, y).StoreSlice(output[i : i+8])
+		} else {
+			float32x8Min(x, y).StoreSlice(output[i : i+8])
+		}
+	}
+	archsimd.ClearAVXUpperBits() // the scalar SSE code that follows pays no transition penalty
+	for ; i < n; i++ {
+		if x, y := lhs[i], rhs[min(i, len(rhs)-1)]; isMax {
+			output[i] = max(x, y)
+		} else {
+			output[i] = min(x, y)
+		}
+	}
+}
+
+// float32x8Min is Go's built-in min of float32, lane by lane: on amd64 the compiler emits
+// m = MINSS(x, y), then MINSS(m, x) | m (its rules for Min32F), which gives a NaN if either
+// operand is one and -0 for min(-0, +0). MINSS(a, b) = a < b ? a : b, else b (a NaN, or
+// both zeros), is taken here as a comparison and a blend: VMINPS would do, but Go's compiler
+// takes it as commutative and may swap its operands, which changes what a NaN or a signed
+// zero gives.
+func float32x8Min(x, y archsimd.Float32x8) archsimd.Float32x8 {
+	minss := func(a, b archsimd.Float32x8) archsimd.Float32x8 { return a.Merge(b, a.Less(b)) }
+	m := minss(x, y)
+	return minss(m, x).AsUint32x8().Or(m.AsUint32x8()).AsFloat32x8()
+}
+
+// float32x8Max is Go's built-in max of float32, lane by lane: the compiler's min of the
+// negated operands, negated.
+func float32x8Max(x, y archsimd.Float32x8) archsimd.Float32x8 {
+	sign := archsimd.BroadcastUint32x8(1 << 31)
+	neg := func(v archsimd.Float32x8) archsimd.Float32x8 { return v.AsUint32x8().Xor(sign).AsFloat32x8() }
+	return neg(float32x8Min(neg(x), neg(y)))
 }

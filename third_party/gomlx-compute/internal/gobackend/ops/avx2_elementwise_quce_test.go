@@ -2,8 +2,8 @@
 
 package ops
 
-// QUCE patch (third_party/README.md): the AVX2 executors of float32 Add, Sub, Mul, Div, Sign and
-// Sqrt must write bit for bit what the generic executors write.
+// QUCE patch (third_party/README.md): the AVX2 executors of float32 Add, Sub, Mul, Div, Max,
+// Min, Sign and Sqrt must write bit for bit what the generic executors write.
 
 import (
 	"fmt"
@@ -49,6 +49,8 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 		{compute.OpTypeSub, execSub},
 		{compute.OpTypeMul, execMul},
 		{compute.OpTypeDiv, execDiv},
+		{compute.OpTypeMax, execMax},
+		{compute.OpTypeMin, execMin},
 	} {
 		avx2 := avx2Float32BinaryExecutor(op.opType, op.generic)
 		for _, n := range []int{1, 2, 7, 8, 9, 16, 31, 64, 1000} {
@@ -85,6 +87,40 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 							got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
 					}
 				}
+			}
+		}
+	}
+	// Max and Min of every pair of values that tell their NaN and signed-zero rules apart (the
+	// first operand's and the second's NaN differ in sign and payload).
+	pairValues := []float32{float32(math.Copysign(0, -1)), 0, 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), 1e-40,
+		math.Float32frombits(0x7fc00005), math.Float32frombits(0xffc00009)}
+	var pairLHS, pairRHS []float32
+	for _, x := range pairValues {
+		for _, y := range pairValues {
+			pairLHS, pairRHS = append(pairLHS, x), append(pairRHS, y)
+		}
+	}
+	for _, op := range []struct {
+		opType  compute.OpType
+		generic gobackend.NodeExecutor
+	}{{compute.OpTypeMax, execMax}, {compute.OpTypeMin, execMin}} {
+		node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, len(pairLHS))}
+		run := func(executor gobackend.NodeExecutor) []float32 {
+			inputs := []*gobackend.Buffer{
+				{Flat: append([]float32(nil), pairLHS...), RawShape: node.Shape},
+				{Flat: append([]float32(nil), pairRHS...), RawShape: node.Shape},
+			}
+			output, err := executor(backend, node, inputs, []bool{false, false})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return output.Flat.([]float32)
+		}
+		want, got := run(op.generic), run(avx2Float32BinaryExecutor(op.opType, op.generic))
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s(%#x, %#x): got %#x, want %#x", op.opType, math.Float32bits(pairLHS[i]), math.Float32bits(pairRHS[i]),
+					math.Float32bits(got[i]), math.Float32bits(want[i]))
 			}
 		}
 	}
