@@ -346,6 +346,28 @@ func avx2SmallFloat32( //alt:f32
 			outBase := outputBase + uintptr(row*rhsCrossSize)*oSize
 
 			col := 0
+			//alt:f32{
+			// QUCE patch, part 5 (third_party/README.md): a single row 32 columns at a time, four
+			// independent chains of fused multiply-adds instead of one, which waits on each one's
+			// latency (a batch of one row, or the last rows of a batch, is all this loop).
+			for ; col+4*outputVecWidth <= rhsCrossSize; col += 4 * outputVecWidth {
+				var o0, o1, o2, o3 archsimd.Float32x8
+				rPtr := rhsBase + uintptr(col)*iSize
+				for k := 0; k < contractingSize; k++ {
+					l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(lBase + uintptr(k)*iSize)))
+					o0 = l0.MulAdd(archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr))), o0)
+					o1 = l0.MulAdd(archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr+8*iSize))), o1)
+					o2 = l0.MulAdd(archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr+16*iSize))), o2)
+					o3 = l0.MulAdd(archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr+24*iSize))), o3)
+					rPtr += rhsRowBytes
+				}
+				outPtr := outBase + uintptr(col)*oSize
+				o0.Store((*[8]float32)(unsafe.Pointer(outPtr)))
+				o1.Store((*[8]float32)(unsafe.Pointer(outPtr + 8*oSize)))
+				o2.Store((*[8]float32)(unsafe.Pointer(outPtr + 16*oSize)))
+				o3.Store((*[8]float32)(unsafe.Pointer(outPtr + 24*oSize)))
+			}
+			//alt:f32}
 			for ; col+outputVecWidth <= rhsCrossSize; col += outputVecWidth {
 				var o0 archsimd.Float32x8 //alt:f32|bf16|f16
 				//alt:f64 var o0 archsimd.Float64x4
