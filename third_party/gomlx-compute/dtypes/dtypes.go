@@ -229,7 +229,9 @@ func (dtype DType) SizeForDimensions(dimensions ...int) int {
 		numElements = 1
 		for _, dim := range dimensions {
 			if dim < 0 {
-				panicf("dim cannot be negative for SizeForDimensions, got %v", dimensions)
+				// QUCE patch (third_party/README.md): the dimension, not the slice, so that the
+				// slice does not escape and a caller's dimensions are not allocated on the heap.
+				panicf("dim cannot be negative for SizeForDimensions, got %d", dim)
 			}
 			numElements *= dim
 		}

@@ -175,7 +175,11 @@ func (b *Backend) GetBuffer(shape shapes.Shape) (*Buffer, error) {
 	buf.RawBackend = b
 	buf.InUse = true
 	buf.isUserFed = false
-	buf.RawShape = shape.Clone()
+	// QUCE patch (third_party/README.md): the shape as given, not a copy (an allocation for
+	// every operation's output). Shapes are not changed in place here or in GoMLX (they are
+	// cloned first), and the executors already hand out buffers with their node's shape
+	// (Reshape, Bitcast, Scatter).
+	buf.RawShape = shape
 	buf.recast(dtype, length)
 	// buf.randomize() // Useful to help finding where zero-initialized is needed but missing.
 	return buf, nil

@@ -1,7 +1,7 @@
 package gobackend
 
-// QUCE patch (third_party/README.md): buffer pools found by index, and a buffer's last cast
-// reused.
+// QUCE patch (third_party/README.md): buffer pools found by index, a buffer's last cast
+// reused, and no allocation to take a buffer from the pool.
 
 import (
 	"testing"
@@ -69,5 +69,30 @@ func TestPooledBufferRecast(t *testing.T) {
 			t.Fatalf("asked for %d %s: got %d elements at %p, RawBytes at %p", tc.n, tc.dtype, n, data, unsafe.SliceData(buf.RawBytes))
 		}
 		b.PutBuffer(buf)
+	}
+}
+
+// TestGetBufferWithoutAllocations: once the pool holds a buffer of the size, taking it and
+// giving it back allocates nothing (the shape is kept as given, not copied, and its size in
+// bytes is computed without a slice on the heap), and the buffer has the shape asked for.
+func TestGetBufferWithoutAllocations(t *testing.T) {
+	b := newDefaultBackend()
+	for _, shape := range []shapes.Shape{
+		shapes.Make(dtypes.Float32, 10, 64), shapes.Make(dtypes.Float32), shapes.Make(dtypes.Int32, 3, 4, 5),
+	} {
+		cycle := func() {
+			buf, err := b.GetBuffer(shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !buf.RawShape.Equal(shape) {
+				t.Fatalf("got a buffer of shape %s, want %s", buf.RawShape, shape)
+			}
+			b.PutBuffer(buf)
+		}
+		cycle()
+		if allocs := testing.AllocsPerRun(100, cycle); allocs != 0 {
+			t.Errorf("%s: %v allocations to take a buffer from the pool and give it back, want 0", shape, allocs)
+		}
 	}
 }
