@@ -124,6 +124,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"dot/matmul/avx2_small.go", "for ; col+4*outputVecWidth <= rhsCrossSize; col += 4 * outputVecWidth {", 1},
 		{"buffers.go", "buf.RawShape = shape\n", 1},
 		{"buffers_quce_test.go", "func TestGetBufferWithoutAllocations(", 1},
+		{"ops/avx2_where_quce.go", "whereSelect32Vector = avx2WhereSelect32", 1},
 		{"ops/avx2_elementwise_quce.go", "{compute.OpTypeMax, execMax},", 1},
 		{"ops/avx2_elementwise_quce.go", "return a.Merge(b, a.Less(b))", 1},
 		{"workerspool/workerspool.go", "go w.work(task)", 1},

@@ -117,11 +117,20 @@ func whereSelect32[T gobackend.SupportedTypesConstraints](condition []bool, onTr
 	if onFalseIsScalar {
 		onFalseStep = 0
 	}
-	for outputIdx, c := range conditionBytes {
+	start := 0
+	if whereSelect32Vector != nil {
+		start = whereSelect32Vector(conditionBytes, onTrueBits, onFalseBits, outputBits, onTrueStep, onFalseStep)
+	}
+	for outputIdx := start; outputIdx < len(conditionBytes); outputIdx++ {
 		t, f := onTrueBits[outputIdx*onTrueStep], onFalseBits[outputIdx*onFalseStep]
-		outputBits[outputIdx] = f ^ ((f ^ t) & -uint32(c))
+		outputBits[outputIdx] = f ^ ((f ^ t) & -uint32(conditionBytes[outputIdx]))
 	}
 }
+
+// whereSelect32Vector, where the CPU has it (avx2_where_quce.go), does whereSelect32's
+// selection for the first elements, eight at a time with the same mask, and returns how
+// many it did (QUCE patch, third_party/README.md).
+var whereSelect32Vector func(condition []uint8, onTrue, onFalse, output []uint32, onTrueStep, onFalseStep int) int
 
 func execWhereSetOutputWithValue[T gobackend.SupportedTypesConstraints](outputBuf, valueBuf *gobackend.Buffer) {
 	if valueBuf == outputBuf {

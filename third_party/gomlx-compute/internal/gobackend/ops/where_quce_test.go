@@ -1,9 +1,11 @@
 package ops
 
 // QUCE patch (third_party/README.md): Where for 4-byte types selects bits with a mask instead
-// of a branch per element; the output must be bit for bit what the branch would write.
+// of a branch per element (eight at a time with AVX2); the output must be bit for bit what the
+// branch would write.
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,7 +16,12 @@ import (
 )
 
 func TestWhereSelectsBits(t *testing.T) {
-	const n = 1000
+	for _, n := range []int{1000, 1003, 16, 7} { // with AVX2, eight at a time and the rest one by one
+		t.Run(fmt.Sprint(n), func(t *testing.T) { checkWhereSelectsBits(t, n) })
+	}
+}
+
+func checkWhereSelectsBits(t *testing.T, n int) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	condition := make([]bool, n)
 	onTrue, onFalse := make([]float32, n), make([]float32, n)
