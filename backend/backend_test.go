@@ -125,6 +125,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"buffers.go", "buf.RawShape = shape\n", 1},
 		{"buffers_quce_test.go", "func TestGetBufferWithoutAllocations(", 1},
 		{"ops/avx2_where_quce.go", "whereSelect32Vector = avx2WhereSelect32", 1},
+		{"dot/matmul/avx2_small.go", "avx2RowFloat32(lBase, rhsBase, outBase", 1},
 		{"ops/avx2_elementwise_quce.go", "{compute.OpTypeMax, execMax},", 1},
 		{"ops/avx2_elementwise_quce.go", "return a.Merge(b, a.Less(b))", 1},
 		{"workerspool/workerspool.go", "go w.work(task)", 1},

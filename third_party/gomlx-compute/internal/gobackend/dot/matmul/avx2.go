@@ -99,6 +99,11 @@ func avx2ReduceSum4Float32x8(a, b, c, d archsimd.Float32x8) archsimd.Float32x4 {
 // is in avx2_transposed_pairs_amd64.s, which says what it computes.
 func avx2TransposedPairsFloat32(lhs, rhs, out, rowPairs, colGroups, vectorKBytes, rowBytes, outRowBytes uintptr)
 
+// avx2RowFloat32 computes a single lhs row of avx2SmallFloat32 64 output columns at a time
+// (QUCE patch, part 5, third_party/README.md); it is in avx2_row_amd64.s, which says what
+// it computes.
+func avx2RowFloat32(lhs, rhs, out, k, colGroups, rhsRowBytes uintptr)
+
 // avx2TailMaskFloat32 returns the mask of the first n lanes (0 < n < 8) of a Float32x8, for
 // the columns after the last full vector (QUCE patch, third_party/README.md).
 func avx2TailMaskFloat32(n int) archsimd.Mask32x8 {

@@ -15,8 +15,10 @@ package matmul
 // as separate multiplies and adds. The float32 kernel (not transposed) now computes the
 // columns after the last full vector in one masked vector too; the same arithmetic holds
 // for them lane by lane. The float32 transposed kernel computes pairs of rows and groups of
-// four columns in assembly (avx2TransposedPairsFloat32) and the rest in Go: the shapes below
-// (m 1–9, n 1–41, k 1–64) cover both, with and without full vectors of k and k after them.
+// four columns in assembly (avx2TransposedPairsFloat32) and the rest in Go, and the float32
+// kernel a single row 64 columns at a time in assembly (avx2RowFloat32): the shapes below
+// (m 1–9, n 1–41 and 63–130, k 1–64) cover all of them, with and without full vectors of k
+// and k after them.
 
 import (
 	"math"
@@ -112,9 +114,15 @@ func checkSmallKernel[T float32 | float64](t *testing.T, vecWidth int, fma func(
 		return T(rng.NormFloat64())
 	}
 	const batch = 3
+	// Every n up to 41, then some past 64 (a single row of the float32 kernel goes 64 columns
+	// at a time in assembly).
+	ns := []int{63, 64, 65, 100, 128, 130}
+	for n := 41; n >= 1; n-- {
+		ns = append([]int{n}, ns...)
+	}
 	for _, special := range []bool{false, true} {
 		for m := 1; m <= 9; m++ {
-			for n := 1; n <= 41; n++ {
+			for _, n := range ns {
 				for _, k := range []int{1, 2, 3, 4, 7, 8, 16, 33, 64} {
 					lhs := make([]T, batch*m*k)
 					rhs := make([]T, batch*k*n)

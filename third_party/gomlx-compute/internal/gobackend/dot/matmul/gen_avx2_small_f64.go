@@ -353,9 +353,14 @@ func avx2SmallFloat64( //alt:f64
 
 			col := 0
 			/* //alt:f32{
-			// QUCE patch, part 5 (third_party/README.md): a single row 32 columns at a time, four
-			// independent chains of fused multiply-adds instead of one, which waits on each one's
-			// latency (a batch of one row, or the last rows of a batch, is all this loop).
+			// QUCE patch, part 5 (third_party/README.md): a single row 64 columns at a time in
+			// assembly (eight chains of fused multiply-adds), then 32 at a time (four chains),
+			// instead of one chain, which waits on each multiply-add's latency (a batch of one
+			// row, or the last rows of a batch, is all this loop).
+			if groups := rhsCrossSize / (8 * outputVecWidth); groups > 0 {
+				avx2RowFloat32(lBase, rhsBase, outBase, uintptr(contractingSize), uintptr(groups), rhsRowBytes)
+				col = groups * 8 * outputVecWidth
+			}
 			for ; col+4*outputVecWidth <= rhsCrossSize; col += 4 * outputVecWidth {
 				var o0, o1, o2, o3 archsimd.Float32x8
 				rPtr := rhsBase + uintptr(col)*iSize
