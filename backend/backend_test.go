@@ -148,6 +148,11 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"buffers_quce_test.go", "func TestPooledBufferRecast(", 1},
 		{"fusedops/dense.go", "row[j] += b", 1},
 		{"fusedops/dense_quce_test.go", "func TestDenseAddBiasByRows(", 1},
+		{"dot/matmul/avx512_router.go", "archsimd.ClearAVXUpperBits()", 1},
+		{"dot/matmul/avx512_small.go", "archsimd.ClearAVXUpperBits()", 3},
+		{"dot/matmul/avx512_large.go", "archsimd.ClearAVXUpperBits()", 1},
+		{"dot/matmul/avx512.go", "archsimd.ClearAVXUpperBits()", 2},
+		{"dot/matmul/upper_state_quce_test.go", "func TestProductsLeaveUpperStateClean(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

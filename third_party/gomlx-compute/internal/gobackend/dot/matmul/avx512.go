@@ -63,7 +63,10 @@ func init() {
 		return
 	}
 
-	allowed := envutil.MustReadBool(envutil.SIMD_AVX512_Env, true)
+	// QUCE patch, part 6 (third_party/README.md): the AVX-512 kernels only where
+	// GOMLX_SIMD_AVX512 asks for them; by default the AVX2 kernels, which this copy makes
+	// faster, run on AVX-512 machines too.
+	allowed := envutil.MustReadBool(envutil.SIMD_AVX512_Env, false)
 	if allowed && archsimd.X86.AVX512() {
 		registerAVX512(false)
 	}
@@ -91,6 +94,8 @@ func registerAVX512(forTests bool) {
 func avx512ReduceSumFloat32x16(x16 archsimd.Float32x16) float32 {
 	x8 := x16.GetHi().Add(x16.GetLo())
 	x4 := x8.GetHi().Add(x8.GetLo())
+	// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+	archsimd.ClearAVXUpperBits()
 	x4sum := x4.AddPairs(x4)
 	return x4sum.GetElem(0) + x4sum.GetElem(1)
 }
@@ -99,6 +104,8 @@ func avx512ReduceSumFloat32x16(x16 archsimd.Float32x16) float32 {
 func avx512ReduceSumFloat64x8(x8 archsimd.Float64x8) float64 {
 	x4 := x8.GetHi().Add(x8.GetLo())
 	x2 := x4.GetHi().Add(x4.GetLo())
+	// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+	archsimd.ClearAVXUpperBits()
 	return x2.GetElem(0) + x2.GetElem(1)
 }
 

@@ -67,6 +67,8 @@ func avx512SmallFloat32Parallel( //alt:f32
 	close(work)
 
 	backend.Workers.Saturate(func() {
+		// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+		defer archsimd.ClearAVXUpperBits()
 		for chunk := range work {
 			if layout == dot.LayoutNonTransposed {
 				avx512SmallFloat32( //alt:f32
@@ -301,6 +303,10 @@ func avx512SmallFloat32( //alt:f32
 					//alt:f64 o3_0.Store((*[8]float64)(unsafe.Pointer(outBase3)))
 				} //alt:f32|f64
 
+				if col < rhsCrossSize {
+					// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+					archsimd.ClearAVXUpperBits()
+				}
 				for ; col < rhsCrossSize; col++ {
 					r0 := *(*float32)(unsafe.Pointer(rColBase + uintptr(col)*iSize)) //alt:f32
 					//alt:bf16 r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).Float32()
@@ -414,6 +420,10 @@ func avx512SmallFloat32( //alt:f32
 					//alt:f16 o1.Store((*[16]float32)(unsafe.Pointer(outBase + uintptr(outputVecWidth)*oSize)))
 				}
 
+				if col < rhsCrossSize {
+					// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+					archsimd.ClearAVXUpperBits()
+				}
 				for ; col < rhsCrossSize; col++ {
 					r0 := *(*float32)(unsafe.Pointer(rColBase + uintptr(col)*iSize)) //alt:f32
 					//alt:bf16 r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).Float32()

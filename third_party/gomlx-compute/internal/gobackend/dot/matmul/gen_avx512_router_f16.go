@@ -9,6 +9,8 @@
 package matmul
 
 import (
+	"simd/archsimd"
+
 	"github.com/gomlx/compute/internal/gobackend"
 	"github.com/gomlx/compute/internal/gobackend/dot"
 	"k8s.io/klog/v2"
@@ -32,6 +34,8 @@ func avx512RouterFloat16( //alt:f16
 	batchSize, lhsCrossSize, rhsCrossSize, contractingSize int,
 	output []float32) { //alt:f32|bf16|f16
 	//alt:f64  output []float64) {
+	// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+	defer archsimd.ClearAVXUpperBits()
 
 	// Check if small matrix multiplication kernel can be used.
 	flops := batchSize * lhsCrossSize * rhsCrossSize * contractingSize

@@ -72,6 +72,8 @@ func avx512SmallBFloat16Parallel( //alt:bf16
 	close(work)
 
 	backend.Workers.Saturate(func() {
+		// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+		defer archsimd.ClearAVXUpperBits()
 		for chunk := range work {
 			if layout == dot.LayoutNonTransposed {
 				//alt:f32 avx512SmallFloat32(
@@ -307,6 +309,10 @@ func avx512SmallBFloat16( //alt:bf16
 				//alt:f64  o3_0.Store((*[8]float64)(unsafe.Pointer(outBase3)))
 				//alt:f32|f64 }
 
+				if col < rhsCrossSize {
+					// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+					archsimd.ClearAVXUpperBits()
+				}
 				for ; col < rhsCrossSize; col++ {
 					//alt:f32 r0 := *(*float32)(unsafe.Pointer(rColBase + uintptr(col)*iSize))
 					r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).Float32() //alt:bf16
@@ -420,6 +426,10 @@ func avx512SmallBFloat16( //alt:bf16
 					//alt:f16  o1.Store((*[16]float32)(unsafe.Pointer(outBase + uintptr(outputVecWidth)*oSize)))
 				}
 
+				if col < rhsCrossSize {
+					// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+					archsimd.ClearAVXUpperBits()
+				}
 				for ; col < rhsCrossSize; col++ {
 					//alt:f32 r0 := *(*float32)(unsafe.Pointer(rColBase + uintptr(col)*iSize))
 					r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rColBase + uintptr(col)*iSize))).Float32() //alt:bf16
