@@ -39,14 +39,16 @@ func TestProductsLeaveUpperStateClean(t *testing.T) {
 	dirty := func() {
 		archsimd.BroadcastFloat32x8(1).Store(&sink)
 	}
-	// The probe sees what a 256-bit instruction leaves behind, and what VZEROUPPER clears.
+	// The probe must see what a 256-bit instruction leaves behind, and what VZEROUPPER clears:
+	// a processor may report a state component in use when it is not (Intel SDM, 13.6), and
+	// then it cannot tell this test anything.
 	dirty()
-	if _, xinuse := upperVectorStateInUse(); xinuse&(1<<2) == 0 {
-		t.Fatalf("probe: XINUSE %#x after a 256-bit broadcast, want bit 2 set", xinuse)
-	}
+	_, afterBroadcast := upperVectorStateInUse()
 	archsimd.ClearAVXUpperBits()
-	if _, xinuse := upperVectorStateInUse(); xinuse&upperInUse != 0 {
-		t.Fatalf("probe: XINUSE %#x after VZEROUPPER, want bits 2 and 6 clear", xinuse)
+	_, afterClear := upperVectorStateInUse()
+	if afterBroadcast&(1<<2) == 0 || afterClear&upperInUse != 0 {
+		t.Skipf("this processor's XINUSE does not follow the upper halves (%#x after a 256-bit broadcast, %#x after VZEROUPPER)",
+			afterBroadcast, afterClear)
 	}
 
 	// batch 2, m = 5, n = 37, k = 33: full vectors and scalar tails on both axes.
