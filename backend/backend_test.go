@@ -153,6 +153,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"dot/matmul/avx512_large.go", "archsimd.ClearAVXUpperBits()", 1},
 		{"dot/matmul/avx512.go", "archsimd.ClearAVXUpperBits()", 2},
 		{"dot/matmul/upper_state_quce_test.go", "func TestProductsLeaveUpperStateClean(", 1},
+		{"ops/avx2_elementwise_quce.go", "avx2Float32BinaryBroadcast(opType, lhs.Flat.([]float32)", 1},
+		{"broadcast.go", "func (zi *ZipIterator) LastAxisRuns()", 1},
+		{"ops/avx2_elementwise_quce_test.go", "{[]int{9, 1, 1}, []int{1, 1, 30}, []int{9, 1, 30}},", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

@@ -9,8 +9,9 @@ package ops
 // ReLU) and Sqrt (the optimiser's); and Max and Min (a ReLU is Max(x, 0)), with the
 // instruction sequence Go's compiler emits for the built-in max and min (float32x8Op). Each
 // lane is the same IEEE operation on the same operands as the scalar loop it replaces, so the
-// results are bit-identical; broadcasting of non-scalar operands, other types and dynamic
-// shapes go to the generic executors.
+// results are bit-identical. Add, Sub, Mul and Div with broadcasting of non-scalar operands
+// take a run along the last axis at a time (avx2Float32BinaryBroadcast); Max and Min with
+// such broadcasting, other types and dynamic shapes go to the generic executors.
 
 import (
 	"simd/archsimd"
@@ -79,20 +80,29 @@ func avx2Float32Unary(opType compute.OpType, input, output []float32) {
 	}
 }
 
-// avx2Float32BinaryExecutor runs float32 operands without broadcasting on AVX2 and everything
-// else on generic.
+// avx2Float32BinaryExecutor runs float32 operands on AVX2 (Max and Min only without
+// broadcasting) and everything else on generic.
 func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExecutor) gobackend.NodeExecutor {
+	isMinMax := opType == compute.OpTypeMax || opType == compute.OpTypeMin
 	return func(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
 		lhsShape, rhsShape := inputs[0].RawShape, inputs[1].RawShape
-		if lhsShape.DType != dtypes.Float32 || node.Shape.IsDynamic() ||
-			!(lhsShape.Size() == 1 || rhsShape.Size() == 1 || lhsShape.Equal(rhsShape)) {
+		if lhsShape.DType != dtypes.Float32 || node.Shape.IsDynamic() {
 			return generic(backend, node, inputs, inputsOwned)
+		}
+		if !(lhsShape.Size() == 1 || rhsShape.Size() == 1 || lhsShape.Equal(rhsShape)) {
+			if isMinMax || lhsShape.Rank() != node.Shape.Rank() || rhsShape.Rank() != node.Shape.Rank() {
+				return generic(backend, node, inputs, inputsOwned)
+			}
+			lhs, rhs, output, _, _ := binaryOperandsAndOutputForExecution(backend, node, inputs, inputsOwned, node.Shape)
+			avx2Float32BinaryBroadcast(opType, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32),
+				gobackend.NewZippedBroadcastIterator(lhsShape, rhsShape, node.Shape))
+			return output, nil
 		}
 		lhs, rhs, output, lhsIsScalarOr1, rhsIsScalarOr1 := binaryOperandsAndOutputForExecution(backend, node, inputs, inputsOwned, node.Shape)
 		if lhsIsScalarOr1 && !rhsIsScalarOr1 && opType != compute.OpTypeSub && opType != compute.OpTypeDiv {
 			lhs, rhs = rhs, lhs // as the generic executors of commutative ops do
 		}
-		if opType == compute.OpTypeMax || opType == compute.OpTypeMin {
+		if isMinMax {
 			avx2Float32MinMax(opType == compute.OpTypeMax, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32))
 		} else {
 			avx2Float32Binary(opType, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32))
@@ -126,6 +136,20 @@ func avx2Float32Binary(opType compute.OpType, lhs, rhs, output []float32) {
 	archsimd.ClearAVXUpperBits() // the scalar SSE code that follows pays no transition penalty
 	for ; i < n; i++ {
 		output[i] = float32Op(opType, lhs[min(i, len(lhs)-1)], rhs[min(i, len(rhs)-1)])
+	}
+}
+
+// avx2Float32BinaryBroadcast sets output to lhs ⊙ rhs where an operand is broadcast along
+// some axes: a run along the output's last axis at a time, each with avx2Float32Binary (an
+// operand broadcast along the last axis is one element for the run). Every element is the
+// same operation on the same operands, in the same order, as the generic executors'
+// broadcasting loop.
+func avx2Float32BinaryBroadcast(opType compute.OpType, lhs, rhs, output []float32, zipIter *gobackend.ZipIterator) {
+	runLen, lhsStep, rhsStep, runs := zipIter.LastAxisRuns()
+	lhsLen, rhsLen := 1+(runLen-1)*lhsStep, 1+(runLen-1)*rhsStep
+	for start := range runs {
+		avx2Float32Binary(opType, lhs[start.LHSFlatIdx:start.LHSFlatIdx+lhsLen], rhs[start.RHSFlatIdx:start.RHSFlatIdx+rhsLen],
+			output[start.TgtFlatIdx:start.TgtFlatIdx+runLen])
 	}
 }
 

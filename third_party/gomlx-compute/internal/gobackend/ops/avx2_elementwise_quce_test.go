@@ -3,7 +3,8 @@
 package ops
 
 // QUCE patch (third_party/README.md): the AVX2 executors of float32 Add, Sub, Mul, Div, Max,
-// Min, Sign and Sqrt must write bit for bit what the generic executors write.
+// Min, Sign and Sqrt must write bit for bit what the generic executors write, with and
+// without broadcasting.
 
 import (
 	"fmt"
@@ -90,6 +91,65 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 			}
 		}
 	}
+	// Broadcasting of non-scalar operands (Add, Sub, Mul, Div: a run along the last axis at a
+	// time): runs of 1 to 30, either operand or both broadcast, along the last axis or before
+	// it; a NaN in one operand at a time (x86 keeps either payload of a NaN against a NaN).
+	for _, op := range []struct {
+		opType  compute.OpType
+		generic gobackend.NodeExecutor
+	}{
+		{compute.OpTypeAdd, execAdd},
+		{compute.OpTypeSub, execSub},
+		{compute.OpTypeMul, execMul},
+		{compute.OpTypeDiv, execDiv},
+	} {
+		avx2 := avx2Float32BinaryExecutor(op.opType, op.generic)
+		for _, tc := range []struct{ lhs, rhs, out []int }{
+			{[]int{3, 1}, []int{3, 4}, []int{3, 4}},
+			{[]int{10, 30}, []int{10, 1}, []int{10, 30}},
+			{[]int{1, 30}, []int{10, 30}, []int{10, 30}},
+			{[]int{9, 1, 1}, []int{1, 1, 30}, []int{9, 1, 30}},
+			{[]int{2, 1, 17}, []int{2, 5, 1}, []int{2, 5, 17}},
+			{[]int{4, 1}, []int{1, 3}, []int{4, 3}},
+			{[]int{10, 2}, []int{10, 1}, []int{10, 2}},
+			{[]int{5, 1, 9}, []int{5, 8, 9}, []int{5, 8, 9}},
+			{[]int{3, 4, 1}, []int{3, 1, 1}, []int{3, 4, 1}},
+			{[]int{2, 3, 8}, []int{1, 3, 8}, []int{2, 3, 8}},
+		} {
+			for _, nanIn := range []string{"lhs", "rhs"} {
+				lhsShape, rhsShape := shapes.Make(dtypes.Float32, tc.lhs...), shapes.Make(dtypes.Float32, tc.rhs...)
+				lhs, rhs := values(lhsShape.Size()), values(rhsShape.Size())
+				noNaN := rhs
+				if nanIn == "rhs" {
+					noNaN = lhs
+				}
+				for i, v := range noNaN {
+					if v != v {
+						noNaN[i] = 2
+					}
+				}
+				node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, tc.out...)}
+				run := func(executor gobackend.NodeExecutor) []float32 {
+					inputs := []*gobackend.Buffer{
+						{Flat: append([]float32(nil), lhs...), RawShape: lhsShape},
+						{Flat: append([]float32(nil), rhs...), RawShape: rhsShape},
+					}
+					output, err := executor(backend, node, inputs, []bool{false, false})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return output.Flat.([]float32)
+				}
+				want, got := run(op.generic), run(avx2)
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s, %v ⊙ %v, NaN in %s: element %d: got %v (%#x), want %v (%#x)", op.opType, tc.lhs, tc.rhs, nanIn, i,
+							got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+					}
+				}
+			}
+		}
+	}
 	// Max and Min of every pair of values that tell their NaN and signed-zero rules apart (the
 	// first operand's and the second's NaN differ in sign and payload).
 	pairValues := []float32{float32(math.Copysign(0, -1)), 0, 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)), 1e-40,
@@ -154,7 +214,7 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 			}
 		}
 	}
-	// Operands that need broadcasting and other types reach the generic executors.
+	// Max of operands that need broadcasting, and other types, reach the generic executors.
 	for _, tc := range []struct{ lhs, rhs, out shapes.Shape }{
 		{shapes.Make(dtypes.Float32, 3, 1), shapes.Make(dtypes.Float32, 3, 4), shapes.Make(dtypes.Float32, 3, 4)},
 		{shapes.Make(dtypes.Float64, 5), shapes.Make(dtypes.Float64, 5), shapes.Make(dtypes.Float64, 5)},
@@ -167,9 +227,9 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 				}
 				return b
 			}
-			node := &gobackend.Node{OpType: compute.OpTypeMul, Shape: tc.out}
+			node := &gobackend.Node{OpType: compute.OpTypeMax, Shape: tc.out}
 			inputs := []*gobackend.Buffer{buffer(tc.lhs), buffer(tc.rhs)}
-			output, err := avx2Float32BinaryExecutor(compute.OpTypeMul, execMul)(backend, node, inputs, []bool{false, false})
+			output, err := avx2Float32BinaryExecutor(compute.OpTypeMax, execMax)(backend, node, inputs, []bool{false, false})
 			if err != nil || !output.RawShape.Equal(tc.out) {
 				t.Fatalf("got %v, %v; want a %s", output, err, tc.out)
 			}
