@@ -86,20 +86,17 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 	isMinMax := opType == compute.OpTypeMax || opType == compute.OpTypeMin
 	return func(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
 		lhsShape, rhsShape := inputs[0].RawShape, inputs[1].RawShape
-		if lhsShape.DType != dtypes.Float32 || node.Shape.IsDynamic() {
+		broadcast := !(lhsShape.Size() == 1 || rhsShape.Size() == 1 || lhsShape.Equal(rhsShape))
+		if lhsShape.DType != dtypes.Float32 || node.Shape.IsDynamic() || (broadcast && isMinMax) {
 			return generic(backend, node, inputs, inputsOwned)
 		}
-		if !(lhsShape.Size() == 1 || rhsShape.Size() == 1 || lhsShape.Equal(rhsShape)) {
-			if isMinMax || lhsShape.Rank() != node.Shape.Rank() || rhsShape.Rank() != node.Shape.Rank() {
-				return generic(backend, node, inputs, inputsOwned)
-			}
-			lhs, rhs, output, _, _ := binaryOperandsAndOutputForExecution(backend, node, inputs, inputsOwned, node.Shape)
+		lhs, rhs, output, lhsIsScalarOr1, rhsIsScalarOr1 := binaryOperandsAndOutputForExecution(backend, node, inputs, inputsOwned, node.Shape)
+		switch {
+		case broadcast:
 			avx2Float32BinaryBroadcast(opType, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32),
 				gobackend.NewZippedBroadcastIterator(lhsShape, rhsShape, node.Shape))
 			return output, nil
-		}
-		lhs, rhs, output, lhsIsScalarOr1, rhsIsScalarOr1 := binaryOperandsAndOutputForExecution(backend, node, inputs, inputsOwned, node.Shape)
-		if lhsIsScalarOr1 && !rhsIsScalarOr1 && opType != compute.OpTypeSub && opType != compute.OpTypeDiv {
+		case lhsIsScalarOr1 && !rhsIsScalarOr1 && opType != compute.OpTypeSub && opType != compute.OpTypeDiv:
 			lhs, rhs = rhs, lhs // as the generic executors of commutative ops do
 		}
 		if isMinMax {

@@ -42,6 +42,18 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 		}
 		return v
 	}
+	// execute runs executor on copies of the operands (none owned) and returns its output.
+	execute := func(executor gobackend.NodeExecutor, node *gobackend.Node, operands ...*gobackend.Buffer) []float32 {
+		inputs := make([]*gobackend.Buffer, len(operands))
+		for i, o := range operands {
+			inputs[i] = &gobackend.Buffer{Flat: append([]float32(nil), o.Flat.([]float32)...), RawShape: o.RawShape}
+		}
+		output, err := executor(backend, node, inputs, make([]bool, len(operands)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return output.Flat.([]float32)
+	}
 	for _, op := range []struct {
 		opType  compute.OpType
 		generic gobackend.NodeExecutor
@@ -70,18 +82,8 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 					return shapes.Make(dtypes.Float32, size)
 				}
 				node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, n)}
-				run := func(executor gobackend.NodeExecutor) []float32 {
-					inputs := []*gobackend.Buffer{
-						{Flat: append([]float32(nil), lhs...), RawShape: shapeOf(form.lhsN)},
-						{Flat: append([]float32(nil), rhs...), RawShape: shapeOf(form.rhsN)},
-					}
-					output, err := executor(backend, node, inputs, []bool{false, false})
-					if err != nil {
-						t.Fatal(err)
-					}
-					return output.Flat.([]float32)
-				}
-				want, got := run(op.generic), run(avx2)
+				operands := []*gobackend.Buffer{{Flat: lhs, RawShape: shapeOf(form.lhsN)}, {Flat: rhs, RawShape: shapeOf(form.rhsN)}}
+				want, got := execute(op.generic, node, operands...), execute(avx2, node, operands...)
 				for i := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("%s, %s, n=%d: element %d: got %v (%#x), want %v (%#x)", op.opType, form.name, n, i,
@@ -129,18 +131,8 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 					}
 				}
 				node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, tc.out...)}
-				run := func(executor gobackend.NodeExecutor) []float32 {
-					inputs := []*gobackend.Buffer{
-						{Flat: append([]float32(nil), lhs...), RawShape: lhsShape},
-						{Flat: append([]float32(nil), rhs...), RawShape: rhsShape},
-					}
-					output, err := executor(backend, node, inputs, []bool{false, false})
-					if err != nil {
-						t.Fatal(err)
-					}
-					return output.Flat.([]float32)
-				}
-				want, got := run(op.generic), run(avx2)
+				operands := []*gobackend.Buffer{{Flat: lhs, RawShape: lhsShape}, {Flat: rhs, RawShape: rhsShape}}
+				want, got := execute(op.generic, node, operands...), execute(avx2, node, operands...)
 				for i := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("%s, %v ⊙ %v, NaN in %s: element %d: got %v (%#x), want %v (%#x)", op.opType, tc.lhs, tc.rhs, nanIn, i,
@@ -165,18 +157,8 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 		generic gobackend.NodeExecutor
 	}{{compute.OpTypeMax, execMax}, {compute.OpTypeMin, execMin}} {
 		node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, len(pairLHS))}
-		run := func(executor gobackend.NodeExecutor) []float32 {
-			inputs := []*gobackend.Buffer{
-				{Flat: append([]float32(nil), pairLHS...), RawShape: node.Shape},
-				{Flat: append([]float32(nil), pairRHS...), RawShape: node.Shape},
-			}
-			output, err := executor(backend, node, inputs, []bool{false, false})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return output.Flat.([]float32)
-		}
-		want, got := run(op.generic), run(avx2Float32BinaryExecutor(op.opType, op.generic))
+		operands := []*gobackend.Buffer{{Flat: pairLHS, RawShape: node.Shape}, {Flat: pairRHS, RawShape: node.Shape}}
+		want, got := execute(op.generic, node, operands...), execute(avx2Float32BinaryExecutor(op.opType, op.generic), node, operands...)
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("%s(%#x, %#x): got %#x, want %#x", op.opType, math.Float32bits(pairLHS[i]), math.Float32bits(pairRHS[i]),
@@ -197,15 +179,8 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 			input[n/2] = -input[n/2] - 1 // a negative (Sqrt gives NaN)
 			input[0] = float32(math.Copysign(0, -1))
 			node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, n)}
-			run := func(executor gobackend.NodeExecutor) []float32 {
-				inputs := []*gobackend.Buffer{{Flat: append([]float32(nil), input...), RawShape: node.Shape}}
-				output, err := executor(backend, node, inputs, []bool{false})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return output.Flat.([]float32)
-			}
-			want, got := run(op.generic), run(avx2)
+			operand := &gobackend.Buffer{Flat: input, RawShape: node.Shape}
+			want, got := execute(op.generic, node, operand), execute(avx2, node, operand)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("%s, n=%d: element %d (%v): got %v (%#x), want %v (%#x)", op.opType, n, i, input[i],
