@@ -121,6 +121,9 @@ func (c *colState) add(s string, row []float64, rows [][]float64, cr *csv.Reader
 				fmt.Sprintf("correct the cell, or declare the column as text with -types %s=categorical", c.name))
 		}
 	}
+	if isNum && math.Abs(v) > math.MaxFloat32 && c.spec.Type != Categorical && c.spec.Type != Ordinal {
+		return c.cellError(s, float32Problem, float32Fix(c.name))
+	}
 	if isNum {
 		c.nNum++
 	}
@@ -185,6 +188,14 @@ func (c *colState) add(s string, row []float64, rows [][]float64, cr *csv.Reader
 	}
 	c.codes = append(c.codes, code)
 	return nil
+}
+
+// float32Problem and float32Fix describe a number too large for float32, in which the
+// models compute (it would become infinite there).
+const float32Problem = "is beyond the range of float32 (±3.4e38), in which the models compute"
+
+func float32Fix(name string) string {
+	return fmt.Sprintf("rescale the column so that every value lies within ±3.4e38 (write it in larger units), or leave it out with -ignore %s", name)
 }
 
 // cellError reports a problem with the cell s of the column (the caller
@@ -312,6 +323,10 @@ func levelTexts(levels []level) []string {
 // encode writes the input(s) of the column for the cell s (trimmed) into
 // the row x, for Dataset.EncodeRecord.
 func (c Column) encode(s string, x []float64) *Error {
+	if e := CheckText(s); e != nil {
+		e.Column = c.Name
+		return e
+	}
 	e := &Error{Column: c.Name, Value: clip(s)}
 	if isMissing(s) {
 		e.Problem = missingProblem(s)
@@ -324,6 +339,8 @@ func (c Column) encode(s string, x []float64) *Error {
 		case err == nil && !math.IsInf(v, 0) && c.Type == Integer && v != math.Trunc(v):
 			e.Problem = fmt.Sprintf("is not an integer, but %s holds only integers", c.Name)
 			e.Fix = "write a whole number"
+		case err == nil && math.Abs(v) > math.MaxFloat32 && !math.IsInf(v, 0):
+			e.Problem, e.Fix = float32Problem, "write the value in the units of the data, within ±3.4e38"
 		case err == nil && !math.IsInf(v, 0):
 			x[c.Start] = v
 			return nil
@@ -370,20 +387,37 @@ func firstLevels(levels []string) []string {
 
 // encode sets d.Columns and d.Features from the column states of a parse
 // and turns d.X, which holds the numbers of each column, into the model's
-// inputs. file names the file for errors.
+// inputs. A categorical column with one value in every row is left out
+// (d.Constant): it tells the rows apart no more than a missing column,
+// and a one-hot block of one input cannot move. file names the file for
+// errors.
 func (d *Dataset) encode(states []*colState, file string) error {
 	rows := len(d.X)
-	d.Columns = make([]Column, len(states))
-	encs := make([][]float64, len(states))
+	d.Columns = make([]Column, 0, len(states))
+	var encs [][]float64
+	var kept []int // the state of each column
 	width := 0
 	for k, c := range states {
 		col, enc, err := c.column(rows, file)
 		if err != nil {
 			return err
 		}
+		if col.Type == Categorical && len(col.Levels) == 1 {
+			d.Ignored = append(d.Ignored, col.Name)
+			d.Constant = append(d.Constant, col.Name)
+			continue
+		}
 		col.Start = width
 		width += col.Width
-		d.Columns[k], encs[k] = col, enc
+		d.Columns = append(d.Columns, col)
+		encs, kept = append(encs, enc), append(kept, k)
+	}
+	if len(d.Columns) == 0 {
+		return &Error{
+			File:    file,
+			Problem: fmt.Sprintf("no feature column is left: the ones not ignored hold one value in every row (%s)", listColumns(d.Constant)),
+			Fix:     "add columns whose values differ between rows",
+		}
 	}
 	d.Features = make([]string, 0, width)
 	for _, col := range d.Columns {
@@ -395,7 +429,7 @@ func (d *Dataset) encode(states []*colState, file string) error {
 			d.Features = append(d.Features, col.Name+"="+l)
 		}
 	}
-	if !slices.ContainsFunc(encs, func(enc []float64) bool { return enc != nil }) {
+	if len(kept) == len(states) && !slices.ContainsFunc(encs, func(enc []float64) bool { return enc != nil }) {
 		return nil // every column numeric: the rows are the inputs already
 	}
 	X := make([][]float64, rows)
@@ -404,8 +438,8 @@ func (d *Dataset) encode(states []*colState, file string) error {
 		X[i] = buf[:width:width]
 		buf = buf[width:]
 	}
-	for k := range d.Columns {
-		col, enc, codes := &d.Columns[k], encs[k], states[k].codes
+	for n, k := range kept {
+		col, enc, codes := &d.Columns[n], encs[n], states[k].codes
 		if enc == nil {
 			for i, r := range X {
 				r[col.Start] = d.X[i][k]

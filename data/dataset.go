@@ -22,7 +22,8 @@ type Dataset struct {
 	Target   string      // name of the target column
 	Checksum string      // hex sha256 of the raw file bytes
 	Columns  []Column    // the feature columns in file order, each with its type and its inputs
-	Ignored  []string    // names of the columns left out (-ignore, or declared Ignored)
+	Ignored  []string    // names of the columns left out (-ignore, declared Ignored, or Constant)
+	Constant []string    // names of the categorical columns left out for holding one value in every row
 	Dropped  int         // rows dropped for a missing value (LoadOptions.DropMissing)
 	Lines    []int       // the 1-based line of its file on which each row starts (the header is line 1)
 }
@@ -51,6 +52,7 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		Target:   d.Target,
 		Checksum: d.Checksum,
 		Ignored:  slices.Clone(d.Ignored),
+		Constant: slices.Clone(d.Constant),
 		Dropped:  d.Dropped,
 	}
 	if d.Columns != nil {
@@ -137,6 +139,10 @@ func (d *Dataset) Summary() []string {
 		lines = append(lines, c.summary())
 	}
 	for _, name := range d.Ignored {
+		if slices.Contains(d.Constant, name) {
+			lines = append(lines, name+": ignored (one value in every row)")
+			continue
+		}
 		lines = append(lines, name+": ignored")
 	}
 	return lines

@@ -4,7 +4,8 @@
 //
 // A data set is a CSV file with a header row. One column is the target
 // (by default the last one, or the column named in [LoadOptions].Target);
-// it must hold between two and [MaxClasses] distinct values, which are
+// it must hold between two and [MaxClasses] distinct values (at most
+// [MaxNumericClasses] if all are numbers: more is a measurement), which are
 // numbered as classes 0, 1, ..., C-1. Every other column is a feature,
 // unless [LoadOptions].Ignore leaves it out. [Load] and [Parse] stream the
 // file with encoding/csv, so memory use is proportional to the data, and
@@ -34,7 +35,12 @@
 // refused: leave it out with -ignore, or declare its type if it is a real
 // measurement. [Ordinal] is only declared, with its levels lowest first;
 // [Categorical] may be declared on a column of numbers. A cell that does
-// not fit its declared type is an error.
+// not fit its declared type is an error, and so is a number beyond
+// float32's range, in which the models compute. A categorical column with
+// one value in every row is left out, as if ignored, and named in
+// [Dataset].Constant: it cannot tell rows apart, and a one-hot block of one
+// input cannot move. Text that is not UTF-8 is an error (in the header or
+// a cell that is read).
 //
 // Missing values are empty cells and NA, N/A, ?, NaN and null in any case
 // ("none" is a value). They are an error, unless [LoadOptions].DropMissing
@@ -85,7 +91,8 @@
 // 1 = bad credit risk). See README.md in this directory for their
 // provenance and licence (CC BY 4.0).
 //
-// [Split] makes a seeded, stratified, deterministic train/test split, and
+// [Split] makes a seeded, stratified, deterministic train/test split (and
+// refuses a class with a single row, which cannot be in both), and
 // [Scaler] standardises features using statistics fitted on the training
 // rows only ([Dataset.FitScaler] leaves one-hot inputs at 0 and 1).
 // [ToFloat32] and [ToFloat64] convert between precisions.

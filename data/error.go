@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -83,4 +84,27 @@ func clip(s string) string {
 		n++
 	}
 	return s
+}
+
+// CheckText reports text whose bytes are not UTF-8 (a file saved as Latin-1 or
+// Windows-1252, say), which would otherwise be read with each such byte turned into U+FFFD
+// and shown as "�": an *Error with Value, Problem and Fix, for the caller to fill in File,
+// Line and Column. It returns nil for UTF-8 text.
+func CheckText(s string) *Error {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		i += n
+	}
+	return &Error{
+		Value:   clip(s),
+		Problem: fmt.Sprintf("is not UTF-8 text (byte 0x%02X at byte %d)", s[i], i+1),
+		Fix:     `save the file as UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE-utf8.csv (latin1, or the encoding the file was written in; in Excel, save as "CSV UTF-8")`,
+	}
 }

@@ -56,8 +56,10 @@ func TestColumnTypes(t *testing.T) {
 		{"categorical text", "c,t\nred,0\nblue,1\ngreen,0\nred,1\n", LoadOptions{},
 			[]Column{col("c", Categorical, []string{"blue", "green", "red"}, 0, 1, 0, 3, false)},
 			[]string{"c=blue", "c=green", "c=red"}, [][]float64{{0, 0, 1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}},
-		{"one text value", "c,t\nx,0\nx,1\n", LoadOptions{},
-			[]Column{col("c", Categorical, []string{"x"}, 0, 1, 0, 1, false)}, []string{"c=x"}, [][]float64{{1}, {1}}},
+		{"one text value is left out", "a,c,t\n1.5,x,0\n2,x,1\n3,x,0\n", LoadOptions{},
+			[]Column{col("a", Continuous, nil, 1.5, 3, 0, 1, false)}, []string{"a"}, [][]float64{{1.5}, {2}, {3}}},
+		{"one value declared categorical is left out", "c,a,t\n3,1.5,0\n3,2,1\n3,3,0\n", types("c", Categorical),
+			[]Column{col("a", Continuous, nil, 1.5, 3, 0, 1, false)}, []string{"a"}, [][]float64{{1.5}, {2}, {3}}},
 		// Numbers first, then text: the numbers become categories too, in
 		// byte order since not all levels are numbers.
 		{"numbers then text", "c,t\n9,0\n10,1\n9.0,0\nx,1\n", LoadOptions{},
@@ -418,6 +420,8 @@ func TestEncodeRecord(t *testing.T) {
 		{rec("n", "x"), "n", "x", "is not a number", `write the value of "n" as a number`},
 		{rec("n", "1,5"), "n", "1,5", "decimal comma", "point"},
 		{rec("n", "inf"), "n", "inf", "is not a finite number", "ordinary number"},
+		{rec("n", "1e300"), "n", "1e300", "is beyond the range of float32", "within ±3.4e38"},
+		{rec("c", "gr\xfcn"), "c", "gr\xfcn", "is not UTF-8 text (byte 0xFC at byte 3)", "iconv"},
 		{rec("b", "maybe"), "b", "maybe", `is neither of the two values of b ("no", "yes")`, "one of the two"},
 		{rec("nb", "3"), "nb", "3", `is neither of the two values of nb ("1", "2")`, "one of the two"},
 		{rec("g", "top"), "g", "top", "is not a level of g (low < mid < high)", "one of its levels"},

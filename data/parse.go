@@ -44,6 +44,12 @@ type LoadOptions struct {
 // measurement rather than a class label.
 const MaxClasses = 50
 
+// MaxNumericClasses is the largest number of classes of a target column
+// whose values are all numbers: more distinct numbers (ages, prices) are a
+// measurement, which a classifier would learn as that many tiny classes.
+// Numbered codes of more classes can be written as text.
+const MaxNumericClasses = 20
+
 // Load reads a CSV file with a header row (see Parse). Dataset.Name is the
 // path. A file that cannot be opened is reported as an *Error wrapping the
 // operating-system error.
@@ -111,14 +117,18 @@ const slabFloats = 1 << 15
 // cells ("1.5"), spaces around cells, blank lines. Rejected, each with an
 // *Error naming file, line, column and value: an empty file or one with no
 // data rows, ragged rows, missing values (unless opts.DropMissing),
-// infinite or out-of-range numbers, numbers with a decimal comma, a
+// infinite or out-of-range numbers, numbers beyond float32's range (the
+// models compute in float32), numbers with a decimal comma, a
 // column that looks like an identifier or has more than [MaxCategories]
 // categories, a cell that does not fit its declared type, a target with
-// fewer than two or more than [MaxClasses] distinct values, duplicate or
-// empty column names, an unknown target column, -types or -ignore names
-// that are not columns, and a file with no feature columns. A constant
-// feature column is kept. See the package documentation for how target
-// values are numbered.
+// fewer than two or more than [MaxClasses] distinct values (more than
+// [MaxNumericClasses] if every value is a number), text that is not
+// UTF-8 (in the header or a cell that is read), duplicate or empty column
+// names, an unknown target column, -types or -ignore names that are not
+// columns, and a file with no feature columns. A constant numeric or
+// ordinal column is kept; a categorical column with one value in every
+// row is left out (see [Dataset].Constant). See the package documentation
+// for how target values are numbered.
 //
 // Parse streams the input, so memory use is proportional to the data.
 func Parse(r io.Reader, name string, opts LoadOptions) (*Dataset, error) {
@@ -221,6 +231,11 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 	seen := make(map[string]int, len(rec))
 	for j, c := range rec {
 		h := strings.Clone(strings.TrimSpace(c))
+		if e := CheckText(h); e != nil {
+			e.File, e.Line = p.name, hline
+			e.Problem = fmt.Sprintf("in header column %d %s", j+1, e.Problem)
+			return nil, e
+		}
 		if h == "" {
 			return nil, &Error{
 				File:    p.name,
@@ -327,6 +342,16 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 			cl, _ := p.cr.FieldPos(j)
 			return nil, missingError(p.name, cl, header[j], rec[j], j == tcol)
 		}
+		for j, cell := range rec {
+			if pos[j] == nil && j != tcol {
+				continue // an ignored column is not read
+			}
+			if e := CheckText(cell); e != nil {
+				e.File, e.Column = p.name, header[j]
+				e.Line, _ = p.cr.FieldPos(j)
+				return nil, e
+			}
+		}
 		if len(slab) < nf {
 			slab = make([]float64, max(nf, slabFloats/nf*nf))
 		}
@@ -387,6 +412,15 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 			Column:  d.Target,
 			Problem: fmt.Sprintf("target column has only one class (%q); a classifier needs at least two", clip(labs.text[0])),
 			Fix:     "include samples of at least two classes, or choose the class column with -target NAME",
+		}
+	}
+	if n := len(labs.text); n > MaxNumericClasses && !slices.Contains(labs.isNum, false) {
+		return nil, &Error{
+			File:   p.name,
+			Column: d.Target,
+			Problem: fmt.Sprintf("the target column holds %d distinct numbers (from %s to %s) in %d rows, so it looks like a measurement, not class labels; at most %d classes written as numbers are accepted",
+				n, strconv.FormatFloat(slices.Min(labs.num), 'g', -1, 64), strconv.FormatFloat(slices.Max(labs.num), 'g', -1, 64), len(d.Y), MaxNumericClasses),
+			Fix: fmt.Sprintf("choose the class column with -target NAME, or group the values into at most %d classes (bands such as 18-29, 30-44); classes that are numbered codes can be written as text (c1, c2, ...)", MaxNumericClasses),
 		}
 	}
 	order := labs.classOrder()

@@ -138,6 +138,30 @@ func TestParseErrors(t *testing.T) {
 			wantErr{line: 3, column: "b", value: "x", problem: "is not a number"}},
 		{"missing cell inside multi-line record", "a,b,t\n\"1\n\",NA,0\n", LoadOptions{},
 			wantErr{line: 3, column: "b", value: "NA", problem: "missing value"}},
+
+		// Numbers the models cannot hold: they compute in float32.
+		{"beyond float32", "a,b,t\n1,2,0\n1,1e300,1\n", LoadOptions{},
+			wantErr{line: 3, column: "b", value: "1e300", problem: "beyond the range of float32", fix: "-ignore b"}},
+		{"beyond float32, negative", "a,b,t\n-3.5e38,2,0\n", LoadOptions{},
+			wantErr{line: 2, column: "a", value: "-3.5e38", problem: "beyond the range of float32", fix: "rescale"}},
+		{"beyond float32 declared continuous", "a,b,t\n1,2,0\n1,4e38,1\n", continuous("b"),
+			wantErr{line: 3, column: "b", value: "4e38", problem: "beyond the range of float32"}},
+		{"beyond float32 declared binary", "a,b,t\n1,0,0\n1,1e300,1\n", types("b", Binary),
+			wantErr{line: 3, column: "b", value: "1e300", problem: "beyond the range of float32"}},
+
+		// Bytes that are not UTF-8 (a Latin-1 file): refused, not read as U+FFFD.
+		{"Latin-1 cell", "a,city,t\n1,Berlin,0\n2,M\xfcnchen,1\n", LoadOptions{},
+			wantErr{line: 3, column: "city", value: "M\xfcnchen", problem: "is not UTF-8 text (byte 0xFC at byte 2)", fix: "iconv -f latin1 -t utf-8"}},
+		{"Latin-1 header", "a,St\xe4dt,t\n1,x,0\n", LoadOptions{},
+			wantErr{line: 1, value: "St\xe4dt", problem: "in header column 2 is not UTF-8 text", fix: "iconv"}},
+		{"Latin-1 target", "a,t\n1,ja\n2,nein\n3,s\xfc\n", LoadOptions{},
+			wantErr{line: 4, column: "t", value: "s\xfc", problem: "is not UTF-8 text", fix: "UTF-8"}},
+
+		// A numeric target with many distinct values is a measurement, not classes.
+		{"numeric target of 45 values", ageCSV(120), LoadOptions{Target: "age"},
+			wantErr{column: "age", problem: "the target column holds 45 distinct numbers (from 18 to 62) in 120 rows, so it looks like a measurement", fix: "-target NAME"}},
+		{"21 numeric classes", targetCSV(numbered(0, 21, 1)), LoadOptions{},
+			wantErr{column: "t", problem: "21 distinct numbers", fix: "at most 20 classes"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,6 +172,49 @@ func TestParseErrors(t *testing.T) {
 			checkErr(t, err, "test.csv", tc.want)
 		})
 	}
+}
+
+// ageCSV returns a CSV of rows people: x, their age (18 to 62 in turn) and a yes/no label.
+func ageCSV(rows int) string {
+	var b strings.Builder
+	b.WriteString("x,age,label\n")
+	for i := range rows {
+		fmt.Fprintf(&b, "%d,%d,%s\n", i%7, 18+i%45, []string{"no", "yes"}[i%2])
+	}
+	return b.String()
+}
+
+// Text that is not UTF-8 in a column that is ignored is not read, and so not refused.
+func TestParseIgnoredColumnNotUTF8(t *testing.T) {
+	d, err := Parse(strings.NewReader("a,note,t\n1,gr\xfcn,0\n2,x,1\n"), "n.csv", LoadOptions{Ignore: []string{"note"}})
+	if err != nil || d.Rows() != 2 {
+		t.Fatalf("%v", err)
+	}
+}
+
+// A categorical column with one value in every row carries nothing and would be a one-hot
+// block of one input that cannot move: it is left out, and said so.
+func TestParseConstantTextColumn(t *testing.T) {
+	d, err := Parse(strings.NewReader("a,country,id,t\n1.5,x,1,0\n2,x,2,1\n3,x,3,0\n"), "k.csv", LoadOptions{Ignore: []string{"id"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Constant, []string{"country"}) || !slices.Equal(d.Ignored, []string{"id", "country"}) || !slices.Equal(d.Features, []string{"a"}) {
+		t.Errorf("Constant %q, Ignored %q, Features %q", d.Constant, d.Ignored, d.Features)
+	}
+	if got := d.Summary(); !slices.Contains(got, "country: ignored (one value in every row)") {
+		t.Errorf("Summary %q", got)
+	}
+	if s := d.Subset([]int{1}); !slices.Equal(s.Constant, d.Constant) {
+		t.Errorf("Subset drops Constant: %q", s.Constant)
+	}
+	// An instance may hold the column, which is skipped like any ignored one.
+	if x, err := d.EncodeRecord(map[string]string{"a": "2", "country": "y"}); err != nil || !slices.Equal(x, []float64{2}) {
+		t.Errorf("EncodeRecord: %v, %v", x, err)
+	}
+	// With no other feature column, nothing is left to explain.
+	_, err = Parse(strings.NewReader("country,t\nx,0\nx,1\n"), "k.csv", LoadOptions{})
+	checkErr(t, err, "k.csv", wantErr{problem: `no feature column is left: the ones not ignored hold one value in every row ("country")`, fix: "differ"})
 }
 
 // continuous declares the columns continuous, so that text in them is an
@@ -328,10 +395,10 @@ func numberedText(n int) []string {
 }
 
 func TestLabelMapping(t *testing.T) {
-	desc50 := numbered(49, 50, -1) // "49", "48", ..., "0"
-	y50 := make([]int, 50)
-	for i := range y50 {
-		y50[i] = 49 - i
+	desc20 := numbered(19, 20, -1) // "19", "18", ..., "0"
+	y20 := make([]int, 20)
+	for i := range y20 {
+		y20[i] = 19 - i
 	}
 	tests := []struct {
 		name   string
@@ -366,7 +433,7 @@ func TestLabelMapping(t *testing.T) {
 			[]string{"0", "1.0", "2"}, []int{2, 1, 0, 1, 2, 0}},
 		{"numbers and text lexical", []string{"a", "9", "10"}, []string{"10", "9", "a"}, []int{2, 1, 0}},
 		{"text case and spaces", []string{"b", " B", `"a"`, "b "}, []string{"B", "a", "b"}, []int{2, 0, 1, 2}},
-		{"50 classes accepted", desc50, numbered(0, 50, 1), y50},
+		{"20 numeric classes accepted", desc20, numbered(0, 20, 1), y20},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,16 +5,19 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Split divides the rows of d into a training and a test set, stratified by
 // class. The test set normally has ceil(testFrac*rows) rows, as in
 // scikit-learn's train_test_split (569 rows at 0.2 give 455/114), shared
 // out among the classes by largest remainder of testFrac*n_class, so every
-// class gets within one row of testFrac*n_class. A class with two or more
-// rows always gets at least one test row and keeps at least one training
-// row; a class with a single row stays in training (these limits can move
-// the total by a row or two). Rows are chosen by a seeded
+// class gets within one row of testFrac*n_class. Every class gets at least
+// one test row and keeps at least one training row (these limits can move
+// the total by a row or two), so a class with a single row is refused: it
+// cannot be in both, and a classifier cannot learn a class from one
+// example. Rows are chosen by a seeded
 // Fisher-Yates shuffle within each class, using this package's own
 // SplitMix64 generator, so the same d.Y, testFrac and seed always give the
 // same split, on every platform and Go version. trainIdx and testIdx are
@@ -51,6 +54,9 @@ func Split(d *Dataset, testFrac float64, seed int64) (trainIdx, testIdx []int, e
 		classes = append(classes, c)
 	}
 	sort.Ints(classes)
+	if err := singleRowClasses(d, classes, byClass); err != nil {
+		return nil, nil, err
+	}
 
 	// Test rows: ceil(testFrac*n) in all. Class c first gets
 	// floor(testFrac*n_c); the rows still missing go one each to the classes
@@ -86,23 +92,57 @@ func Split(d *Dataset, testFrac float64, seed int64) (trainIdx, testIdx []int, e
 			j := r.intn(i + 1)
 			idx[i], idx[j] = idx[j], idx[i]
 		}
-		nt := 0
-		if nc >= 2 {
-			nt = min(max(quota[k], 1), nc-1)
-		}
+		nt := min(max(quota[k], 1), nc-1)
 		testIdx = append(testIdx, idx[:nt]...)
 		trainIdx = append(trainIdx, idx[nt:]...)
-	}
-	if len(testIdx) == 0 {
-		return nil, nil, &Error{
-			File:    name,
-			Problem: fmt.Sprintf("the test set would be empty (%d rows, test fraction %v)", d.Rows(), testFrac),
-			Fix:     "use more rows (at least two in some class)",
-		}
 	}
 	sort.Ints(trainIdx)
 	sort.Ints(testIdx)
 	return trainIdx, testIdx, nil
+}
+
+// singleRowClasses refuses classes that have a single row, naming them by their label and
+// the row by its line in the file.
+func singleRowClasses(d *Dataset, classes []int, byClass map[int][]int) *Error {
+	var single []string
+	first := -1
+	for _, c := range classes {
+		if len(byClass[c]) != 1 {
+			continue
+		}
+		i := byClass[c][0]
+		if first < 0 {
+			first = i
+		}
+		where := fmt.Sprintf("row %d", i+1)
+		if len(d.Lines) == d.Rows() {
+			where = fmt.Sprintf("line %d", d.Lines[i])
+		}
+		name := strconv.Itoa(c)
+		if c < len(d.Labels) {
+			name = d.Labels[c]
+		}
+		single = append(single, fmt.Sprintf("%q (%s)", clip(name), where))
+	}
+	if single == nil {
+		return nil
+	}
+	e := &Error{File: d.Name, Column: d.Target,
+		Fix: "remove the row, merge the class into another in the target column, or add rows of it"}
+	if len(d.Lines) == d.Rows() {
+		e.Line = d.Lines[first]
+	}
+	what := "class " + single[0] + " has a single row"
+	if len(single) > 1 {
+		const most = 5
+		n := len(single)
+		if n > most {
+			single = append(single[:most], fmt.Sprintf("... (%d more)", n-most))
+		}
+		what = fmt.Sprintf("%d classes have a single row: %s", n, strings.Join(single, ", "))
+	}
+	e.Problem = what + "; a class needs rows in both the training and the test split, and a classifier cannot learn it from one example"
+	return e
 }
 
 // splitMix64 is a small, fixed pseudo-random generator, so that splits are

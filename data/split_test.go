@@ -102,24 +102,26 @@ func TestSplitSmallClasses(t *testing.T) {
 	if c := classCounts(d, test); c[1] != 1 || c[0] != 5 {
 		t.Errorf("test class counts %v, want 5 of class 0 and 1 of class 1", c)
 	}
-	// A class with a single row stays in training.
-	d = &Dataset{Y: []int{0, 0, 0, 0, 0, 1}, X: make([][]float64, 6)}
-	train, test, err = Split(d, 0.2, 1)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// A class with a single row cannot be in both splits, nor be learnt: the error names it by
+// its label and its line in the file.
+func TestSplitSingleRowClass(t *testing.T) {
+	d := &Dataset{Name: "s.csv", Target: "label", X: make([][]float64, 6), Y: []int{0, 0, 1, 0, 2, 2},
+		Labels: []string{"no", "maybe", "yes"}, Lines: []int{2, 3, 5, 6, 7, 8}}
+	train, test, err := Split(d, 0.2, 1)
+	if train != nil || test != nil {
+		t.Errorf("got indices with an error")
 	}
-	checkPartition(t, 6, train, test)
-	if c := classCounts(d, test); c[1] != 0 || c[0] != 1 {
-		t.Errorf("test class counts %v, want 1 of class 0", c)
-	}
+	checkErr(t, err, "s.csv", wantErr{line: 5, column: "label", problem: `class "maybe" (line 5) has a single row`, fix: "remove the row"})
 }
 
 func TestSplitProportionsProperty(t *testing.T) {
 	r := splitMix64{s: 5}
 	for iter := 0; iter < 2000; iter++ {
-		n0, n1 := 1+r.intn(300), 1+r.intn(300)
+		n0, n1 := 2+r.intn(300), 2+r.intn(300)
 		if iter%10 == 0 {
-			n1 = 1 + r.intn(4) // tiny minority class
+			n1 = 2 + r.intn(3) // tiny minority class
 		}
 		frac := float64(1+r.intn(99)) / 100
 		d := &Dataset{X: make([][]float64, n0+n1), Y: make([]int, n0+n1)}
@@ -136,7 +138,7 @@ func TestSplitProportionsProperty(t *testing.T) {
 			if exp := float64(nc) * frac; math.Abs(float64(c[cl])-exp) > 1 {
 				t.Fatalf("n0=%d n1=%d frac=%v: class %d has %d test rows, expected %.2f", n0, n1, frac, cl, c[cl], exp)
 			}
-			if nc >= 2 && (c[cl] < 1 || c[cl] > nc-1) {
+			if c[cl] < 1 || c[cl] > nc-1 {
 				t.Fatalf("n0=%d n1=%d frac=%v: class %d (%d rows) has %d test rows", n0, n1, frac, cl, nc, c[cl])
 			}
 		}
@@ -159,7 +161,7 @@ func TestSplitErrors(t *testing.T) {
 		{"frac negative", d, -0.2, "not between 0 and 1"},
 		{"frac above 1", d, 20, "not between 0 and 1"},
 		{"frac NaN", d, math.NaN(), "not between 0 and 1"},
-		{"test set empty", &Dataset{X: make([][]float64, 2), Y: []int{0, 1}}, 0.2, "test set would be empty"},
+		{"classes of one row", &Dataset{X: make([][]float64, 2), Y: []int{0, 1}}, 0.2, `2 classes have a single row: "0" (row 1), "1" (row 2)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

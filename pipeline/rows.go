@@ -177,6 +177,11 @@ func ReadInstances(path string, ds *data.Dataset) (*Instances, error) {
 	for j, h := range header {
 		h = strings.TrimSpace(h)
 		header[j] = h
+		if e := data.CheckText(h); e != nil {
+			e.File, e.Line = path, hline
+			e.Problem = fmt.Sprintf("in header column %d %s", j+1, e.Problem)
+			return nil, e
+		}
 		if k, dup := seen[h]; dup {
 			return nil, &data.Error{File: path, Line: hline, Column: h,
 				Problem: fmt.Sprintf("column name appears more than once (columns %d and %d)", k+1, j+1),
