@@ -26,7 +26,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	splits := fs.String("splits", "train,test", "splits to evaluate: train, test or both")
 	methods := fs.String("methods", "quce,quce-auto,ig,agi,wachter,dice-random", "methods to compare")
 	evalSeed := fs.Uint64("eval-seed", d.Seed, "seed choosing the instances and seeding DiCE-random")
-	jsonPath := fs.String("json", "", "write the report as JSON to this file")
+	jsonPath := fs.String("json", "", "write the report as JSON to this file (- for standard output, the tables then going to standard error)")
 	svgDir := fs.String("svg", "", "write the evaluation plot (SVG) into this folder")
 	var cons constraintFlags
 	cons.register(fs)
@@ -66,18 +66,17 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("-seeds sets the split, model, search and instance seeds of each run, so -%s has no effect with it; fix: drop -%s (or -seeds)", name, name)
 		}
 	}
-	svgPath := ""
-	if *svgDir != "" {
-		svgPath = filepath.Join(*svgDir, "evaluation.svg")
+	out := evalOutputs{jsonPath: stdoutName(*jsonPath, stdout), stdout: stdout, tables: stdout}
+	var pictures []string
+	if *svgDir != "" && *svgDir != "-" {
+		out.svgPath = filepath.Join(*svgDir, "evaluation.svg")
+		pictures = []string{out.svgPath}
 	}
-	if err := f.checkOutput("-json", *jsonPath); err != nil {
+	if err := f.checkOutputs([]outputFile{{"-json", out.jsonPath}}, *svgDir, pictures); err != nil {
 		return err
 	}
-	if err := f.checkOutputDir("-svg", *svgDir); err != nil {
-		return err
-	}
-	if err := f.checkOutput("-svg", svgPath); err != nil {
-		return err
+	if out.jsonPath == "-" {
+		out.tables = stderr // the tables must not mix with the JSON
 	}
 	// The constraints name columns, so the data are read first (again by prepare: cheap).
 	ds, err := f.loadData()
@@ -89,7 +88,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	o.Progress = f.logf
 	if seeds != nil {
-		return evalSeeds(ctx, f, o, seeds, *jsonPath, svgPath, stdout)
+		return evalSeeds(ctx, f, o, seeds, out)
 	}
 	s, err := f.prepare(nil)
 	if err != nil {
@@ -99,39 +98,49 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := r.WriteTables(stdout); err != nil {
+	if err := r.WriteTables(out.tables); err != nil {
 		return err
-	}
-	if *jsonPath != "" {
-		var b bytes.Buffer
-		if err := r.WriteJSON(&b); err != nil {
-			return err
-		}
-		if err := writeOutput(*jsonPath, b.Bytes()); err != nil {
-			return err
-		}
-		f.logf("wrote %s", *jsonPath)
 	}
 	table := plots.MetricTable{}
 	for m, v := range r.Metrics {
 		table[string(m)] = v
 	}
-	return writeEvalPlot(f, svgPath, table, "")
+	return out.write(f, func() ([]byte, error) {
+		var b bytes.Buffer
+		err := r.WriteJSON(&b)
+		return b.Bytes(), err
+	}, table, "")
 }
 
-// writeEvalPlot draws the evaluation plot into path ("" draws nothing).
-func writeEvalPlot(f *common, path string, table plots.MetricTable, note string) error {
-	if path == "" {
-		return nil
+// evalOutputs is where quce eval writes: its tables, -json and the -svg plot.
+type evalOutputs struct {
+	jsonPath, svgPath string // "" for none; jsonPath "-" for standard output
+	stdout, tables    io.Writer
+}
+
+// write writes the JSON (made by doc) and the evaluation plot of table, all or nothing.
+func (out evalOutputs) write(f *common, doc func() ([]byte, error), table plots.MetricTable, note string) error {
+	var outs []output
+	if out.jsonPath != "" {
+		b, err := doc()
+		if err != nil {
+			return err
+		}
+		outs = append(outs, output{out.jsonPath, b})
 	}
-	svg, err := plots.Evaluation(table, nil, plots.Options{Note: note})
-	if err != nil {
+	if out.svgPath != "" {
+		svg, err := plots.Evaluation(table, nil, plots.Options{Note: note})
+		if err != nil {
+			return err
+		}
+		outs = append(outs, output{out.svgPath, svg})
+	}
+	if err := writeOutputs(out.stdout, outs); err != nil {
 		return err
 	}
-	if err := writeOutput(path, svg); err != nil {
-		return err
+	for _, o := range outs {
+		f.logf("wrote %s", outputName(o.path))
 	}
-	f.logf("wrote %s", path)
 	return nil
 }
 
@@ -157,7 +166,7 @@ func parseSeeds(list string) ([]uint64, error) {
 // evalSeeds runs the evaluation once per seed, each with its own split, models (trained
 // with that seed, and cached), search seed and instances, and prints mean ± sd across
 // seeds; -json holds the summary and every seed's report, -svg plots the means.
-func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, jsonPath, svgPath string, stdout io.Writer) error {
+func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, out evalOutputs) error {
 	var reports []*eval.Report
 	for _, seed := range seeds {
 		f.splitSeed, f.modelSeed = int64(seed), seed
@@ -177,18 +186,8 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, j
 	if err != nil {
 		return err
 	}
-	if err := sum.WriteTables(stdout); err != nil {
+	if err := sum.WriteTables(out.tables); err != nil {
 		return err
-	}
-	if jsonPath != "" {
-		b, err := marshalJSON(map[string]any{"summary": sum, "reports": reports})
-		if err != nil {
-			return err
-		}
-		if err := writeOutput(jsonPath, b); err != nil {
-			return err
-		}
-		f.logf("wrote %s", jsonPath)
 	}
 	table := plots.MetricTable{}
 	for m, splits := range sum.Metrics {
@@ -200,5 +199,6 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, j
 			}
 		}
 	}
-	return writeEvalPlot(f, svgPath, table, fmt.Sprintf("Means over %d seeds (the tables give ± sd).", len(seeds)))
+	doc := func() ([]byte, error) { return marshalJSON(map[string]any{"summary": sum, "reports": reports}) }
+	return out.write(f, doc, table, fmt.Sprintf("Means over %d seeds (the tables give ± sd).", len(seeds)))
 }

@@ -47,8 +47,8 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&f.rows, "rows", "", "explain these rows, named by their line in the CSV file (header = line 1), e.g. 3,17,42")
 	fs.StringVar(&f.instances, "instances", "", "explain new instances from this CSV file: the data's feature columns, in any order (the target column may be absent)")
 	fs.IntVar(&f.top, "top", 5, "features printed per instance")
-	fs.StringVar(&f.jsonPath, "json", "", "write the results as JSON to this file")
-	fs.StringVar(&f.csvPath, "csv", "", "write the results as a long table (one row per instance and feature) to this CSV file")
+	fs.StringVar(&f.jsonPath, "json", "", "write the results as JSON to this file (- for standard output, the text report then going to standard error)")
+	fs.StringVar(&f.csvPath, "csv", "", "write the results as a long table (one row per instance and feature) to this CSV file (- for standard output, the text report then going to standard error)")
 	fs.StringVar(&f.svgDir, "svg", "", "write plots for every instance into this folder (SVG unless -format says otherwise)")
 	f.pictures.register(fs)
 	f.cons.register(fs)
@@ -68,28 +68,33 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if f.top < 0 {
 		return fmt.Errorf("-top %d: fix: print 0 or more features per instance", f.top)
 	}
-	if err := distinctOutputs(map[string]string{"-json": f.jsonPath, "-csv": f.csvPath}); err != nil {
+	f.jsonPath, f.csvPath = stdoutName(f.jsonPath, stdout), stdoutName(f.csvPath, stdout)
+	files := []outputFile{{"-json", f.jsonPath}, {"-csv", f.csvPath}}
+	if err := f.checkOutputs(files, f.svgDir, nil); err != nil {
 		return err
 	}
-	for _, o := range []struct{ flag, path string }{{"-json", f.jsonPath}, {"-csv", f.csvPath}} {
-		if err := f.checkOutput(o.flag, o.path); err != nil {
-			return err
-		}
-	}
-	if err := f.checkOutputDir("-svg", f.svgDir); err != nil {
-		return err
+	// The text report must not mix with JSON or CSV on standard output.
+	report := stdout
+	if f.jsonPath == "-" || f.csvPath == "-" {
+		report = stderr
 	}
 	if _, err := f.pictures.options(); err != nil {
 		return err
 	}
 	var sel *selection
 	var cons quce.Constraints
+	var svgFiles [][]string
 	s, err := f.prepare(func(ds *data.Dataset, tr, te []int) error {
 		if cons, err = f.cons.constraints(ds.Columns); err != nil {
 			return err
 		}
-		sel, err = f.selectRows(ds, tr, te)
-		return err
+		if sel, err = f.selectRows(ds, tr, te); err != nil {
+			return err
+		}
+		if svgFiles, err = f.svgFiles(sel); err != nil {
+			return err
+		}
+		return f.checkOutputs(files, f.svgDir, slices.Concat(svgFiles...))
 	})
 	if err != nil {
 		return err
@@ -110,7 +115,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("%s: %w", sel.name(p), err)
 		}
 	}
-	pics, err := plotFiles(f, s, sel)
+	pics, err := plotFiles(f, s, svgFiles)
 	if err != nil {
 		return err
 	}
@@ -124,7 +129,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs", tm.Optimisation, tm.Uncertainty)
-	printExplanations(stdout, s, ex, sel, f.top)
+	printExplanations(report, s, ex, sel, f.top)
 	var outs []output
 	if f.jsonPath != "" {
 		b, err := marshalJSON(explainDoc(s, cfg, f, ex, sel))
@@ -147,12 +152,12 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		outs = append(outs, svgs...)
 	}
-	if err := writeOutputs(outs); err != nil {
+	if err := writeOutputs(stdout, outs); err != nil {
 		return err
 	}
 	for _, p := range []string{f.jsonPath, f.csvPath} {
 		if p != "" {
-			f.logf("wrote %s", p)
+			f.logf("wrote %s", outputName(p))
 		}
 	}
 	if f.svgDir != "" {
@@ -492,6 +497,7 @@ func datasetJSON(s *pipeline.Setup) map[string]any {
 	return map[string]any{
 		"name": s.Data.Name, "sha256": s.Data.Checksum, "rows": s.Data.Rows(), "target": s.Data.Target,
 		"labels": s.Data.Labels, "train_rows": len(s.TrainIdx), "test_rows": len(s.TestIdx),
+		"constant_columns": append([]string{}, s.Data.Constant...), // left out: one value in every row
 	}
 }
 

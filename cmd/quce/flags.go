@@ -326,6 +326,9 @@ func (c *common) prepare(check func(ds *data.Dataset, trainIdx, testIdx []int) e
 	if ds.Dropped > 0 {
 		c.logf("-drop-missing: dropped %d of %d rows with a missing cell", ds.Dropped, ds.Rows()+ds.Dropped)
 	}
+	for _, name := range ds.Constant {
+		c.logf("note: column %q holds one value in every row, so it can neither change a prediction nor explain one; it is left out of the features (as -ignore %s would do)", name, name)
+	}
 	clf, v, err := c.modelConfigs()
 	if err != nil {
 		return nil, err

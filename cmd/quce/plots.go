@@ -61,10 +61,42 @@ type explainPlots struct {
 	s         *pipeline.Setup
 }
 
-// plotFiles names the -svg files and checks them before any work (an existing file needs
-// -force).
-func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection) (*explainPlots, error) {
-	ep := &explainPlots{threshold: f.threshold, s: s}
+// pictureNames are the kinds of picture drawn per instance, in order.
+func (f *explainFlags) pictureNames() []string {
+	names := []string{"attribution", "path", "map"}
+	if f.paths > 1 {
+		names = append(names, "paths")
+	}
+	if f.autoLambdas() {
+		names = append(names, "front")
+	}
+	return names
+}
+
+// svgFiles names the -svg files, per instance and picture (none without -svg), so that they
+// are checked before any work.
+func (f *explainFlags) svgFiles(sel *selection) ([][]string, error) {
+	if f.svgDir == "" {
+		return nil, nil
+	}
+	o, err := f.pictures.options()
+	if err != nil {
+		return nil, err
+	}
+	var files [][]string
+	for _, p := range sel.picks {
+		var names []string
+		for _, pic := range f.pictureNames() {
+			names = append(names, filepath.Join(f.svgDir, fmt.Sprintf("%s-%s%s", sel.svgPrefix(p), pic, o.Format.Ext())))
+		}
+		files = append(files, names)
+	}
+	return files, nil
+}
+
+// plotFiles prepares the drawing of the -svg files (from svgFiles).
+func plotFiles(f *explainFlags, s *pipeline.Setup, files [][]string) (*explainPlots, error) {
+	ep := &explainPlots{threshold: f.threshold, s: s, files: files}
 	if f.svgDir == "" {
 		return ep, nil
 	}
@@ -76,42 +108,30 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection) (*explainPlot
 	top := o
 	top.TopK = 15
 	labels := s.Data.Subset(s.TrainIdx).Y
-	ep.pictures = []picture{
-		{"attribution", func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
+	draw := map[string]func(e *quce.Explanation, agi *eval.AGIPath) ([]byte, error){
+		"attribution": func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
 			cols := s.Explainer.Columns()
 			return plots.Attribution(e.ByColumn(cols), data.Labels(cols, e.XOriginal, e.Path0().CounterfactualOriginal), top)
-		}},
-		{"path", func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
+		},
+		"path": func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
 			return plots.Path(e, s.Data.Features, s.Scaler, o)
-		}},
-		{"map", func(e *quce.Explanation, agi *eval.AGIPath) ([]byte, error) {
+		},
+		"map": func(e *quce.Explanation, agi *eval.AGIPath) ([]byte, error) {
 			paths := plots.ExplanationPaths(e)
 			if agi != nil {
 				paths = append(paths, plots.MapPath{Method: "agi", Points: agi.Points})
 			}
 			return plots.Map(s.XTrain, labels, paths, o)
-		}},
-	}
-	if f.paths > 1 {
-		ep.pictures = append(ep.pictures, picture{"paths", func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
+		},
+		"paths": func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
 			return plots.Paths(e.ByColumn(s.Explainer.Columns()), data.Names(s.Explainer.Columns()), top)
-		}})
-	}
-	if f.autoLambdas() {
-		ep.pictures = append(ep.pictures, picture{"front", func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
+		},
+		"front": func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
 			return plots.Front(e.Auto, o)
-		}})
+		},
 	}
-	for _, p := range sel.picks {
-		var names []string
-		for _, pic := range ep.pictures {
-			path := filepath.Join(f.svgDir, fmt.Sprintf("%s-%s%s", sel.svgPrefix(p), pic.name, o.Format.Ext()))
-			if err := f.checkOutput("-svg", path); err != nil {
-				return nil, err
-			}
-			names = append(names, path)
-		}
-		ep.files = append(ep.files, names)
+	for _, name := range f.pictureNames() {
+		ep.pictures = append(ep.pictures, picture{name, draw[name]})
 	}
 	return ep, nil
 }

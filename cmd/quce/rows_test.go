@@ -427,7 +427,7 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 		{"-csv names a folder", []string{"explain", "-csv", folder, "-force"}, []string{"-csv " + folder + " is a folder", "fix:"}, false},
 		{"-json inside a file", []string{"explain", "-json", filepath.Join(file, "e.json")}, []string{file + " is a file, not a folder", "fix:"}, false},
 		{"-svg names a file", []string{"explain", "-svg", file}, []string{"-svg " + file + " is a file, not a folder", "fix:"}, false},
-		{"-json and -csv the same file", []string{"explain", "-json", filepath.Join(dir, "o"), "-csv", filepath.Join(dir, ".", "o")}, []string{"-json and -csv", "fix:"}, false},
+		{"-json and -csv the same file", []string{"explain", "-json", filepath.Join(dir, "o"), "-csv", filepath.Join(dir, ".", "o")}, []string{"-json " + filepath.Join(dir, "o") + " and -csv", "are the same file", "fix:"}, false},
 		{"existing file", []string{"explain", "-csv", file}, []string{"already exists", "-force"}, false},
 		{"eval -json names a folder", []string{"eval", "-json", folder}, []string{"-json " + folder + " is a folder"}, false},
 		{"-json in a read-only folder", []string{"explain", "-json", filepath.Join(readOnly, "e.json")}, []string{"cannot write in the folder " + readOnly, "fix:"}, true},
