@@ -99,6 +99,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(stdout, modelHeader(f, s))
 	if err := r.WriteTables(stdout); err != nil {
 		return err
 	}
@@ -167,6 +168,7 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, j
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
+		fmt.Fprintf(stdout, "seed %d: %s", seed, modelHeader(f, s))
 		r, err := eval.Run(ctx, s, o)
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
