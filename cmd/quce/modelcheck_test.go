@@ -331,3 +331,33 @@ func TestBrokenModelsRefused(t *testing.T) {
 		})
 	}
 }
+
+// Every command that runs a user's model checks it first: eval and bench refuse a model fed
+// the wrong units, and bench records the check in its JSON.
+func TestEveryCommandChecksTheModel(t *testing.T) {
+	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	for _, cmd := range []string{"eval", "bench"} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{cmd, "-data", wbcCSV, "-model", fixture("models/wbc_std.onnx"), "-cache", cacheDir(), "-q"}, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), "-model-input (now raw") {
+			t.Errorf("%s with a standardized model run as raw: error %v", cmd, err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "-data", wbcCSV, "-model", fixture("models/wbc_raw.onnx"), "-rows", "1", "-steps", "5", "-vae-epochs", "2", "-latent", "2", "-q"}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("bench: %v\n%s", err, stderr.String())
+	}
+	var doc struct {
+		ModelCheck struct {
+			Accuracy float64  `json:"accuracy"`
+			Classes  []string `json:"classes"`
+		} `json:"model_check"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.ModelCheck.Accuracy <= 0.9 || len(doc.ModelCheck.Classes) != 2 {
+		t.Errorf("bench's model check %+v", doc.ModelCheck)
+	}
+}
