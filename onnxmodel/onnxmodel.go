@@ -39,6 +39,7 @@ package onnxmodel
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,6 +52,7 @@ import (
 	"github.com/gomlx/compute/gobackend"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/onnx-gomlx/onnx"
 	"github.com/gomlx/onnx-gomlx/onnx/parser"
@@ -196,6 +198,9 @@ func Load(path string, opts Options) (m *Model, err error) {
 	}); err != nil {
 		return nil, fmt.Errorf("onnxmodel: %s: reading the model's weights: %v; fix: keep the weights inside the .onnx file, or next to it for external data", path, err)
 	}
+	if err := finiteWeights(path, store); err != nil {
+		return nil, err
+	}
 	fn := forwardFn(om, in, out)
 	if err := probe(fn, store, in.features); err != nil {
 		return nil, explainBuildError(path, out.name, in, err)
@@ -218,6 +223,46 @@ func Load(path string, opts Options) (m *Model, err error) {
 		}
 	}
 	return m, nil
+}
+
+// finiteWeights checks that every float32 or float64 weight (the file's initializers) is a
+// finite number: a NaN or an infinity left by a training run that diverged would make every
+// score NaN, and every explanation with it.
+func finiteWeights(path string, store *model.Store) error {
+	for v := range store.RootScope().IterVariables() {
+		t, err := v.Value()
+		if err != nil {
+			return fmt.Errorf("onnxmodel: %s: reading weight %q: %w", path, v.Name(), err)
+		}
+		bad, first, firstAt := 0, 0.0, -1
+		check := func(i int, x float64) {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				if bad == 0 {
+					first, firstAt = x, i
+				}
+				bad++
+			}
+		}
+		switch t.DType() {
+		case dtypes.Float32:
+			tensors.MustConstFlatData(t, func(flat []float32) {
+				for i, x := range flat {
+					check(i, float64(x))
+				}
+			})
+		case dtypes.Float64:
+			tensors.MustConstFlatData(t, func(flat []float64) {
+				for i, x := range flat {
+					check(i, x)
+				}
+			})
+		}
+		if bad > 0 {
+			return fmt.Errorf("onnxmodel: %s: weight %q holds %v at position %d (%d of its %d values are not finite), so the model's scores would be NaN; fix: export the model from a network whose weights are finite (a training run that diverged leaves NaN)",
+				path, v.Name(), first, firstAt, bad, t.Shape().Size())
+		}
+	}
+	return nil
 }
 
 // passThrough are the ops allowed between the final Sigmoid or Softmax and the graph

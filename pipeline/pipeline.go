@@ -52,6 +52,24 @@ type Options struct {
 	CacheDir string
 	// Log, if set, receives one line per phase.
 	Log func(format string, args ...any)
+
+	// ModelClasses are the data's labels in the order of Model's outputs: for one output,
+	// the class of a negative logit (a probability near 0), then of a positive one; for C
+	// outputs, the class each scores. nil: the data's order (Dataset.Labels: for a CSV
+	// file, the labels sorted, numbers by value). A model trained with other codes (a text
+	// target coded by hand, say) is read with its classes swapped without it, which the
+	// model check (ModelCheck) catches.
+	ModelClasses []string
+	// ModelScaler, for a Model with Standardized inputs, is the standardisation it was
+	// trained with (data.Dataset.ReadScaler reads one from a file); nil: the training
+	// split's. It is used only for what the model is fed: the explainer still searches in
+	// the training split's standardised units. ModelScalerID names it in the outputs.
+	ModelScaler   *data.Scaler
+	ModelScalerID string
+	// AllowWeakModel explains a Model that fails its check (see ModelCheck) instead of
+	// refusing it; Setup.ModelCheck says what failed. The built-in classifier is only ever
+	// warned about.
+	AllowWeakModel bool
 }
 
 // Setup is a prepared dataset with its trained models.
@@ -77,6 +95,10 @@ type Setup struct {
 	Cached                        bool   // both models came from the cache
 	CacheKey                      string // the cache entry's name
 	Warnings                      []string
+
+	// ModelCheck is the model's score on the training split and its judgement, made
+	// before anything is trained for a user's model (see ModelCheck).
+	ModelCheck *ModelCheck
 }
 
 // DefaultCacheDir is $QUCE_CACHE if set, else the user cache folder's "quce".
@@ -119,6 +141,9 @@ func Prepare(opts Options) (*Setup, error) {
 			return nil, err
 		}
 	} else {
+		if opts.ModelClasses != nil || opts.ModelScaler != nil {
+			return nil, optionErrorf("{ModelClasses} and {ModelScaler} describe a user's {Model}, but none is given and the built-in classifier is trained on the data's own classes and standardisation; fix: drop them, or give {Model}")
+		}
 		opts.ModelInput, opts.ModelOutput = quce.Standardized, quce.Logits
 	}
 	if opts.VAE.MaxEpochs == 0 {
@@ -144,6 +169,25 @@ func Prepare(opts Options) (*Setup, error) {
 	s.Scaler = ds.FitScaler(train.X)
 	s.XTrain, s.XTest = s.Scaler.Transform(train.X), s.Scaler.Transform(test.X)
 	xtr, xte := data.ToFloat32(s.XTrain), data.ToFloat32(s.XTest)
+
+	// A user's model is scored before anything is trained, so a model read with its
+	// classes in the wrong order or fed the wrong units is refused at once.
+	var clf *quce.Classifier
+	if opts.Model != nil {
+		if clf, err = userClassifier(opts, ds, s.Scaler); err != nil {
+			return nil, err
+		}
+		if s.ModelCheck, err = scoreModel(b, clf, opts, ds, s.XTrain, train.Y, trIdx); err != nil {
+			return nil, err
+		}
+		logModelCheck(logf, s.ModelCheck)
+		if s.ModelCheck.Weak && !opts.AllowWeakModel {
+			return nil, refusal(s.ModelCheck, opts, ds)
+		}
+		if s.ModelCheck.Weak {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("the model %s fails the check before explaining (%s); it is explained anyway, as asked", modelName(opts), s.ModelCheck.Problem))
+		}
+	}
 
 	s.CacheKey = cacheKey(ds, opts, info.Config)
 	var dir string
@@ -208,10 +252,19 @@ func Prepare(opts Options) (*Setup, error) {
 		s.Model = s.Classifier
 	}
 	s.Cached = s.ClassifierSeconds == 0 && s.VAESeconds == 0
-	clf, err := quce.NewClassifier(s.Model, opts.ModelInput, opts.ModelOutput, s.Scaler)
-	if err != nil {
-		return nil, err
+	if clf == nil { // the built-in classifier: scored, and only warned about
+		if clf, err = quce.NewClassifier(s.Model, opts.ModelInput, opts.ModelOutput, s.Scaler); err != nil {
+			return nil, err
+		}
+		if s.ModelCheck, err = scoreModel(b, clf, opts, ds, s.XTrain, train.Y, trIdx); err != nil {
+			return nil, err
+		}
+		logModelCheck(logf, s.ModelCheck)
+		if s.ModelCheck.Weak {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("the built-in classifier is weak on the %d training rows: %s; its explanations describe a model that has learnt little", s.ModelCheck.Rows, s.ModelCheck.Problem))
+		}
 	}
+	s.TrainAccuracy = s.ModelCheck.Accuracy
 	s.Explainer, err = quce.New(b, clf, s.VAE, s.Scaler, ds.Features)
 	if err != nil {
 		return nil, err
@@ -223,9 +276,6 @@ func Prepare(opts Options) (*Setup, error) {
 	}
 	s.Explainer.Shards = info.Shards()
 	s.Explainer.SmallBatch = small
-	if s.TrainAccuracy, err = s.accuracy(s.XTrain, train.Y); err != nil {
-		return nil, err
-	}
 	if len(xte) > 0 {
 		if s.TestAccuracy, err = s.accuracy(s.XTest, test.Y); err != nil {
 			return nil, err

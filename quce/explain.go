@@ -307,51 +307,14 @@ func (e *Explainer) predict(queries []Query) ([][]float64, error) {
 	return e.classProbs(context.Background(), xs)
 }
 
-// classProbs returns F(c|x) [rows][classes] in fixed-size chunks (one compiled shape). For a
-// model declared to output probabilities it checks that they are: values outside [0, 1]
-// mean the outputs are logits (or something else), and explaining them as probabilities
-// would be silently wrong.
+// classProbs returns F(c|x) [rows][classes] (see Classifier.probabilities) with the
+// explainer's compiled graph.
 func (e *Explainer) classProbs(ctx context.Context, pts [][]float32) ([][]float64, error) {
-	ex, err := e.lazyExec(&e.class, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.classGraph) })
+	ex, err := e.lazyExec(&e.class, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.clf.classGraph) })
 	if err != nil {
 		return nil, err
 	}
-	j, c := e.NumFeatures(), e.clf.NumClasses()
-	out := make([][]float64, 0, len(pts))
-	buf := make([]float32, probeChunk*j)
-	for start := 0; start < len(pts); start += probeChunk {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		end := min(start+probeChunk, len(pts))
-		clear(buf)
-		for i := start; i < end; i++ {
-			copy(buf[(i-start)*j:], pts[i])
-		}
-		res, err := ex.Exec(tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j))
-		if err != nil {
-			return nil, fmt.Errorf("quce: running the model: %w", err)
-		}
-		logp := tensors.MustCopyFlatData[float32](res[0])
-		raw := tensors.MustCopyFlatData[float32](res[1])
-		finalize(res)
-		nOut := len(raw) / probeChunk
-		for i := 0; i < end-start; i++ {
-			if e.clf.output == Probabilities {
-				for k, v := range raw[i*nOut : (i+1)*nOut] {
-					if !(v >= -1e-6 && v <= 1+1e-6) {
-						return nil, fmt.Errorf("quce: the model is declared to output probabilities, but it output %v (output %d), outside [0, 1]; fix: declare its outputs as logits (-model-output logit)", v, k)
-					}
-				}
-			}
-			p := make([]float64, c)
-			for k := range p {
-				p[k] = math.Exp(float64(logp[i*c+k]))
-			}
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return e.clf.probabilities(ctx, ex, pts)
 }
 
 func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*row, error) {

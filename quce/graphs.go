@@ -161,12 +161,6 @@ func (e *Explainer) probeGraph(x, target *Node) (*Node, *Node) {
 	return p, gradF(p, gradLp)
 }
 
-// classGraph returns log F(c|x) [R,C] and the model's own outputs [R,C] (to check that
-// declared probabilities are probabilities).
-func (e *Explainer) classGraph(x *Node) (*Node, *Node) {
-	return e.clf.LogProbs(x), e.clf.rawOutputs(x)
-}
-
 // pointGraph returns, at points [R,J]: L_ε with the mean code in the trained and the
 // paper's form [R], and the reconstruction r(x) [R,J] (dec(μ(x)), with a softmax over each
 // categorical block).

@@ -2,6 +2,8 @@ package quce
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	. "github.com/gomlx/gomlx/core/graph"
@@ -93,21 +95,85 @@ type LogitForwarder interface {
 }
 
 // Classifier is a Model as the explainer sees it: standardised rows in, class
-// log-probabilities out. It composes the scaler in front of a model that takes raw units
-// and turns logits or probabilities into log F(c|x) stably.
+// log-probabilities out, in the data's class order. It composes the scaler in front of a
+// model that takes raw units (or the model's own scaler, see ModelScaler), puts the model's
+// outputs in the data's class order (see ClassOrder) and turns logits or probabilities into
+// log F(c|x) stably.
 type Classifier struct {
-	model   Model
-	logits  func(*Node) *Node // the model's logits when its probabilities end in a known activation
-	input   Units
-	output  Outputs
-	mean    []float64
-	std     []float64
-	classes int
+	model  Model
+	logits func(*Node) *Node // the model's logits when its probabilities end in a known activation
+	input  Units
+	output Outputs
+	// The model's input is x·scale + shift for the explainer's standardised x; nil: x itself.
+	scale, shift []float64
+	mean, std    []float64 // the explainer's scaler
+	classes      int
+	// order[k] is the data class of the model's output k (for one output: of a negative
+	// score, then of a positive one); nil when they agree.
+	order []int
+}
+
+// ClassifierOption changes how NewClassifier reads a model.
+type ClassifierOption func(*Classifier) error
+
+// ClassOrder says which data class each of the model's outputs scores: order[k] is the index
+// (in the data's labels) of output k. For a model with one output, order has two entries:
+// the class of a negative logit (or of a probability near 0), then of a positive one, so
+// {1, 0} reads the logit z as −z (a probability p as 1 − p). Without it, output k scores
+// data class k.
+func ClassOrder(order []int) ClassifierOption {
+	return func(c *Classifier) error {
+		seen := make([]bool, c.classes)
+		for _, d := range order {
+			if d < 0 || d >= c.classes || seen[d] {
+				return fmt.Errorf("quce: class order %v is not an order of the %d classes; fix: list each class index from 0 to %d once", order, c.classes, c.classes-1)
+			}
+			seen[d] = true
+		}
+		if len(order) != c.classes {
+			return fmt.Errorf("quce: class order %v has %d entries for %d classes; fix: list each class index from 0 to %d once", order, len(order), c.classes, c.classes-1)
+		}
+		c.order = nil
+		for k, d := range order {
+			if d != k {
+				c.order = slices.Clone(order)
+				break
+			}
+		}
+		return nil
+	}
+}
+
+// ModelScaler is the standardisation a model with Standardized inputs was trained with,
+// when it is not the explainer's scaler (the training split's): the model is fed
+// (x_raw − s.Mean) / s.Std while the explainer keeps searching in its own units.
+func ModelScaler(s *data.Scaler) ClassifierOption {
+	return func(c *Classifier) error {
+		j := c.model.NumFeatures()
+		switch {
+		case c.input != Standardized:
+			return fmt.Errorf("quce: a model scaler is for a model that takes standardized inputs, but this one takes %s inputs; fix: declare its inputs standardized, or give no scaler", c.input)
+		case s == nil || len(s.Mean) != j || len(s.Std) != j:
+			return fmt.Errorf("quce: the model scaler must have the model's %d features; fix: give one mean and one scale per feature", j)
+		}
+		for f := range j {
+			if math.IsNaN(s.Mean[f]) || math.IsInf(s.Mean[f], 0) || !(s.Std[f] > 0) || math.IsInf(s.Std[f], 0) {
+				return fmt.Errorf("quce: the model scaler's feature %d has mean %v and scale %v; fix: use a finite mean and a finite scale > 0", f+1, s.Mean[f], s.Std[f])
+			}
+		}
+		c.scale, c.shift = make([]float64, j), make([]float64, j)
+		for f := range j {
+			// x_raw = x·std + mean, and the model takes (x_raw − m)/s.
+			c.scale[f] = c.std[f] / s.Std[f]
+			c.shift[f] = (c.mean[f] - s.Mean[f]) / s.Std[f]
+		}
+		return nil
+	}
 }
 
 // NewClassifier wraps m. scaler converts between original and standardised units; it is
 // composed in front of m when m takes raw units.
-func NewClassifier(m Model, input Units, output Outputs, scaler *data.Scaler) (*Classifier, error) {
+func NewClassifier(m Model, input Units, output Outputs, scaler *data.Scaler, opts ...ClassifierOption) (*Classifier, error) {
 	if m == nil {
 		return nil, fmt.Errorf("quce: no model")
 	}
@@ -129,12 +195,20 @@ func NewClassifier(m Model, input Units, output Outputs, scaler *data.Scaler) (*
 		return nil, fmt.Errorf("quce: the model takes %d features but the data have %d; fix: use the columns the model was trained on", j, n)
 	}
 	clf := &Classifier{model: m, input: input, output: output, mean: scaler.Mean, std: scaler.Std, classes: max(2, c)}
+	if input == Raw {
+		clf.scale, clf.shift = scaler.Std, scaler.Mean
+	}
 	if lf, ok := m.(LogitForwarder); ok {
 		switch act := lf.OutputActivation(); {
 		case act != "" && output == Logits:
 			return nil, fmt.Errorf("quce: the model's output comes from a %s, so it is a probability, not a logit; fix: declare its outputs as probabilities (-model-output probability)", act)
 		case act != "":
 			clf.logits = lf.ForwardLogits
+		}
+	}
+	for _, o := range opts {
+		if err := o(clf); err != nil {
+			return nil, err
 		}
 	}
 	return clf, nil
@@ -151,6 +225,18 @@ func (c *Classifier) Output() Outputs { return c.output }
 
 // NumFeatures is J.
 func (c *Classifier) NumFeatures() int { return c.model.NumFeatures() }
+
+// ClassOrder is the data class of each of the model's outputs (see the option ClassOrder).
+func (c *Classifier) ClassOrder() []int {
+	if c.order == nil {
+		order := make([]int, c.classes)
+		for k := range order {
+			order[k] = k
+		}
+		return order
+	}
+	return slices.Clone(c.order)
+}
 
 // NumClasses is the number of classes: 2 for a model with one output, else C.
 func (c *Classifier) NumClasses() int { return c.classes }
@@ -189,27 +275,44 @@ func (c *Classifier) logProbs(t *backprop.Tape, x *Node) (logp, logits *Node) {
 		p := ClipScalar(out, probFloor, 1)
 		if out.Shape().Dimensions[1] == 1 {
 			q := ClipScalar(OneMinus(out), probFloor, 1)
-			return Log(Concatenate([]*Node{q, p}, 1)), nil
+			return c.inDataOrder(Log(Concatenate([]*Node{q, p}, 1))), nil
 		}
-		return Log(p), nil
+		return c.inDataOrder(Log(p)), nil
 	}
 	if out.Shape().Dimensions[1] == 1 {
+		if c.order != nil { // the two classes swapped: the logit of the other one
+			out = Neg(out)
+		}
 		return Neg(stableSoftplus(Concatenate([]*Node{out, Neg(out)}, 1))), out
 	}
+	out = c.inDataOrder(out)
 	return LogSoftmax(out), out
 }
 
-// rawOutputs are the model's own outputs [rows, C] for standardised x.
+// inDataOrder puts the columns [rows, classes] of the model's outputs in the data's class
+// order: column d of the result is the model's output that scores class d.
+func (c *Classifier) inDataOrder(out *Node) *Node {
+	if c.order == nil {
+		return out
+	}
+	cols := make([]*Node, len(c.order))
+	for k, d := range c.order {
+		cols[d] = Slice(out, AxisRange(), AxisElem(k))
+	}
+	return Concatenate(cols, 1)
+}
+
+// rawOutputs are the model's own outputs [rows, C], in its own order, for standardised x.
 func (c *Classifier) rawOutputs(x *Node) *Node { return c.forward(x, c.model.Forward) }
 
 // forward applies fn (the model's forward pass, or its logits) to standardised x, in the
-// units the model takes, as [rows, C].
+// units the model takes, as [rows, C] in the model's own output order.
 func (c *Classifier) forward(x *Node, fn func(*Node) *Node) *Node {
 	in := x
-	if c.input == Raw {
+	if c.scale != nil {
 		g := x.Graph()
-		std, mean := ExpandAxes(Const(g, toF32(c.std)), 0), ExpandAxes(Const(g, toF32(c.mean)), 0)
-		in = Add(Mul(x, std), mean)
+		scale, shift := ExpandAxes(Const(g, toF32(c.scale)), 0), ExpandAxes(Const(g, toF32(c.shift)), 0)
+		in = Add(Mul(x, scale), shift)
 	}
 	out := fn(in)
 	if out.Rank() == 1 {

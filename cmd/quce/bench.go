@@ -119,6 +119,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
 		"backend":    s.BackendInfo.Config, "simd": backend.SIMD, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
+		"model": modelJSON(s), "model_check": s.ModelCheck,
 	}
 	b, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {

@@ -98,6 +98,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(out.tables, modelHeader(f, s))
 	if err := r.WriteTables(out.tables); err != nil {
 		return err
 	}
@@ -176,6 +177,7 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, o
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
+		fmt.Fprintf(out.tables, "seed %d: %s", seed, modelHeader(f, s))
 		r, err := eval.Run(ctx, s, o)
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)

@@ -129,6 +129,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs", tm.Optimisation, tm.Uncertainty)
+	fmt.Fprint(report, modelHeader(&f.common, s))
 	printExplanations(report, s, ex, sel, f.top)
 	var outs []output
 	if f.jsonPath != "" {
@@ -410,7 +411,7 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 		},
 		"models": map[string]any{
 			"cache_key": s.CacheKey, "train_accuracy": s.TrainAccuracy, "test_accuracy": s.TestAccuracy,
-			"vae_train": s.VAETrain, "vae_test": s.VAETest,
+			"vae_train": s.VAETrain, "vae_test": s.VAETest, "model_check": s.ModelCheck,
 		},
 		"scaler":       map[string]any{"mean": jvec(s.Scaler.Mean), "std": jvec(s.Scaler.Std)},
 		"features":     s.Data.Features,

@@ -31,6 +31,9 @@ type common struct {
 	modelOutput        string
 	modelInputName     string
 	modelOutputName    string
+	modelClasses       string
+	scalerPath         string
+	allowWeakModel     bool
 	class              string
 	splitSeed          int64
 	cacheDir           string
@@ -69,6 +72,9 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.modelOutput, "model-output", "logit", "what the -model outputs: logit or probability")
 	fs.StringVar(&c.modelInputName, "model-input-name", "", "the ONNX input to feed, when the file has several")
 	fs.StringVar(&c.modelOutputName, "model-output-name", "", "the ONNX output to explain, when the file has several")
+	fs.StringVar(&c.modelClasses, "model-classes", "", "the data's labels in the order of the -model's outputs, comma-separated (one output: the class of a negative logit, then of a positive one; default: the data's order, sorted labels for a CSV file)")
+	fs.StringVar(&c.scalerPath, "scaler", "", "with -model-input standardized: a JSON file with the standardisation the model was trained with, by column ({\"col\": {\"mean\": m, \"scale\": s}, …}, or scikit-learn's columns/mean/scale lists; default: the training split's)")
+	fs.BoolVar(&c.allowWeakModel, "allow-weak-model", false, "explain a -model that fails the check before explaining (accuracy on the training rows at or below the majority class rate, or another class order clearly better), saying so in the output")
 	fs.StringVar(&c.class, "class", "", "target class τ by its label (default: the other class, or the most probable other class)")
 	fs.StringVar(&c.cacheDir, "cache", pipeline.DefaultCacheDir(), "folder of cached trained models")
 	fs.BoolVar(&c.noCache, "no-cache", false, "train the models even if they are cached, and do not cache them")
@@ -353,9 +359,19 @@ func (c *common) prepare(check func(ds *data.Dataset, trainIdx, testIdx []int) e
 	if err := c.loadModel(&opts); err != nil {
 		return nil, err
 	}
+	if c.scalerPath != "" {
+		if opts.ModelScaler, err = ds.ReadScaler(c.scalerPath); err != nil {
+			return nil, fmt.Errorf("-scaler: %w", err)
+		}
+		sum, err := fileSHA256(c.scalerPath)
+		if err != nil {
+			return nil, err
+		}
+		opts.ModelScalerID = fmt.Sprintf("%s sha256:%s", c.scalerPath, sum)
+	}
 	s, err := pipeline.Prepare(opts)
 	if err != nil {
-		return nil, err
+		return nil, flagError(err)
 	}
 	c.logf("backend: %s", s.BackendInfo)
 	if s.Cached {
@@ -397,8 +413,12 @@ func (c *common) loadData() (*data.Dataset, error) {
 // loadModel reads -model: an ONNX file, or a folder holding a saved built-in classifier.
 func (c *common) loadModel(opts *pipeline.Options) error {
 	if c.modelPath == "" {
-		if c.modelInputName != "" || c.modelOutputName != "" {
-			return fmt.Errorf("-model-input-name and -model-output-name choose among an ONNX file's inputs and outputs; fix: pass the file with -model")
+		// Each of these says something about the user's model, so without one it would be
+		// ignored, and the run would not be the one asked for.
+		for _, name := range []string{"model-input", "model-output", "model-input-name", "model-output-name", "model-classes", "scaler", "allow-weak-model"} {
+			if c.set[name] {
+				return fmt.Errorf("-%s describes the model given with -model, and there is none: the built-in classifier is trained on the data's own classes and standardisation; fix: add -model FILE (an .onnx file or a saved classifier folder), or drop -%s", name, name)
+			}
 		}
 		return nil
 	}
@@ -410,7 +430,10 @@ func (c *common) loadModel(opts *pipeline.Options) error {
 	if err != nil {
 		return fmt.Errorf("-model-output: %w", err)
 	}
-	opts.ModelInput, opts.ModelOutput = in, out
+	opts.ModelInput, opts.ModelOutput, opts.AllowWeakModel = in, out, c.allowWeakModel
+	if c.set["model-classes"] {
+		opts.ModelClasses = splitList(c.modelClasses)
+	}
 	st, err := os.Stat(c.modelPath)
 	if err != nil {
 		return fmt.Errorf("-model %s: %w; fix: pass an .onnx file or a saved classifier folder", c.modelPath, err)
@@ -451,9 +474,11 @@ func fileSHA256(path string) (string, error) {
 
 // modelJSON describes the explained model for the JSON outputs.
 func modelJSON(s *pipeline.Setup) map[string]any {
+	chk := s.ModelCheck
 	m := map[string]any{
 		"input": s.Options.ModelInput, "output": s.Options.ModelOutput,
 		"features": s.Model.NumFeatures(), "outputs": s.Model.NumOutputs(),
+		"classes": chk.Classes, "scaler": chk.Scaler, "allow_weak_model": s.Options.AllowWeakModel,
 	}
 	if s.Options.Model != nil {
 		m["kind"], m["id"] = "user", s.Options.ModelID

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -230,5 +231,9 @@ func TestEvalJSON(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "Path uncertainty") {
 		t.Error("no tables printed")
+	}
+	// The model and its accuracy are on stdout, also with -q.
+	if !regexp.MustCompile(`(?m)^model: the built-in classifier .*, accuracy \d\.\d+ on the 455 training rows`).MatchString(stdout.String()) {
+		t.Errorf("stdout lacks the model's accuracy:\n%s", stdout.String())
 	}
 }

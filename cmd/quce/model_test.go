@@ -105,6 +105,12 @@ func TestModelErrors(t *testing.T) {
 		{"unknown input units", []string{"-model", fixture("models/wbc_raw.onnx"), "-model-input", "scaled"}, []string{"-model-input", "raw or standardized"}},
 		{"class naming no class, built-in model", []string{"-class", "maybe"}, []string{"-class \"maybe\"", "malignant", "fix:"}},
 		{"input name without a model", []string{"-model-input-name", "x"}, []string{"-model", "fix:"}},
+		{"output kind without a model", []string{"-model-output", "probability"}, []string{"-model-output describes the model given with -model", "fix: add -model"}},
+		{"input units without a model", []string{"-model-input", "standardized"}, []string{"-model-input describes", "fix: add -model"}},
+		{"classes without a model", []string{"-model-classes", "benign,malignant"}, []string{"-model-classes describes", "fix: add -model"}},
+		{"scaler without a model", []string{"-scaler", "s.json"}, []string{"-scaler describes", "fix: add -model"}},
+		{"weak model allowed without a model", []string{"-allow-weak-model"}, []string{"-allow-weak-model describes", "fix: add -model"}},
+		{"classes that are not the data's", []string{"-data", wbcCSV, "-model", fixture("models/wbc_raw.onnx"), "-model-classes", "0,2"}, []string{"-model-classes 0,2", `"2" is not a class`, "0,1", "fix:"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -1,0 +1,98 @@
+package quce
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// probabilities returns F(c|x) [rows][classes] for standardised rows, run by ex (compiled
+// from classGraph) in fixed-size chunks (one compiled shape). The model's own outputs must be
+// finite (a NaN or Inf is a *NonFiniteOutputError). For a model declared to output
+// probabilities it checks that they are: values outside [0, 1] mean the outputs are logits
+// (or something else), and explaining them as probabilities would be silently wrong.
+func (c *Classifier) probabilities(ctx context.Context, ex *graph.Exec, pts [][]float32) ([][]float64, error) {
+	j, classes := c.NumFeatures(), c.NumClasses()
+	out := make([][]float64, 0, len(pts))
+	buf := make([]float32, probeChunk*j)
+	for start := 0; start < len(pts); start += probeChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		end := min(start+probeChunk, len(pts))
+		clear(buf)
+		for i := start; i < end; i++ {
+			copy(buf[(i-start)*j:], pts[i])
+		}
+		res, err := ex.Exec(tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j))
+		if err != nil {
+			return nil, fmt.Errorf("quce: running the model: %w", err)
+		}
+		logp := tensors.MustCopyFlatData[float32](res[0])
+		raw := tensors.MustCopyFlatData[float32](res[1])
+		finalize(res)
+		nOut := len(raw) / probeChunk
+		for i := 0; i < end-start; i++ {
+			for k, v := range raw[i*nOut : (i+1)*nOut] {
+				if !finite(v) {
+					return nil, &NonFiniteOutputError{Row: start + i, Output: k, Value: float64(v)}
+				}
+			}
+			if c.output == Probabilities {
+				for k, v := range raw[i*nOut : (i+1)*nOut] {
+					if !(v >= -1e-6 && v <= 1+1e-6) {
+						return nil, fmt.Errorf("quce: the model is declared to output probabilities, but it output %v (output %d), outside [0, 1]; fix: declare its outputs as logits (-model-output logit)", v, k)
+					}
+				}
+			}
+			p := make([]float64, classes)
+			for k := range p {
+				p[k] = math.Exp(float64(logp[i*classes+k]))
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// Predict returns F(c|x) [rows][classes], in the data's class order, for standardised rows,
+// on backend b; it compiles its graph on every call (an Explainer keeps its own: see
+// Explainer.Predict). It lets a model be scored before anything else is built, and returns
+// a *NonFiniteOutputError when the model outputs a NaN or an infinity.
+func (c *Classifier) Predict(b compute.Backend, xs [][]float64) ([][]float64, error) {
+	pts := make([][]float32, len(xs))
+	for i, x := range xs {
+		if len(x) != c.NumFeatures() {
+			return nil, fmt.Errorf("quce: row %d has %d features, the model %d; fix: pass rows with the model's columns", i, len(x), c.NumFeatures())
+		}
+		pts[i] = toF32(x)
+	}
+	ex, err := graph.NewExec(b, c.classGraph)
+	if err != nil {
+		return nil, err
+	}
+	defer ex.Finalize()
+	return c.probabilities(context.Background(), ex, pts)
+}
+
+// classGraph returns log F(c|x) [R,C] and the model's own outputs [R,C] (to check that they
+// are finite, and that declared probabilities are probabilities).
+func (c *Classifier) classGraph(x *graph.Node) (*graph.Node, *graph.Node) {
+	return c.LogProbs(x), c.rawOutputs(x)
+}
+
+// NonFiniteOutputError is a model's output that is NaN or infinite: the model is broken
+// (NaN weights, an overflow), and an explanation of it would be NaN.
+type NonFiniteOutputError struct {
+	Row    int     // the row of the call
+	Output int     // the model's output (in the model's order)
+	Value  float64 // NaN, +Inf or −Inf
+}
+
+func (e *NonFiniteOutputError) Error() string {
+	return fmt.Sprintf("quce: the model output %v (its output %d) for row %d; fix: check the model's weights for NaN or Inf, and that its inputs are in the units it takes", e.Value, e.Output, e.Row)
+}
