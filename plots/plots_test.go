@@ -755,7 +755,7 @@ func TestLayoutAlignsDataAreas(t *testing.T) {
 	for i := range steps {
 		steps[i] = float64(i)
 	}
-	f, _ := pathFigure(ex, names, p0.Points, steps, "original units", 2, Options{})
+	f, _ := pathFigure(ex, names, p0.Points, steps, "original units", func(f int) string { return names[f] }, 2, Options{})
 	c = draw.New(vgsvg.New(7*vg.Inch, 4*vg.Inch))
 	out, err = layout(f.panels, 1, c)
 	if err != nil {
