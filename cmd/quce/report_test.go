@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -187,5 +189,29 @@ func TestExplainMarksDetours(t *testing.T) {
 	}
 	if marks == 0 || !strings.Contains(stdout.String(), detourMark+" unchanged at the end: the path moved this column and back") {
 		t.Errorf("%d marked rows, %d detours in the CSV; text:\n%s", marks, n, stdout.String())
+	}
+}
+
+// The README names the -csv table's columns as the file has them, in order.
+func TestREADMEListsTheCSVColumns(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "`-csv FILE` writes")
+	end := strings.Index(text[max(start, 0):], "Numbers are written")
+	if start < 0 || end < 0 {
+		t.Fatal("the README has no paragraph on -csv")
+	}
+	var named []string
+	for _, m := range regexp.MustCompile("`([a-z_]+)(\\(_paper\\))?`").FindAllStringSubmatch(text[start:start+end], -1) {
+		named = append(named, m[1])
+		if m[2] != "" {
+			named = append(named, m[1]+"_paper")
+		}
+	}
+	if !slices.Equal(named, csvColumns) {
+		t.Errorf("the README lists the -csv columns\n%v\nthe file has\n%v", named, csvColumns)
 	}
 }
