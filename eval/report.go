@@ -165,6 +165,13 @@ const maxListed = 5
 
 func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 	fmt.Fprintln(b, "Notes")
+	if r.AlreadyTarget != nil {
+		var parts []string
+		for _, s := range r.Splits {
+			parts = append(parts, fmt.Sprintf("%s %d", s, r.AlreadyTarget[s]))
+		}
+		fmt.Fprintf(b, "- Left out, as the model already predicts the target class (-class) for them, so there is nothing to change: %s\n", strings.Join(parts, ", "))
+	}
 	if r.AGIFlipped != nil {
 		var parts []string
 		for _, s := range r.Splits {

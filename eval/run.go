@@ -163,6 +163,10 @@ type Report struct {
 	Counts map[Method]map[string]Counts `json:"counts"`
 	// AGIFlipped is, per split, how many AGI runs reached the other class.
 	AGIFlipped map[string]int `json:"agi_flipped,omitempty"`
+	// AlreadyTarget is, per split, how many of the instances chosen were left out because
+	// the model already predicts the target class (Options.Class) for them: not evaluated,
+	// not in Rows.
+	AlreadyTarget map[string]int `json:"already_target,omitempty"`
 	// Instances holds every instance's outcome, failures included, per method and split,
 	// in the order of Rows.
 	Instances map[Method]map[string][]InstanceResult `json:"instances"`
@@ -330,6 +334,9 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		for i, p := range pick {
 			xs[i], rows[i] = xsAll[p], idx[p]
 		}
+		if xs, rows, err = leaveOutAlreadyTarget(s, o, split, target, xs, rows, rep); err != nil {
+			return nil, err
+		}
 		rep.Rows[split] = rows
 		base := make([]InstanceResult, len(xs))
 		for i := range xs {
@@ -486,6 +493,37 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 	rep.Seconds = time.Since(start).Seconds()
 	logf("eval: done in %.1f s", rep.Seconds)
 	return rep, nil
+}
+
+// leaveOutAlreadyTarget drops the instances that the model already predicts as the target
+// class (-class): they have nothing to change, so no method can fail on them, and counting
+// them would inflate every method's validity. rep.AlreadyTarget records how many were left
+// out; when none is left, it is an error.
+func leaveOutAlreadyTarget(s *pipeline.Setup, o Options, split string, target int, xs [][]float64, rows []int, rep *Report) ([][]float64, []int, error) {
+	if target == quce.AutoTarget {
+		return xs, rows, nil
+	}
+	probs, err := s.Explainer.Predict(xs)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keepX [][]float64
+	var keepRows []int
+	for i, p := range probs {
+		if quce.PredictedClass(p, o.Config.Threshold) != target {
+			keepX, keepRows = append(keepX, xs[i]), append(keepRows, rows[i])
+		}
+	}
+	if left := len(xs) - len(keepX); left > 0 {
+		if rep.AlreadyTarget == nil {
+			rep.AlreadyTarget = map[string]int{}
+		}
+		rep.AlreadyTarget[split] = left
+	}
+	if len(keepX) == 0 {
+		return nil, nil, fmt.Errorf("eval: the model already predicts %q for all %d instances of the %s split, so there is nothing to explain; fix: name another class with -class, or leave -class out", s.Data.Labels[target], len(xs), split)
+	}
+	return keepX, keepRows, nil
 }
 
 // projectPieces is the number of straight pieces in which AGI's end is walked to the nearest

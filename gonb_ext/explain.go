@@ -85,6 +85,10 @@ func ExplanationHTML(s *pipeline.Setup, ex *quce.Explanation, o plots.Options) (
 	if o.Classes == nil {
 		o.Classes = s.Data.Labels
 	}
+	if ex.AlreadyTarget { // no path, no attribution: nothing to draw
+		return fmt.Sprintf("<p>%s: already predicted <b>%s</b> (F %.4f): nothing to change, so no search ran.</p>",
+			html.EscapeString(rowNames(s, [][]float64{ex.X})[0]), html.EscapeString(s.Data.Labels[ex.Target]), ex.ProbStart), nil
+	}
 	cols := s.Explainer.Columns()
 	attr, err := plots.Attribution(ex.ByColumn(cols), data.Labels(cols, ex.XOriginal, ex.Path0().CounterfactualOriginal), o)
 	if err != nil {
@@ -108,20 +112,33 @@ func changesTable(s *pipeline.Setup, ex *quce.Explanation, top int) string {
 	fmt.Fprintf(&b, "<p>%s: predicted <b>%s</b>; target <b>%s</b>: F(target) %.4f → %.4f (%s, %d steps, completeness gap %.1e, counterfactual uncertainty %.3f).</p>",
 		html.EscapeString(rowNames(s, [][]float64{ex.X})[0]),
 		html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
-		ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty)
+		ex.ProbStart, p.ProbEnd, validText(ex), p.Steps, ex.CompletenessGap, p.CFUncertainty)
 	b.WriteString("<table><tr><th>column</th><th>original</th><th>counterfactual</th><th>attribution</th><th>− uncertainty</th><th>+ uncertainty</th></tr>")
+	detours, marked := byCol.Detours(), false
 	for _, ci := range order[:min(top, len(order))] {
-		c := cols[ci]
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%+.4f</td><td>%+.4f</td><td>%+.4f</td></tr>",
+		c, mark := cols[ci], ""
+		if detours != nil && detours[ci] {
+			mark, marked = " *", true
+		}
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%+.4f%s</td><td>%+.4f</td><td>%+.4f</td></tr>",
 			html.EscapeString(c.Name), html.EscapeString(c.Format(ex.XOriginal)), html.EscapeString(c.Format(p.CounterfactualOriginal)),
-			byCol.Attribution[ci], byCol.AttributionMinus[ci], byCol.AttributionPlus[ci])
+			byCol.Attribution[ci], mark, byCol.AttributionMinus[ci], byCol.AttributionPlus[ci])
 	}
 	b.WriteString("</table>")
+	if marked {
+		b.WriteString("<p>* " + detourNote + "</p>")
+	}
 	return b.String()
 }
 
-func validText(p *quce.Path) string {
+// detourNote says why a column marked * has an attribution (quce.Explanation.Detours).
+const detourNote = "Unchanged at the end: the path moved this column and back, so its attribution is what that detour contributed, not a change to make."
+
+func validText(ex *quce.Explanation) string {
+	p := ex.Path0()
 	switch {
+	case ex.AlreadyTarget:
+		return "already the target: nothing to change"
 	case p.Failure != "":
 		return "failed: " + p.Failure
 	case p.Valid:
@@ -157,9 +174,12 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 		p := ex.Path0()
 		cols := s.Explainer.Columns()
 		top := cols[quce.RankFeatures(ex.ByColumn(cols).Attribution)[0]].Name
+		if ex.AlreadyTarget {
+			top = "—"
+		}
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%s</td><td>%d</td><td>%.1e</td><td>%.3f</td><td>%.3f</td><td>%s</td>",
 			html.EscapeString(names[i]), html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
-			ex.ProbStart, p.ProbEnd, validText(p), p.Steps, ex.CompletenessGap, p.CFUncertainty, p.PathUncertainty,
+			ex.ProbStart, p.ProbEnd, validText(ex), p.Steps, ex.CompletenessGap, p.CFUncertainty, p.PathUncertainty,
 			html.EscapeString(top))
 		if a := ex.Auto; auto && a != nil {
 			c := a.Candidates[a.Chosen]

@@ -38,6 +38,7 @@ func Attribution(ex *quce.Explanation, features []string, o Options) ([]byte, er
 		return nil, err
 	}
 	rows := rankByMagnitude(ex.Attribution, o.topK(len(names), len(names)))
+	names, detours := markDetours(ex, names, rows)
 
 	phi := &bars{values: byRow(ex.Attribution, rows), thickness: 0.6, horizontal: true, color: blue}
 	plus := &bars{values: byRow(ex.AttributionPlus, rows), offset: 0.17, thickness: 0.32, horizontal: true, color: skyBlue}
@@ -61,7 +62,7 @@ func Attribution(ex *quce.Explanation, features []string, o Options) ([]byte, er
 	}
 	f := &figure{
 		title: o.title(fmt.Sprintf(auto, prob(o, ex, "·"))),
-		note:  o.note(explanationNote(o, ex, len(rows), len(names))),
+		note:  o.note(explanationNote(o, ex, len(rows), len(names)) + detours),
 		legend: []legendItem{
 			{"Φ: along the path x → x_c", []plot.Thumbnailer{phi}},
 			{"Φ+: x_c → x_c + ε", []plot.Thumbnailer{plus}},
@@ -91,17 +92,18 @@ func Paths(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
 		}
 	}
 	rows := rankByMagnitude(ex.Attribution, o.topK(len(names), len(names)))
+	names, detours := markDetours(ex, names, rows)
 	k, m := len(rows), len(ex.Paths)
 
 	mean := &bars{values: byRow(ex.Attribution, rows), thickness: 0.6, horizontal: true, color: blue}
-	spread := &plotter.XErrorBars{
-		XYs: make(plotter.XYs, k), XErrors: make(plotter.XErrors, k),
-		LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.2)}, CapWidth: vg.Points(5),
-	}
+	// A feature whose Φ is the same on every path (a frozen one) gets no error bar.
+	spread := &plotter.XErrorBars{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.2)}, CapWidth: vg.Points(5)}
 	var dots plotter.XYs
 	for c, f := range rowFeatures(rows) {
-		spread.XYs[c] = plotter.XY{X: ex.Attribution[f], Y: float64(c)}
-		spread.XErrors[c] = struct{ Low, High float64 }{ex.AttributionStd[f], ex.AttributionStd[f]}
+		if sd := ex.AttributionStd[f]; sd > 0 {
+			spread.XYs = append(spread.XYs, plotter.XY{X: ex.Attribution[f], Y: float64(c)})
+			spread.XErrors = append(spread.XErrors, struct{ Low, High float64 }{sd, sd})
+		}
 		for i, p := range ex.Paths {
 			y := float64(c)
 			if m > 1 {
@@ -113,7 +115,10 @@ func Paths(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
 	single := marker(dots, draw.CircleGlyph{}, fade(black, 0.4), vg.Points(1.6))
 
 	p := featurePanel(names, rows, true)
-	p.Add(mean, zeroLine(k), single, spread)
+	p.Add(mean, zeroLine(k), single)
+	if len(spread.XYs) > 0 {
+		p.Add(spread)
+	}
 	p.X.Label.Text = "attribution Φ (probability)"
 	setRows(p, k)
 	pad(&p.X, 0.04)
@@ -127,7 +132,7 @@ func Paths(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
 	f := &figure{
 		title: o.title(fmt.Sprintf("exQUCE: expected attribution of %s over many paths", prob(o, ex, "·"))),
 		note: o.note(explanationNote(o, ex, k, len(names),
-			fmt.Sprintf("%d paths, %d valid (%.0f%%)", m, valid, 100*ex.ValidRate()))),
+			fmt.Sprintf("%d paths, %d valid (%.0f%%)", m, valid, 100*ex.ValidRate())) + detours),
 		legend: []legendItem{
 			{fmt.Sprintf("mean Φ over the %d paths", m), []plot.Thumbnailer{mean}},
 			{"± 1 standard deviation", []plot.Thumbnailer{line(nil, black, vg.Points(1.2))}},
@@ -163,7 +168,35 @@ func checkExplanation(ex *quce.Explanation, features []string, o Options) ([]str
 	if err := checkFinite("Attribution", ex.Attribution...); err != nil {
 		return nil, err
 	}
+	if ex.Unchanged != nil && len(ex.Unchanged) != len(ex.Attribution) {
+		return nil, fmt.Errorf("plots: Unchanged has %d values for %d features; fix: pass an explanation and its ByColumn form whole", len(ex.Unchanged), len(ex.Attribution))
+	}
 	return featureNames(features, len(ex.Attribution))
+}
+
+// detourMark follows the name of a feature that ends unchanged yet has an attribution.
+const detourMark = " *"
+
+// markDetours marks the names of the shown rows that are detours (quce.Explanation.Detours:
+// unchanged at the counterfactual, with an attribution) and returns the sentence that the
+// note then needs, with its leading line break, or "".
+func markDetours(ex *quce.Explanation, names []string, rows []int) ([]string, string) {
+	detours := ex.Detours()
+	if detours == nil {
+		return names, ""
+	}
+	out := append([]string(nil), names...)
+	marked := false
+	for _, f := range rows {
+		if detours[f] {
+			out[f] += detourMark
+			marked = true
+		}
+	}
+	if !marked {
+		return names, ""
+	}
+	return out, "\n" + strings.TrimSpace(detourMark) + " Unchanged at the counterfactual: the path moved it and back, so its Φ is what that detour contributed, not a change to make."
 }
 
 // checkVector checks that v has n finite values.

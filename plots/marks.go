@@ -25,7 +25,7 @@ type bars struct {
 func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	for i, v := range b.values {
-		if math.IsNaN(v) {
+		if math.IsNaN(v) || v == 0 { // no mark at all for zero (a frozen feature's Φ±)
 			continue
 		}
 		lo := float64(i) + b.offset - b.thickness/2

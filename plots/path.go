@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
 	"strconv"
 	"strings"
 
@@ -68,6 +69,33 @@ func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Option
 	if scaler == nil {
 		unit = "standardised"
 	}
+	// The note's values: x's own (its original values when known, exact where the path's
+	// float32 points are not) and the counterfactual's, or "unchanged" once.
+	start, scale := points[0], make([]float64, n)
+	for f := range scale {
+		scale[f] = 1
+		if scaler != nil {
+			scale[f] = scaler.Std[f]
+		}
+	}
+	switch {
+	case scaler != nil && len(ex.XOriginal) == n:
+		start = ex.XOriginal
+	case scaler == nil && len(ex.X) == n:
+		start = ex.X
+	}
+	detours := ex.Detours()
+	move := func(f int) string {
+		last := len(p0.Points) - 1
+		if p0.Points[0][f] != p0.Points[last][f] {
+			return fmt.Sprintf("%s: %s → %s", names[f], value(start[f], scale[f]), value(points[last][f], scale[f]))
+		}
+		text := fmt.Sprintf("%s: unchanged at %s", names[f], value(start[f], scale[f]))
+		if detours != nil && detours[f] {
+			text += " (moved and back)"
+		}
+		return text
+	}
 
 	// The kept points may be a subsample: Step gives each one's place on the path.
 	steps := make([]float64, len(points))
@@ -80,7 +108,7 @@ func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Option
 	// A height given in o may leave no room for the default number of feature panels: then
 	// show as many as fit.
 	for k := o.topK(n, 4); ; k-- {
-		f, height := pathFigure(ex, names, points, steps, unit, k, o)
+		f, height := pathFigure(ex, names, points, steps, unit, move, k, o)
 		b, err := render(f, o, height)
 		if err == nil || !errors.As(err, new(noRoom)) || o.TopK != 0 || o.Height == 0 || k <= 1 {
 			return b, err
@@ -88,8 +116,9 @@ func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Option
 	}
 }
 
-// pathFigure is Path's figure with its k top features, and the height of its panels.
-func pathFigure(ex *quce.Explanation, names []string, points [][]float64, steps []float64, unit string, k int, o Options) (*figure, vg.Length) {
+// pathFigure is Path's figure with its k top features, and the height of its panels; move
+// says how a feature moved from x to x_c.
+func pathFigure(ex *quce.Explanation, names []string, points [][]float64, steps []float64, unit string, move func(f int) string, k int, o Options) (*figure, vg.Length) {
 	p0, n := ex.Path0(), len(names)
 	var panels []*plot.Plot
 	var moves []string // what the note says of each feature shown
@@ -102,7 +131,7 @@ func pathFigure(ex *quce.Explanation, names []string, points [][]float64, steps 
 		p.Title.Text = names[f]
 		p.Y.Label.Text = unit
 		panels = append(panels, p)
-		moves = append(moves, fmt.Sprintf("%s: %s → %s, Φ = %.3g", names[f], num(v[0]), num(v[len(v)-1]), p0.Attribution[f]))
+		moves = append(moves, fmt.Sprintf("%s, Φ = %.3g", move(f), p0.Attribution[f]))
 	}
 	pp := stepPanel(steps, p0.Probability, black)
 	pp.Title.Text = "target probability " + prob(o, ex, "·")
@@ -150,5 +179,13 @@ func stepPanel(steps, v []float64, c color.Color) *plot.Plot {
 	return p
 }
 
-// num formats a feature value compactly.
-func num(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+// value formats a feature's value compactly (4 significant digits), without the noise of a
+// standardised float32 round trip: a value within 1e-6 of the feature's scale (its standard
+// deviation in original units) of zero is zero, not "-2.033e-08". A float32's rounding of a
+// standardised value below 16 in size stays under that.
+func value(v, scale float64) string {
+	if math.Abs(v) <= 1e-6*scale {
+		v = 0
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}

@@ -360,11 +360,16 @@ func TestPath(t *testing.T) {
 					t.Errorf("no text %q", s)
 				}
 			}
-			// In original units the top feature moves from 100 + 10·0 to 100 + 10·Δ.
+			// In original units the top feature moves from 100 + 10·0 to 100 + 10·Δ; a feature
+			// whose Δ is 0 is "unchanged at 100", said once.
 			top := rank[0]
 			end := strconv.FormatFloat(100+10*float64(top%5-2)*0.3, 'g', 4, 64)
-			if tc.scaler != nil && !doc.hasText(names[top]+": 100 → "+end+", Φ = ") {
-				t.Errorf("the note does not give the top feature going from 100 to %s (original units)", end)
+			move := names[top] + ": 100 → " + end + ", Φ = "
+			if end == "100" {
+				move = names[top] + ": unchanged at 100, Φ = "
+			}
+			if tc.scaler != nil && !doc.hasText(move) {
+				t.Errorf("the note does not give the top feature going from 100 to %s (original units): want %q", end, move)
 			}
 		})
 	}
@@ -755,7 +760,7 @@ func TestLayoutAlignsDataAreas(t *testing.T) {
 	for i := range steps {
 		steps[i] = float64(i)
 	}
-	f, _ := pathFigure(ex, names, p0.Points, steps, "original units", 2, Options{})
+	f, _ := pathFigure(ex, names, p0.Points, steps, "original units", func(f int) string { return names[f] }, 2, Options{})
 	c = draw.New(vgsvg.New(7*vg.Inch, 4*vg.Inch))
 	out, err = layout(f.panels, 1, c)
 	if err != nil {

@@ -234,7 +234,8 @@ func side(v float64) string {
 // ByColumn returns a copy of x whose attribution vectors (Φ, its spread over paths, Φ± and
 // each path's Φ, Φ± and ε) hold one value per column, a categorical column's inputs summed,
 // for tables and bar charts that show a data column as one row. The spread of a summed column
-// is that of its summed per-path Φ. Points, X and the counterfactuals stay per input.
+// is that of its summed per-path Φ; a column is Unchanged when all its inputs are. Points, X
+// and the counterfactuals stay per input.
 func (x *Explanation) ByColumn(cols []data.Column) *Explanation {
 	out := *x
 	sum := func(v []float64) []float64 { return data.SumColumns(cols, v) }
@@ -245,6 +246,12 @@ func (x *Explanation) ByColumn(cols []data.Column) *Explanation {
 		out.Paths[i] = &q
 	}
 	out.expectation()
+	if x.Unchanged != nil {
+		out.Unchanged = make([]bool, len(cols))
+		for i, c := range cols {
+			out.Unchanged[i] = !slices.Contains(x.Unchanged[c.Start:c.Start+c.Width], false)
+		}
+	}
 	return &out
 }
 

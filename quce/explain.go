@@ -171,8 +171,10 @@ func (e *Explainer) Uncertainty(pts [][]float64) (trained, paper []float64, reco
 
 // Explain runs QUCE for every query with the given configuration. Rows (instances × paths,
 // and × candidates with cfg.Auto) are optimised together, but no row's result depends on
-// another's. With cfg.Sparse the resets follow the search (see Config.Sparse). It stops
-// early with ctx's error when ctx is cancelled.
+// another's. With cfg.Sparse the resets follow the search (see Config.Sparse). An instance
+// that the model already predicts as its target class is not searched: its explanation
+// says so (Explanation.AlreadyTarget). It stops early with ctx's error when ctx is
+// cancelled.
 func (e *Explainer) Explain(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, error) {
 	ex, _, err := e.ExplainTimed(ctx, cfg, queries)
 	return ex, err
@@ -200,6 +202,47 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 	if err != nil {
 		return nil, tm, err
 	}
+	// An instance that the model already puts in its target class has nothing to change:
+	// it is not searched (the search would only make the model surer, moving every feature).
+	targets := make([]int, len(queries))
+	var search []int // the queries to search
+	for qi, q := range queries {
+		if targets[qi], err = e.target(cfg, qi, q, pred[qi]); err != nil {
+			return nil, tm, err
+		}
+		if _, err := e.box(qi, q); err != nil {
+			return nil, tm, err
+		}
+		if targets[qi] != PredictedClass(pred[qi], cfg.Threshold) {
+			search = append(search, qi)
+		}
+	}
+	out := make([]*Explanation, len(queries))
+	if len(search) < len(queries) {
+		if err := e.alreadyTargets(cfg, queries, pred, targets, out); err != nil {
+			return nil, tm, err
+		}
+	}
+	if len(search) == 0 {
+		return out, tm, nil
+	}
+	sub, subPred := make([]Query, len(search)), make([][]float64, len(search))
+	for k, qi := range search {
+		sub[k], subPred[k] = queries[qi], pred[qi]
+	}
+	ex, err := e.search(ctx, cfg, sub, subPred, &tm)
+	if err != nil {
+		return nil, tm, err
+	}
+	for k, qi := range search {
+		out[qi] = ex[k]
+	}
+	return out, tm, nil
+}
+
+// search runs the QUCE search for queries whose target is not their predicted class, with
+// their class probabilities pred, and assembles the results.
+func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pred [][]float64, tm *Timings) ([]*Explanation, error) {
 	// With automatic λ every instance is searched once per candidate, as consecutive rows
 	// of the batch; choose then keeps one candidate per instance.
 	grid := []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
@@ -215,7 +258,7 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 	}
 	rows, err := e.makeRows(cfg, cands, candPred)
 	if err != nil {
-		return nil, tm, err
+		return nil, err
 	}
 	for _, r := range rows {
 		l := grid[r.query%len(grid)]
@@ -223,23 +266,23 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 	}
 	t0 := time.Now()
 	if err := e.optimiseSharded(ctx, cfg, rows); err != nil {
-		return nil, tm, err
+		return nil, err
 	}
 	endSearch(rows)
 	if err := e.project(ctx, cfg, rows); err != nil {
-		return nil, tm, err
+		return nil, err
 	}
 	if cfg.Sparse {
 		if err := e.sparsify(ctx, cfg, rows); err != nil {
-			return nil, tm, err
+			return nil, err
 		}
 	}
 	tm.Optimisation = time.Since(t0).Seconds()
-	ex, err := e.assemble(ctx, cfg, cands, candPred, rows, &tm)
+	ex, err := e.assemble(ctx, cfg, cands, candPred, rows, tm)
 	if err != nil || cfg.Auto == nil {
-		return ex, tm, err
+		return ex, err
 	}
-	return choose(cfg, ex, grid), tm, nil
+	return choose(cfg, ex, grid), nil
 }
 
 // ExplainPaths measures given paths instead of optimising: paths[i] is a path for
@@ -321,12 +364,9 @@ func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*
 	j, classes := e.NumFeatures(), e.clf.NumClasses()
 	var rows []*row
 	for qi, q := range queries {
-		target := q.Target
-		switch {
-		case target == AutoTarget:
-			target = DefaultTarget(pred[qi], cfg.Threshold)
-		case target < 0 || target >= classes:
-			return nil, fmt.Errorf("quce: instance %d: target class %d; fix: use a class index from 0 to %d, or AutoTarget (-1)", qi, q.Target, classes-1)
+		target, err := e.target(cfg, qi, q, pred[qi])
+		if err != nil {
+			return nil, err
 		}
 		onehot := make([]float32, classes)
 		onehot[target] = 1
@@ -361,6 +401,18 @@ func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*
 		}
 	}
 	return rows, nil
+}
+
+// target is query qi's target class τ: its own, or the default for its class probabilities
+// probs.
+func (e *Explainer) target(cfg Config, qi int, q Query, probs []float64) (int, error) {
+	switch classes := e.clf.NumClasses(); {
+	case q.Target == AutoTarget:
+		return DefaultTarget(probs, cfg.Threshold), nil
+	case q.Target < 0 || q.Target >= classes:
+		return 0, fmt.Errorf("quce: instance %d: target class %d; fix: use a class index from 0 to %d, or AutoTarget (-1)", qi, q.Target, classes-1)
+	}
+	return q.Target, nil
 }
 
 // queryBox is what constrains a query's search: its instance, which inputs may move, and

@@ -88,6 +88,22 @@ func TestFrozenFeaturesAndBounds(t *testing.T) {
 	if maxDiff(p.Counterfactual, x) < 1e-3 {
 		t.Error("nothing moved")
 	}
+	// A frozen feature cannot move, so it has no uncertainty: ε = 0 and Φ± = 0 there, while
+	// the free features keep theirs.
+	e := ex[0]
+	free := 0.0
+	for f := range x {
+		if q.Frozen[f] {
+			if p.Epsilon[f] != 0 || e.AttributionPlus[f] != 0 || e.AttributionMinus[f] != 0 {
+				t.Errorf("frozen feature %d: ε %v, Φ+ %v, Φ− %v; want 0", f, p.Epsilon[f], e.AttributionPlus[f], e.AttributionMinus[f])
+			}
+			continue
+		}
+		free += p.Epsilon[f] + math.Abs(e.AttributionPlus[f])
+	}
+	if free == 0 {
+		t.Error("the free features have no ε or Φ+ either")
+	}
 }
 
 func TestEarlyStop(t *testing.T) {

@@ -42,13 +42,13 @@ type Path struct {
 	Attribution      []float64 // Φ: path-integrated gradients of F(τ|·)
 	AttributionPlus  []float64 // Φ⁺: straight-line IG from x_c to x_c + ε
 	AttributionMinus []float64 // Φ⁻: straight-line IG from x_c to x_c − ε
-	Epsilon          []float64 // ε = |x_c − r(x_c)|, r the VAE's reconstruction (vae.VAE.Reconstruction)
+	Epsilon          []float64 // ε = |x_c − r(x_c)|, r the VAE's reconstruction (vae.VAE.Reconstruction); 0 for a frozen input
 	// CompletenessGap is Σ_j Φ_j − (F(τ|x_c) − F(τ|x)): zero for exact integration.
 	CompletenessGap float64
 
 	CFUncertainty      float64 // L_ε(x_c), trained form
 	CFUncertaintyPaper float64 // L_ε(x_c), paper form (the paper's "VAE loss")
-	CFReconError       float64 // mean over features of ε
+	CFReconError       float64 // mean over features of |x_c − r(x_c)|, frozen ones too
 	// PathUncertainty and PathUncertaintyPaper are the means of L_ε over all the path's
 	// points (kept or not).
 	PathUncertainty      float64
@@ -74,6 +74,55 @@ type Explanation struct {
 	CompletenessGap float64
 	// Auto says how λ2 and λ3 were chosen, with Config.Auto; nil otherwise.
 	Auto *AutoChoice
+
+	// AlreadyTarget says the model already predicts the target class for x (PredictedClass
+	// with the threshold ϑ): there is nothing to change, so no search ran. The one path is x
+	// alone (no steps), the counterfactual is x, every attribution, Φ± and ε is zero, and
+	// Valid says as always whether F(τ|x) ≥ ϑ. It is not a counterfactual that was found.
+	AlreadyTarget bool
+	// Unchanged marks, per entry of Attribution (a model input, or a column after
+	// ByColumn), the entries whose value at the counterfactual equals x's on every path.
+	// See Detours. Nil for explanations made by hand.
+	Unchanged []bool
+}
+
+// DetourMin is the least |Φ| of an unchanged entry that Detours reports: smaller ones are at
+// the level of the path integral's own error (completeness gaps of 1e-4 to 1e-3) and read as
+// zero in a table of four decimals.
+const DetourMin = 1e-3
+
+// Detours marks the entries of Attribution that end unchanged (Unchanged) yet carry an
+// attribution of at least DetourMin in size: the path moved them and brought them back (a
+// category that the search leaned away from and the rounding to the data's values
+// restored, or a feature that Config.Sparse reset), and their Φ is what that detour
+// contributed to the change in F, as the path integral counts every move, not only where
+// the path ends. Readers would otherwise credit a change nobody has to make. Nil when
+// Unchanged is.
+func (x *Explanation) Detours() []bool {
+	if x.Unchanged == nil {
+		return nil
+	}
+	out := make([]bool, len(x.Unchanged))
+	for f, u := range x.Unchanged {
+		out[f] = u && math.Abs(x.Attribution[f]) >= DetourMin
+	}
+	return out
+}
+
+// unchanged marks the inputs whose counterfactual equals x's (as the explainer sees x, in
+// float32) on every path.
+func (x *Explanation) unchanged() []bool {
+	out := make([]bool, len(x.X))
+	for f, v := range x.X {
+		out[f] = true
+		for _, p := range x.Paths {
+			if p.Counterfactual[f] != float64(float32(v)) {
+				out[f] = false
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Path0 is the path that starts exactly at x: the QUCE explanation proper.
@@ -102,15 +151,21 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 	if err != nil {
 		return nil, err
 	}
-	// Φ± are straight-line integrals from x_c to x_c ± ε with K right-endpoint points.
+	// Φ± are straight-line integrals from x_c to x_c ± ε with K right-endpoint points. A
+	// frozen input has ε = 0, so Φ± = 0: its value cannot move, so the VAE's reconstruction
+	// gap there is no uncertainty of the counterfactual. The reconstruction error counts every
+	// input (it measures how typical x_c is).
 	invK := 1 / float64(cfg.K)
 	eps := make([][]float32, len(rows))
+	reconErr := make([]float64, len(rows))
 	var pts [][]float32
 	var targets [][]float32
 	for i, r := range rows {
 		eps[i] = make([]float32, j)
 		for f := range eps[i] {
-			eps[i][f] = float32(math.Abs(float64(last[i][f] - recon[i][f])))
+			gap := float32(math.Abs(float64(last[i][f] - recon[i][f])))
+			reconErr[i] += float64(gap) / float64(j)
+			eps[i][f] = gap * r.move[f]
 		}
 		for _, dir := range []float32{1, -1} {
 			for k := 1; k <= cfg.K; k++ {
@@ -148,13 +203,61 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 			}
 		}
 		p := e.pathResult(cfg, r, plus, minus, eps[i])
+		p.CFReconError = reconErr[i]
 		out[r.query].Paths = append(out[r.query].Paths, p)
 	}
 	for _, ex := range out {
 		ex.expectation()
+		ex.Unchanged = ex.unchanged()
 	}
 	tm.Uncertainty += time.Since(t0).Seconds()
 	return out, nil
+}
+
+// alreadyTargets fills out[qi] for every query that the model already puts in its target
+// class targets[qi] (see Explanation.AlreadyTarget); pred are the queries' class
+// probabilities.
+func (e *Explainer) alreadyTargets(cfg Config, queries []Query, pred [][]float64, targets []int, out []*Explanation) error {
+	var idx []int
+	var xs [][]float32
+	for qi := range queries {
+		if targets[qi] == PredictedClass(pred[qi], cfg.Threshold) {
+			idx = append(idx, qi)
+			xs = append(xs, toF32(queries[qi].X))
+		}
+	}
+	unc, uncPaper, recon, err := e.pointsMany(xs)
+	if err != nil {
+		return err
+	}
+	j := e.NumFeatures()
+	for k, qi := range idx {
+		x, f := toF64(xs[k]), pred[qi][targets[qi]]
+		reconErr := 0.0
+		for i := range x {
+			reconErr += math.Abs(float64(xs[k][i]-recon[k][i])) / float64(j)
+		}
+		u, up := float64(unc[k]), float64(uncPaper[k])
+		p := &Path{
+			Points: [][]float64{x}, Step: []int{0}, Probability: []float64{f},
+			Uncertainty: []float64{u}, UncertaintyPaper: []float64{up},
+			Counterfactual: x, CounterfactualOriginal: e.scaler.InverseRow(x),
+			ProbEnd: f, RelaxedProb: f, Valid: f >= cfg.Threshold,
+			Attribution: make([]float64, j), AttributionPlus: make([]float64, j),
+			AttributionMinus: make([]float64, j), Epsilon: make([]float64, j),
+			CFUncertainty: u, CFUncertaintyPaper: up, CFReconError: reconErr,
+			PathUncertainty: u, PathUncertaintyPaper: up,
+		}
+		ex := &Explanation{
+			Target: targets[qi], PredictedClass: targets[qi], Probabilities: pred[qi],
+			X: append([]float64(nil), queries[qi].X...), XOriginal: e.scaler.InverseRow(queries[qi].X),
+			ProbStart: f, Paths: []*Path{p}, AlreadyTarget: true,
+		}
+		ex.expectation()
+		ex.Unchanged = ex.unchanged()
+		out[qi] = ex
+	}
+	return nil
 }
 
 func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []float32) *Path {
@@ -186,7 +289,6 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 	}
 	p.CompletenessGap = sum - (p.ProbEnd - p.Probability[0])
 	p.CFUncertainty, p.CFUncertaintyPaper = float64(r.last.unc), float64(r.last.uncPapr)
-	p.CFReconError = mean(p.Epsilon)
 	p.PathUncertainty, p.PathUncertaintyPaper = r.sumUnc/float64(r.n), r.sumPaper/float64(r.n)
 	return p
 }
@@ -228,12 +330,4 @@ func RankFeatures(attr []float64) []int {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return math.Abs(attr[order[a]]) > math.Abs(attr[order[b]]) })
 	return order
-}
-
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }

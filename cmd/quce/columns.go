@@ -33,6 +33,17 @@ func changedColumns(cols []data.Column, x, xc []float64) []int {
 	return out
 }
 
+// marked lists the indices where marks is true.
+func marked(marks []bool) []int {
+	out := []int{}
+	for i, m := range marks {
+		if m {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // changes lists changed columns as "name: before → after", at most max of them.
 func changes(cols []data.Column, idx []int, x, xc []float64, most int) string {
 	parts := make([]string, 0, min(len(idx), most)+1)

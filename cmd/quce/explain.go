@@ -200,6 +200,10 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, s
 	}
 	for i, e := range ex {
 		p := e.Path0()
+		if e.AlreadyTarget {
+			fmt.Fprintf(w, "\n%s: %s\n", sel.name(sel.picks[i]), alreadyText(labels, e))
+			continue
+		}
 		status := "valid"
 		if !p.Valid {
 			status = "NOT valid"
@@ -230,17 +234,41 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, s
 		if top == 0 {
 			continue
 		}
-		attr := data.SumColumns(cols, e.Attribution)
-		minus, plus := data.SumColumns(cols, e.AttributionMinus), data.SumColumns(cols, e.AttributionPlus)
+		byCol := e.ByColumn(cols)
+		attr, minus, plus := byCol.Attribution, byCol.AttributionMinus, byCol.AttributionPlus
+		detours, marked := byCol.Detours(), false
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  column\toriginal\t-> counterfactual\tattribution\tΦ−\tΦ+")
 		for _, ci := range quce.RankFeatures(attr)[:min(top, len(attr))] {
-			c := cols[ci]
-			fmt.Fprintf(tw, "  %s\t%s\t-> %s\t%+.4f\t%+.4f\t%+.4f\n", c.Name, columnText(c, xo),
-				columnText(c, p.CounterfactualOriginal), attr[ci], minus[ci], plus[ci])
+			c, mark := cols[ci], ""
+			if detours[ci] {
+				mark, marked = detourMark, true
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t-> %s\t%+.4f%s\t%+.4f\t%+.4f\n", c.Name, columnText(c, xo),
+				columnText(c, p.CounterfactualOriginal), attr[ci], mark, minus[ci], plus[ci])
 		}
 		tw.Flush()
+		if marked {
+			fmt.Fprintf(w, "  %s %s\n", detourMark, detourNote)
+		}
 	}
+}
+
+// detourMark marks, in the text, an attribution of a column that ends unchanged (see
+// quce.Explanation.Detours); detourNote says why it has one.
+const (
+	detourMark = "*"
+	detourNote = "unchanged at the end: the path moved this column and back, so its attribution is what that detour contributed, not a change to make"
+)
+
+// alreadyText says that an instance is already predicted as its target class, so nothing was
+// searched (quce.Explanation.AlreadyTarget).
+func alreadyText(labels []string, e *quce.Explanation) string {
+	text := fmt.Sprintf("already predicted %q (F(%s) %.4f): nothing to change, so no search ran", labels[e.Target], labels[e.Target], e.ProbStart)
+	if !e.Path0().Valid {
+		text += "; F is below the threshold that a counterfactual must reach, so it is NOT valid"
+	}
+	return text
 }
 
 // resultJSON is one instance in quce explain's JSON. With several paths the attribution
@@ -291,6 +319,14 @@ type resultJSON struct {
 	Auto            *quce.AutoChoice `json:"auto,omitempty"` // with -lambdas auto
 	Inputs          inputsJSON       `json:"inputs"`
 	Path            pathJSON         `json:"path"`
+
+	// AlreadyTarget: the model already predicts the target class for x, so nothing was
+	// searched; the counterfactual is x and the attributions are zero. Not a counterfactual
+	// that was found.
+	AlreadyTarget bool `json:"already_target"`
+	// DetourColumns are the columns that end unchanged yet carry an attribution: the path
+	// moved them and back (quce.Explanation.Detours).
+	DetourColumns []string `json:"detour_columns"`
 }
 
 // inputsJSON is an instance's figures per model input (named by the top-level "features"):
@@ -378,6 +414,7 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 			PathUncertainty: jnum(p.PathUncertainty), PathUncertaintyPaper: jnum(p.PathUncertaintyPaper),
 			PathSteps: p.Steps, Paths: len(e.Paths), ValidPathsCount: valid,
 			ChangedFeatures: columnNames(cols, changedColumns(cols, e.X, p.Counterfactual)), Auto: e.Auto,
+			AlreadyTarget: e.AlreadyTarget, DetourColumns: columnNames(cols, marked(e.ByColumn(cols).Detours())),
 			Inputs: inputsJSON{
 				XOriginal: pk.x, CounterfactualOriginal: p.CounterfactualOriginal,
 				Attribution: e.Attribution, AttributionStd: e.AttributionStd,
@@ -428,12 +465,15 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 // csvColumns are the columns of the -csv table: one row per instance and data column. The
 // instance is named by file and line; original and counterfactual are in the data's own
 // terms (numbers, or a category's name); attributions and epsilon (standardised) are summed
-// over a categorical column's inputs; the columns after epsilon are the instance's own figures,
+// over a categorical column's inputs; changed says whether the column's counterfactual value
+// differs from the original, detour whether it ends unchanged yet carries an attribution
+// (quce.Explanation.Detours); the columns after detour are the instance's own figures,
 // repeated on each of its rows.
 var csvColumns = []string{
 	"file", "line", "split", "column", "rank", "original", "counterfactual",
 	"attribution", "attribution_std", "attribution_plus", "attribution_minus", "epsilon",
-	"predicted_class", "target_class", "prob_target_start", "prob_target_end", "valid",
+	"changed", "detour",
+	"predicted_class", "target_class", "prob_target_start", "prob_target_end", "valid", "already_target",
 	"completeness_gap", "cf_uncertainty", "cf_uncertainty_paper", "path_uncertainty",
 	"path_uncertainty_paper", "path_steps", "paths", "valid_paths_count",
 }
@@ -476,12 +516,19 @@ func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]by
 		for r, ci := range quce.RankFeatures(attr) {
 			rank[ci] = r + 1
 		}
+		changed := make([]bool, len(cols))
+		for _, ci := range changedColumns(cols, e.X, p.Counterfactual) {
+			changed[ci] = true
+		}
+		detours := e.ByColumn(cols).Detours()
 		for ci, c := range cols {
 			rec := []string{
 				sel.file, strconv.Itoa(pk.line), pk.split, c.Name, strconv.Itoa(rank[ci]),
 				cell(c, pk.x), cell(c, p.CounterfactualOriginal),
 				num(attr[ci]), num(std[ci]), num(plus[ci]), num(minus[ci]), num(eps[ci]),
+				strconv.FormatBool(changed[ci]), strconv.FormatBool(detours[ci]),
 				s.Data.Labels[e.PredictedClass], s.Data.Labels[e.Target], num(e.ProbStart), num(p.ProbEnd), strconv.FormatBool(p.Valid),
+				strconv.FormatBool(e.AlreadyTarget),
 				num(e.CompletenessGap), num(p.CFUncertainty), num(p.CFUncertaintyPaper), num(p.PathUncertainty),
 				num(p.PathUncertaintyPaper), strconv.Itoa(p.Steps), strconv.Itoa(len(e.Paths)), strconv.Itoa(valid),
 			}

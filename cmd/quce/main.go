@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
@@ -49,9 +50,16 @@ func main() {
 	case errors.Is(err, errUsage):
 		os.Exit(2)
 	default:
-		fmt.Fprintln(os.Stderr, "quce:", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+}
+
+// errorLine is how the command reports err: after "quce: ", once. The library's own errors
+// already start with it (quce.NewClassifier's, say, when they reach the command unwrapped),
+// so it is not added twice.
+func errorLine(err error) string {
+	return "quce: " + strings.TrimPrefix(err.Error(), "quce: ")
 }
 
 var errUsage = errors.New("usage")

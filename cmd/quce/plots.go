@@ -136,24 +136,31 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, files [][]string) (*explainPl
 	return ep, nil
 }
 
-// draw renders every picture of every instance. The maps need AGI's paths, which it finds
-// for all instances at once.
+// draw renders every picture of every instance that was searched (one already predicted as
+// its target class has no path to draw: see quce.Explanation.AlreadyTarget). The maps need
+// AGI's paths, which it finds for all those instances at once.
 func (ep *explainPlots) draw(ctx context.Context, ex []*quce.Explanation) ([]output, error) {
-	if len(ep.pictures) == 0 || len(ex) == 0 {
-		return nil, nil
-	}
-	xs, targets := make([][]float64, len(ex)), make([]int, len(ex))
+	var drawn []int
+	var xs [][]float64
+	var targets []int
 	for i, e := range ex {
-		xs[i], targets[i] = e.X, e.Target
+		if !e.AlreadyTarget {
+			drawn = append(drawn, i)
+			xs, targets = append(xs, e.X), append(targets, e.Target)
+		}
+	}
+	if len(ep.pictures) == 0 || len(drawn) == 0 {
+		return nil, nil
 	}
 	agi, err := eval.RunAGI(ctx, ep.s.Backend, ep.s.Explainer.Classifier(), xs, targets, eval.DefaultAGIConfig(), ep.threshold)
 	if err != nil {
 		return nil, fmt.Errorf("AGI's paths for the maps: %w", err)
 	}
 	var outs []output
-	for i, e := range ex {
+	for a, i := range drawn {
+		e := ex[i]
 		for k, pic := range ep.pictures {
-			b, err := pic.draw(e, agi[i])
+			b, err := pic.draw(e, agi[a])
 			if err != nil {
 				return nil, fmt.Errorf("plotting %s: %w", ep.files[i][k], err)
 			}

@@ -18,9 +18,6 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
-// Root is the repository's root folder (where go.mod is).
-func Root() string { return filepath.Dir(CacheDir()) }
-
 // Fixture is the path of a file under testdata/.
 func Fixture(name string) string { return filepath.Join(Root(), "testdata", name) }
 

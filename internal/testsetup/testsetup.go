@@ -16,16 +16,23 @@ func CacheDir() string {
 	if d := os.Getenv("QUCE_CACHE"); d != "" {
 		return d
 	}
+	return filepath.Join(Root(), ".quce-cache")
+}
+
+// Root is the repository's root folder (where go.mod is), found from the working folder
+// up (that folder itself when no go.mod is found): not from CacheDir, which $QUCE_CACHE may
+// put anywhere.
+func Root() string {
 	dir, err := os.Getwd()
 	if err != nil {
-		return ".quce-cache"
+		return "."
 	}
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, ".quce-cache")
+			return d
 		}
 		if filepath.Dir(d) == d {
-			return filepath.Join(dir, ".quce-cache")
+			return dir
 		}
 	}
 }

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/quce-go/quce/internal/testsetup"
+)
+
+// No error the command reports says "quce: quce:": the library's errors carry the prefix
+// already (a model declared with the wrong outputs is caught by quce.NewClassifier or by
+// the explainer, and reaches the command unwrapped).
+func TestErrorsSayQuceOnce(t *testing.T) {
+	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	for _, tc := range []struct {
+		name, command string
+		args          []string
+	}{
+		{"sigmoid output declared a logit", "explain", []string{"-data", wbcCSV, "-model", fixture("models/wbc_prob.onnx"), "-model-output", "logit"}},
+		{"logits declared probabilities", "explain", []string{"-data", wbcCSV, "-model", fixture("models/wbc_raw.onnx"), "-model-output", "probability"}},
+		{"no steps", "explain", []string{"-steps", "0"}},
+		{"unknown class", "explain", []string{"-class", "maybe"}},
+		{"unknown rule", "explain", []string{"-rule", "simpsons"}},
+		{"unknown method", "eval", []string{"-methods", "quce,oracle"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{tc.command, "-n", "1", "-steps", "5", "-q", "-cache", cacheDir()}, tc.args...)
+			err := run(context.Background(), args, &stdout, &stderr)
+			if err == nil {
+				t.Fatalf("no error; stderr:\n%s", stderr.String())
+			}
+			for _, text := range []string{errorLine(err), stderr.String()} {
+				if strings.Contains(text, "quce: quce:") {
+					t.Errorf("the prefix is doubled: %q", text)
+				}
+			}
+			if line := errorLine(err); !strings.HasPrefix(line, "quce: ") {
+				t.Errorf("%q does not start with the command's name", line)
+			}
+		})
+	}
+}
+
+// readCSV reads a -csv file as records keyed by its header.
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = r[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// -class naming the class a row is already predicted as: the text says so and shows no
+// table, nothing is searched or changed, the JSON and CSV mark the row already_target, and
+// no picture is drawn for it. The other rows are explained as usual.
+func TestExplainAlreadyTarget(t *testing.T) {
+	dir := t.TempDir()
+	js, cs, svg := filepath.Join(dir, "e.json"), filepath.Join(dir, "e.csv"), filepath.Join(dir, "svg")
+	var stdout, stderr bytes.Buffer
+	// Lines 3 and 39 of wbc.csv are test rows predicted malignant and benign.
+	err := run(context.Background(), []string{"explain", "-rows", "3,39", "-class", "benign", "-steps", "50", "-q",
+		"-json", js, "-csv", cs, "-svg", svg, "-cache", cacheDir()}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("explain: %v\n%s", err, stderr.String())
+	}
+	text := stdout.String()
+	if !strings.Contains(text, `line 39 of wbc.csv (test split): already predicted "benign"`) || !strings.Contains(text, "nothing to change") {
+		t.Errorf("the text does not say that line 39 is already benign:\n%s", text)
+	}
+	if strings.Count(text, "-> counterfactual") != 1 || !strings.Contains(text, `line 3 of wbc.csv (test split): predicted "malignant", target "benign"`) {
+		t.Errorf("want one table, for line 3 only:\n%s", text)
+	}
+	var doc struct {
+		Results []struct {
+			Line            int      `json:"line"`
+			Valid           bool     `json:"valid"`
+			AlreadyTarget   bool     `json:"already_target"`
+			PathSteps       int      `json:"path_steps"`
+			ChangedFeatures []string `json:"changed_features"`
+		} `json:"results"`
+	}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Results {
+		already := r.Line == 39
+		if r.AlreadyTarget != already || already && !r.Valid || already != (r.PathSteps == 0) || already != (len(r.ChangedFeatures) == 0) {
+			t.Errorf("line %d: already %v, valid %v, %d steps, changed %v", r.Line, r.AlreadyTarget, r.Valid, r.PathSteps, r.ChangedFeatures)
+		}
+	}
+	for _, r := range readCSV(t, cs) {
+		already := r["line"] == "39"
+		if r["already_target"] != strconv.FormatBool(already) || already && (r["changed"] != "false" || r["attribution"] != "0") {
+			t.Errorf("CSV line %s, column %s: already_target %s, changed %s, attribution %s", r["line"], r["column"], r["already_target"], r["changed"], r["attribution"])
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(svg, "*"))
+	for _, f := range files {
+		if strings.Contains(f, "line39") {
+			t.Errorf("a picture of line 39, which has no path: %s", f)
+		}
+	}
+	if len(files) != 3 {
+		t.Errorf("%d pictures, want 3 (line 3): %v", len(files), files)
+	}
+}
+
+// On mixed data, a column that ends unchanged but carries an attribution is marked: a "*"
+// after its attribution with a note under the table, detour_columns in the JSON, detour in
+// the CSV; changed is false for it.
+func TestExplainMarksDetours(t *testing.T) {
+	dir := t.TempDir()
+	js, cs := filepath.Join(dir, "e.json"), filepath.Join(dir, "e.csv")
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"explain", "-data", "german_credit", "-n", "2", "-q",
+		"-json", js, "-csv", cs, "-cache", cacheDir()}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("explain: %v\n%s", err, stderr.String())
+	}
+	var doc struct {
+		Results []struct {
+			Line          int      `json:"line"`
+			DetourColumns []string `json:"detour_columns"`
+		} `json:"results"`
+	}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	detours := map[string]bool{} // line/column
+	for _, r := range doc.Results {
+		for _, c := range r.DetourColumns {
+			detours[fmt.Sprintf("%d/%s", r.Line, c)] = true
+		}
+	}
+	if len(detours) == 0 {
+		t.Fatal("no detour in two rows of German credit: the test shows nothing")
+	}
+	n := 0
+	for _, r := range readCSV(t, cs) {
+		key := r["line"] + "/" + r["column"]
+		if (r["detour"] == "true") != detours[key] || detours[key] && (r["changed"] != "false" || r["original"] != r["counterfactual"]) {
+			t.Errorf("CSV %s: detour %s, changed %s, %s -> %s; JSON detour %v", key, r["detour"], r["changed"], r["original"], r["counterfactual"], detours[key])
+		}
+		if detours[key] {
+			n++
+		}
+	}
+	// Every marked row of the text tables is a detour of the JSON, and the note explains it.
+	marks := 0
+	line := 0
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if strings.HasPrefix(l, "line ") {
+			fmt.Sscanf(l, "line %d", &line)
+		}
+		fields := strings.Fields(l)
+		if len(fields) > 0 && strings.Contains(l, "->") && strings.Contains(l, detourMark+" ") {
+			marks++
+			if !detours[fmt.Sprintf("%d/%s", line, fields[0])] {
+				t.Errorf("marked in the text but not a detour: %q", l)
+			}
+		}
+	}
+	if marks == 0 || !strings.Contains(stdout.String(), detourMark+" unchanged at the end: the path moved this column and back") {
+		t.Errorf("%d marked rows, %d detours in the CSV; text:\n%s", marks, n, stdout.String())
+	}
+}
+
+// The README names the -csv table's columns as the file has them, in order.
+func TestREADMEListsTheCSVColumns(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "`-csv FILE` writes")
+	end := strings.Index(text[max(start, 0):], "Numbers are written")
+	if start < 0 || end < 0 {
+		t.Fatal("the README has no paragraph on -csv")
+	}
+	var named []string
+	for _, m := range regexp.MustCompile("`([a-z_]+)(\\(_paper\\))?`").FindAllStringSubmatch(text[start:start+end], -1) {
+		named = append(named, m[1])
+		if m[2] != "" {
+			named = append(named, m[1]+"_paper")
+		}
+	}
+	if !slices.Equal(named, csvColumns) {
+		t.Errorf("the README lists the -csv columns\n%v\nthe file has\n%v", named, csvColumns)
+	}
+}

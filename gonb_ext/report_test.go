@@ -1,0 +1,57 @@
+package gonbext_test
+
+import (
+	"strings"
+	"testing"
+
+	gonbext "github.com/quce-go/quce/gonb_ext"
+	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/plots"
+	"github.com/quce-go/quce/quce"
+)
+
+// A row already predicted as its target class is shown as such, without figures (it has no
+// path); a column that ends unchanged with an attribution is marked in the table, with the
+// note that explains the mark.
+func TestExplanationSaysWhatHappened(t *testing.T) {
+	s := testsetup.WBC(t)
+	probs, err := s.Explainer.Predict(s.XTest[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := quce.NewQuery(s.XTest[0])
+	q.Target = quce.PredictedClass(probs[0], 0.5)
+	cfg := quce.DefaultConfig()
+	ex, err := gonbext.ExplainQueries(s, cfg, []quce.Query{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := gonbext.ExplanationHTML(s, ex[0], plots.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html, "already predicted") || strings.Contains(html, "<svg") {
+		t.Errorf("already the target: %s", html)
+	}
+
+	g := testsetup.German(t)
+	gex, err := gonbext.Explain(g, cfg, g.XTest[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := 0
+	for _, e := range gex {
+		html, err := gonbext.ExplanationHTML(g, e, plots.Options{TopK: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := strings.Count(html, " *</td>")
+		if (n > 0) != strings.Contains(html, "the path moved this column and back") {
+			t.Errorf("%d marked rows, and the note is missing or alone:\n%s", n, html)
+		}
+		marked += n
+	}
+	if marked == 0 {
+		t.Error("no detour marked in two rows of German credit")
+	}
+}
