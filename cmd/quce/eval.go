@@ -91,7 +91,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if seeds != nil {
 		return evalSeeds(ctx, f, o, seeds, *jsonPath, svgPath, stdout)
 	}
-	s, err := f.prepare(nil)
+	s, err := f.prepare(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -101,6 +101,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if err := r.WriteTables(stdout); err != nil {
 		return err
+	}
+	// A report without a single valid result measures nothing: the tables say why.
+	if err := r.NoneSucceeded(); err != nil {
+		return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "eval: "))
 	}
 	if *jsonPath != "" {
 		var b bytes.Buffer
@@ -163,7 +167,7 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, j
 		f.splitSeed, f.modelSeed = int64(seed), seed
 		o.Seed, o.Config.Seed = seed, seed
 		f.logf("eval: seed %d", seed)
-		s, err := f.prepare(nil)
+		s, err := f.prepare(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
@@ -179,6 +183,15 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, j
 	}
 	if err := sum.WriteTables(stdout); err != nil {
 		return err
+	}
+	var failed error
+	for _, r := range reports {
+		if failed = r.NoneSucceeded(); failed == nil {
+			break
+		}
+	}
+	if failed != nil {
+		return fmt.Errorf("with every seed, %s; no output files were written", strings.TrimPrefix(failed.Error(), "eval: "))
 	}
 	if jsonPath != "" {
 		b, err := marshalJSON(map[string]any{"summary": sum, "reports": reports})

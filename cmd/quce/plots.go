@@ -57,14 +57,16 @@ type picture struct {
 type explainPlots struct {
 	pictures  []picture
 	files     [][]string // per instance, per picture
+	names     []string   // per instance, as the text names it
 	threshold float64    // ϑ, for AGI's paths
 	s         *pipeline.Setup
+	logf      func(format string, args ...any)
 }
 
 // plotFiles names the -svg files and checks them before any work (an existing file needs
 // -force).
 func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection) (*explainPlots, error) {
-	ep := &explainPlots{threshold: f.threshold, s: s}
+	ep := &explainPlots{threshold: f.threshold, s: s, logf: f.logf}
 	if f.svgDir == "" {
 		return ep, nil
 	}
@@ -112,12 +114,13 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection) (*explainPlot
 			names = append(names, path)
 		}
 		ep.files = append(ep.files, names)
+		ep.names = append(ep.names, sel.name(p))
 	}
 	return ep, nil
 }
 
-// draw renders every picture of every instance. The maps need AGI's paths, which it finds
-// for all instances at once.
+// draw renders every picture of every instance whose search did not fail. The maps need
+// AGI's paths, which it finds for all instances at once.
 func (ep *explainPlots) draw(ctx context.Context, ex []*quce.Explanation) ([]output, error) {
 	if len(ep.pictures) == 0 || len(ex) == 0 {
 		return nil, nil
@@ -132,6 +135,14 @@ func (ep *explainPlots) draw(ctx context.Context, ex []*quce.Explanation) ([]out
 	}
 	var outs []output
 	for i, e := range ex {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if p := e.Path0(); p.Failure != "" {
+			// A failed row has no counterfactual or attribution to draw; the text says why.
+			ep.logf("no pictures for %s: it failed (see above)", ep.names[i])
+			continue
+		}
 		for k, pic := range ep.pictures {
 			b, err := pic.draw(e, agi[i])
 			if err != nil {
