@@ -10,8 +10,8 @@ import (
 	"github.com/quce-go/quce/data"
 )
 
-// A path whose attribution misses much of the change in F fails, and a failed path reports
-// no numbers: its counterfactual, attribution and the figures at its end are NaN, whatever
+// A path whose attribution misses much of the change in F, or splits it into parts that
+// cancel far beyond it, fails, and a failed path reports no numbers: its counterfactual, attribution and the figures at its end are NaN, whatever
 // was measured, so no output can print them as a result.
 func TestPathResultWithdrawsUnreliableAttribution(t *testing.T) {
 	e := &Explainer{scaler: &data.Scaler{Mean: []float64{1, 2}, Std: []float64{2, 3}}}
@@ -34,6 +34,8 @@ func TestPathResultWithdrawsUnreliableAttribution(t *testing.T) {
 		{"gap beyond the bound", []float64{0.5, 0.3 + 0.51}, "", "completeness gap is beyond ±0.5"},
 		{"negative gap beyond the bound", []float64{-3, 0}, "", "completeness gap is beyond ±0.5"},
 		{"non-finite attribution", []float64{math.Inf(1), 0}, "", "completeness gap is beyond ±0.5"},
+		{"parts cancelling within the bound", []float64{5.3, -4.5}, "", ""},
+		{"parts cancelling beyond the bound", []float64{5.5, -4.7}, "", "parts sum to more than 10 in absolute value"},
 		{"a search that diverged", []float64{0.5, 0.3}, "diverged at step 3 (…); fix: …", "diverged at step 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -192,6 +193,33 @@ func TestLargeJobWalkedInUnits(t *testing.T) {
 	for i := range ex {
 		if d := maxDiff(ex[i].Path0().Counterfactual, alone[i].Path0().Counterfactual); d > 1e-6 {
 			t.Errorf("instance %d: path 1 differs by %.2e walked in units", i, d)
+		}
+	}
+}
+
+// Inside a box (German credit's discrete columns keep to their observed ranges), a search
+// with an absurd learning rate jumps from corner to corner instead of running off: its
+// attribution, parts of ±40 that cancel to near the change in F, is reported as unreliable,
+// never as a result.
+func TestSearchInsideBoundsWithAbsurdStepsFails(t *testing.T) {
+	s := testsetup.German(t)
+	cfg := quce.DefaultConfig()
+	cfg.LearningRate, cfg.Steps = 1e9, 200
+	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(s.XTest[:8]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range ex {
+		p := e.Path0()
+		if p.Failure == "" || p.Valid || !strings.Contains(p.Failure, "-lr") {
+			t.Errorf("instance %d: valid %v, failure %q, attribution %v; want a failure with the -lr fix", i, p.Valid, p.Failure, e.Attribution)
+		}
+		sum := 0.0
+		for _, v := range e.Attribution {
+			sum += math.Abs(v)
+		}
+		if !math.IsNaN(sum) {
+			t.Errorf("instance %d: an attribution summing to %v in absolute value is reported", i, sum)
 		}
 	}
 }

@@ -248,7 +248,7 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 		}
 	}
 	tm.Optimisation = time.Since(t0).Seconds()
-	ex, err := e.assemble(ctx, cfg, cands, candPred, rows, &tm, lrFix(cfg, "more points per segment (-k)"))
+	ex, err := e.assemble(ctx, cfg, cands, candPred, rows, &tm, lrFix(cfg))
 	if err != nil || cfg.Auto == nil {
 		return ex, tm, err
 	}
@@ -308,7 +308,7 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 		return nil, err
 	}
 	endSearch(rows)
-	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{}, "fix: give the path more points, so that its segments are shorter")
+	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{}, "fix: give the path more points, closer together")
 }
 
 // predict returns the class probabilities of each query, checking the queries' shapes and
