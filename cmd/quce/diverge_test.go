@@ -54,11 +54,11 @@ func TestEveryRowFailedIsAnError(t *testing.T) {
 		stdout []string
 	}{
 		{"explain, every search diverges", []string{"explain", "-n", "2", "-lr", "1e9", "-json", js, "-csv", csv, "-svg", svg},
-			[]string{"every one of the 2 explanations failed", "diverged at step", "-lr", "no output files were written"},
-			[]string{"FAILED: diverged at step 1", "fix: a smaller learning rate (-lr), such as 0.01"}},
+			[]string{"every one of the 2 explanations failed", "-lr", "no output files were written"},
+			[]string{"FAILED: ", "fix: a smaller learning rate (-lr), such as 0.01"}},
 		{"eval, every method diverges", []string{"eval", "-n", "2", "-splits", "test", "-methods", "quce,wachter", "-lr", "1e9", "-json", js, "-svg", svg},
 			[]string{"no method gave a valid result for any instance", "-lr", "no output files were written"},
-			[]string{"Validity rate", "0.00 (0/2)", "diverged at step 1"}},
+			[]string{"Validity rate", "0.00 (0/2)", "fix: a smaller learning rate (-lr), such as 0.01"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, _, err := quceRun(tc.args...)
