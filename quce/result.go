@@ -3,6 +3,7 @@ package quce
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -13,15 +14,20 @@ type Path struct {
 	// Points are the path's kept points (standardised): x_Δ0 = x, ..., x_Δn = x_c, every
 	// point or, with Config.PathPoints, evenly spaced ones. Step gives each one's index
 	// among all the path's points; the vectors below are measured at the kept points.
-	Points      [][]float64
-	Step        []int
-	Probability []float64 // F(τ|·) at each kept point
-	Uncertainty []float64 // L_ε at each kept point, trained (negative-ELBO) form
+	Points [][]float64
+	// PointsOriginal are the same points in the data's units, exactly: an input at the
+	// instance's value (frozen, reset by Config.Sparse, or unchanged) is the instance's
+	// value as given (Query.Original), a discrete column at a legal value is that value,
+	// and every value lies inside the query's box in the data's units.
+	PointsOriginal [][]float64
+	Step           []int
+	Probability    []float64 // F(τ|·) at each kept point
+	Uncertainty    []float64 // L_ε at each kept point, trained (negative-ELBO) form
 	// UncertaintyPaper is L_ε at each point in the paper's form (mean MSE + KL).
 	UncertaintyPaper []float64
 
 	Counterfactual         []float64 // x_c = x_Δn (standardised)
-	CounterfactualOriginal []float64 // x_c in original units
+	CounterfactualOriginal []float64 // x_c in original units, exactly as PointsOriginal
 	ProbEnd                float64   // F(τ|x_c)
 	Valid                  bool      // F(τ|x_c) ≥ ϑ and no numerical failure
 	Steps                  int       // optimisation steps taken (fewer than n after an early stop)
@@ -62,7 +68,7 @@ type Explanation struct {
 	PredictedClass int       // f(x): see PredictedClass
 	Probabilities  []float64 // F(c|x) for every class c
 	X              []float64 // the instance (standardised)
-	XOriginal      []float64 // the instance in original units
+	XOriginal      []float64 // the instance in original units (Query.Original when given)
 	ProbStart      float64   // F(τ|x)
 	Paths          []*Path   // Paths[0] starts exactly at x; the others at a seeded offset
 
@@ -133,7 +139,7 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 		out[qi] = &Explanation{
 			Target: first.target, PredictedClass: PredictedClass(pred[qi], cfg.Threshold),
 			Probabilities: pred[qi],
-			X:             append([]float64(nil), q.X...), XOriginal: e.scaler.InverseRow(q.X),
+			X:             append([]float64(nil), q.X...), XOriginal: slices.Clone(first.x0orig),
 			ProbStart: float64(first.kept.points[0].prob),
 		}
 	}
@@ -163,7 +169,7 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		kept = append(kept, r.last)
 	}
 	p := &Path{
-		Points: make([][]float64, len(kept)), Step: make([]int, len(kept)),
+		Points: make([][]float64, len(kept)), PointsOriginal: make([][]float64, len(kept)), Step: make([]int, len(kept)),
 		Probability: make([]float64, len(kept)), Uncertainty: make([]float64, len(kept)), UncertaintyPaper: make([]float64, len(kept)),
 		Attribution: r.phi, AttributionPlus: plus, AttributionMinus: minus, Epsilon: toF64(eps),
 		Steps: r.searched - 1, Failure: r.failure, Resets: r.resets, Repairs: r.repairs,
@@ -173,11 +179,11 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		p.Steps-- // the jump to the offset start is not an optimisation step
 	}
 	for i, k := range kept {
-		p.Points[i], p.Step[i] = toF64(k.x), k.step
+		p.Points[i], p.PointsOriginal[i], p.Step[i] = toF64(k.x), e.dataUnits(r.box(), k.x), k.step
 		p.Probability[i], p.Uncertainty[i], p.UncertaintyPaper[i] = float64(k.prob), float64(k.unc), float64(k.uncPapr)
 	}
 	p.Counterfactual = toF64(r.last.x)
-	p.CounterfactualOriginal = e.scaler.InverseRow(p.Counterfactual)
+	p.CounterfactualOriginal = e.dataUnits(r.box(), r.last.x)
 	p.ProbEnd = float64(r.last.prob)
 	p.Valid = p.ProbEnd >= cfg.Threshold && r.failure == ""
 	sum := 0.0
