@@ -11,6 +11,11 @@ import (
 // (and Mean as the constant), so transforming never divides by zero.
 type Scaler struct {
 	Mean, Std []float64
+	// Min and Max are each feature's observed range over the rows it was
+	// fitted on (the training split), in original units: the default room a
+	// counterfactual has to move (see quce.Query). They are nil in a Scaler
+	// built by hand, which then sets no default range.
+	Min, Max []float64
 }
 
 // FitScaler fits a Scaler on the rows X (normally the training rows only).
@@ -18,7 +23,7 @@ type Scaler struct {
 // An empty X gives a Scaler with no features.
 func FitScaler(X [][]float64) *Scaler {
 	if len(X) == 0 {
-		return &Scaler{Mean: []float64{}, Std: []float64{}}
+		return &Scaler{Mean: []float64{}, Std: []float64{}, Min: []float64{}, Max: []float64{}}
 	}
 	nf := len(X[0])
 	for i, row := range X {
@@ -27,7 +32,7 @@ func FitScaler(X [][]float64) *Scaler {
 		}
 	}
 	n := float64(len(X))
-	s := &Scaler{Mean: make([]float64, nf), Std: make([]float64, nf)}
+	s := &Scaler{Mean: make([]float64, nf), Std: make([]float64, nf), Min: make([]float64, nf), Max: make([]float64, nf)}
 	for j := 0; j < nf; j++ {
 		lo, hi, sum := X[0][j], X[0][j], 0.0
 		for _, row := range X {
@@ -35,6 +40,7 @@ func FitScaler(X [][]float64) *Scaler {
 			lo, hi = min(lo, v), max(hi, v)
 			sum += v
 		}
+		s.Min[j], s.Max[j] = lo, hi
 		if lo == hi { // constant feature (or a single row)
 			s.Mean[j], s.Std[j] = lo, 1
 			continue

@@ -62,9 +62,14 @@ func TestScalerConstantAndKnownValues(t *testing.T) {
 	s := FitScaler(X)
 	wantMean := []float64{3, 0.1, 0}
 	wantStd := []float64{math.Sqrt(8.0 / 3), 1, math.Sqrt(8)} // population std; constant -> 1
+	// The observed range of the fitted rows, exactly: the default box of a counterfactual.
+	wantMin, wantMax := []float64{1, 0.1, -2}, []float64{5, 0.1, 4}
 	for j := range wantMean {
 		if math.Abs(s.Mean[j]-wantMean[j]) > 1e-12 || math.Abs(s.Std[j]-wantStd[j]) > 1e-12 {
 			t.Errorf("feature %d: mean %v std %v, want %v %v", j, s.Mean[j], s.Std[j], wantMean[j], wantStd[j])
+		}
+		if s.Min[j] != wantMin[j] || s.Max[j] != wantMax[j] {
+			t.Errorf("feature %d: range %v … %v, want %v … %v", j, s.Min[j], s.Max[j], wantMin[j], wantMax[j])
 		}
 	}
 	z := s.Transform(X)

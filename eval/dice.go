@@ -58,9 +58,10 @@ type diceSpace struct {
 	sc   *data.Scaler
 	box  box
 	free []int // the columns that may change
-	// lo and hi are a continuous input's range: the training range (standardised) clamped
+	// lo and hi are a numeric input's range: the training range (standardised) clamped
 	// into the box. Clamping both ends keeps lo ≤ hi, so a training range wholly outside the
-	// box (an increase-only feature already above it) shrinks to the box's nearest end.
+	// box (an increase-only feature already above it) shrinks to the box's nearest end, and
+	// a side the user left open (-bounds name=lo:) is drawn up to the training range.
 	lo, hi []float64
 }
 
@@ -82,8 +83,9 @@ func newDiceSpace(cols []data.Column, sc *data.Scaler, b box, trainLo, trainHi [
 
 // draw returns the instance with k columns, drawn with replacement among the free ones (as
 // DiCE does), set to random legal values: a continuous column uniform in its range, a
-// categorical column one of its categories, a binary column one of its values inside the box,
-// an integer or ordinal column an integer or rank inside the box, each equally likely.
+// categorical column one of its categories inside the box, a binary column one of its values
+// inside the box, an integer or ordinal column an integer or rank in its range, each equally
+// likely.
 func (d *diceSpace) draw(rng *rand.Rand, k int) []float64 {
 	cand := slices.Clone(d.box.x)
 	for range k {
@@ -93,12 +95,13 @@ func (d *diceSpace) draw(rng *rand.Rand, k int) []float64 {
 		case data.Continuous:
 			cand[f] = d.lo[f] + rng.Float64()*(d.hi[f]-d.lo[f])
 		case data.Categorical:
-			setCategory(cand, c, rng.IntN(c.Width))
+			cats := categories(c, d.box.hi)
+			setCategory(cand, c, cats[rng.IntN(len(cats))])
 		case data.Binary:
 			vals := binaryValues(c, d.box.lo[f], d.box.hi[f])
 			cand[f] = d.box.standardised(d.sc, f, vals[rng.IntN(len(vals))])
 		default: // integer, and ordinal ranks
-			lo, hi := intRange(d.box.lo[f], d.box.hi[f])
+			lo, hi := intRange(d.lo[f]*d.sc.Std[f]+d.sc.Mean[f], d.hi[f]*d.sc.Std[f]+d.sc.Mean[f])
 			cand[f] = d.box.standardised(d.sc, f, lo+float64(rng.IntN(int(hi-lo)+1)))
 		}
 	}

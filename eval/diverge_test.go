@@ -58,7 +58,14 @@ func TestNaNModelIsNeverValid(t *testing.T) {
 	// result, and the tables and the JSON hold no NaN or Inf.
 	o.Methods = []Method{QUCE, Wachter}
 	o.Config.LearningRate = 1e9
-	rep, err = Run(context.Background(), testsetup.WBC(t), o)
+	wbc := testsetup.WBC(t)
+	// Every column's range open (inside the default box, the observed range, the search
+	// bounces between the box's corners instead of running away).
+	o.Constraints.Bounds = map[string][2]float64{}
+	for _, f := range wbc.Data.Features {
+		o.Constraints.Bounds[f] = [2]float64{math.NaN(), math.NaN()}
+	}
+	rep, err = Run(context.Background(), wbc, o)
 	if err != nil {
 		t.Fatal(err)
 	}

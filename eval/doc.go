@@ -64,14 +64,17 @@
 // increase- or decrease-only columns, bounds) through quce.Explainer.Constrain. quce,
 // quce-auto and wachter are the explainer's search, which keeps the constraints and projects
 // its end onto the nearest legal row; ig's line joins two legal rows inside the box. AGI's
-// steps leave frozen inputs alone and are clamped to each instance's box (the bounds, and a
-// discrete column's observed range); its end is projected onto the nearest legal row as
-// QUCE's is, and the projection is walked as more path segments, so the metrics are the
-// legal row's and the attribution still integrates to it. DiCE-random draws each chosen
-// column from its legal values inside the box: a category, one of two binary values, an
-// integer or an ordinal rank, and for a continuous column a value uniform in the training
-// range clamped into the box. On numeric data without constraints all of this is the
-// identity, and the numbers are those of the plain methods.
+// steps leave frozen inputs alone and are clamped to each instance's box (the bounds, else
+// the training split's observed range, as for QUCE); its end is projected onto the nearest
+// legal row as QUCE's is, and the projection is walked as more path segments, so the metrics
+// are the legal row's and the attribution still integrates to it. DiCE-random draws each
+// chosen column from its legal values inside the box: a category seen in training, one of
+// two binary values, and for a numeric column (an integer or ordinal rank, or a continuous
+// value) one uniform in the training range clamped into the box. Every method's
+// counterfactual is reported in the data's units as the explainer reports its own
+// (quce.Explainer.DataUnits): unchanged values exactly as read, every bound exactly. On
+// numeric data without constraints the box is the observed range, which the plain methods'
+// counterfactuals rarely reach.
 //
 // The N instances of a split are a seeded sample (Options.Seed), listed in data order.
 // The paper's W-BC figures (PaperWBC) are shown beside ours, marked "paper", only when the

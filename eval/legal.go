@@ -11,30 +11,24 @@ import (
 // the legal values in the same terms as the explainer's search does, or the comparison would
 // favour whichever method may break them (see the package documentation).
 
-// box is one instance's room to move, per model input, as the explainer's search has it: the
-// user's bounds where set; for a discrete column (every type but continuous) the column's
-// observed range where not, widened to the instance's value (a new instance may lie outside
-// the data). A continuous column without bounds is open.
+// box is one instance's room to move, per model input, as the explainer's search has it
+// (quce.Explainer.Box): the user's bounds where set, else the observed range of the training
+// split, widened to the instance's value (a new instance may lie outside the data).
 type box struct {
 	x, orig  []float64 // the instance, standardised and in original units
 	move     []bool    // false where the input is frozen
-	lo, hi   []float64 // original units, ±Inf where open
-	slo, shi []float64 // the same, standardised
+	lo, hi   []float64 // original units, exact, ±Inf where open
+	slo, shi []float64 // standardised, as the search clamps (float32 values)
 }
 
 // newBox is the box of the query q (see Explainer.Constrain), as the explainer's search has
 // it (Explainer.Box).
 func newBox(e *quce.Explainer, q quce.Query) (box, error) {
-	move, slo, shi, err := e.Box(q)
+	b, err := e.Box(q)
 	if err != nil {
 		return box{}, err
 	}
-	sc := e.Scaler()
-	b := box{x: q.X, orig: sc.InverseRow(q.X), move: move, slo: slo, shi: shi, lo: make([]float64, len(slo)), hi: make([]float64, len(shi))}
-	for f := range slo {
-		b.lo[f], b.hi[f] = slo[f]*sc.Std[f]+sc.Mean[f], shi[f]*sc.Std[f]+sc.Mean[f]
-	}
-	return b, nil
+	return box{x: q.X, orig: b.Original, move: b.Move, lo: b.Lower, hi: b.Upper, slo: b.LowerStd, shi: b.UpperStd}, nil
 }
 
 // inputColumns is one continuous column per input, as the explainer has for numeric data.
@@ -71,6 +65,18 @@ func (b box) standardised(sc *data.Scaler, f int, v float64) float64 {
 func setCategory(x []float64, c data.Column, k int) {
 	clear(x[c.Start : c.Start+c.Width])
 	x[c.Start+k] = 1
+}
+
+// categories are the levels of the categorical column c that the box's upper bounds hi
+// (one-hot inputs, 0 or 1) allow: those seen in the training split, and the instance's.
+func categories(c data.Column, hi []float64) []int {
+	var out []int
+	for k := 0; k < c.Width; k++ {
+		if hi[c.Start+k] >= 1 {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // binaryValues are a binary column's two values (encoded units) that lie inside [lo, hi]:

@@ -58,7 +58,8 @@ func illegal(cols []data.Column, sc *data.Scaler, x, xc []float64) string {
 				why = "not integral"
 			}
 		}
-		// A continuous column is bounded by the user alone (broken checks that).
+		// Against the data's whole range here; inexact checks every column's box, the
+		// training split's observed range included.
 		if why == "" && c.Type != data.Continuous && (v < min(c.Min, xo[c.Start])-tol || v > max(c.Max, xo[c.Start])+tol) {
 			why = "outside the observed range"
 		}
@@ -85,6 +86,25 @@ func broken(cols []data.Column, sc *data.Scaler, q quce.Query, pt []float64) str
 			case o[f] > q.Upper[f]+tol:
 				return fmt.Sprintf("%s = %v above its upper bound %v", c.Name, o[f], q.Upper[f])
 			}
+		}
+	}
+	return ""
+}
+
+// inexact says how the counterfactual xo, in the data's units, is not exactly inside the
+// box of the query q (its constraints, else the training split's observed range), or how a
+// frozen value is not exactly the instance's; "" when it is.
+func inexact(e *quce.Explainer, q quce.Query, xo []float64) string {
+	b, err := e.Box(q)
+	if err != nil {
+		return err.Error()
+	}
+	for f, v := range xo {
+		switch {
+		case v < b.Lower[f] || v > b.Upper[f]:
+			return fmt.Sprintf("%s = %v outside its box [%v, %v]", e.Features()[f], v, b.Lower[f], b.Upper[f])
+		case q.Frozen[f] && v != q.Original[f]:
+			return fmt.Sprintf("frozen %s = %v, not exactly %v", e.Features()[f], v, q.Original[f])
 		}
 	}
 	return ""
@@ -178,7 +198,7 @@ func runConstrained(t *testing.T, s *pipeline.Setup, cons quce.Constraints) (*Re
 	for _, m := range o.Methods {
 		for _, in := range rep.Instances[m][Test] {
 			x := sc.TransformRow(s.Data.X[in.Row])
-			q, err := e.Constrain(quce.NewQuery(x), o.Constraints)
+			q, err := e.Constrain(quce.Query{X: x, Original: s.Data.X[in.Row]}, o.Constraints)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,6 +214,9 @@ func runConstrained(t *testing.T, s *pipeline.Setup, cons quce.Constraints) (*Re
 			}
 			if why := broken(cols, sc, q, in.Counterfactual); why != "" {
 				t.Errorf("%s: the counterfactual breaks a constraint: %s", where, why)
+			}
+			if why := inexact(e, q, in.CounterfactualOriginal); why != "" {
+				t.Errorf("%s: the counterfactual in the data's units: %s", where, why)
 			}
 			for k, pt := range in.Path {
 				if why := broken(cols, sc, q, pt); why != "" {

@@ -360,7 +360,8 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		boxes := make([]box, len(xs))
 		targets := make([]int, len(xs))
 		for i, x := range xs {
-			if queries[i], err = s.Explainer.Constrain(quce.Query{X: x, Target: target}, o.Constraints); err != nil {
+			q := quce.Query{X: x, Original: s.Data.X[rows[i]], Target: target}
+			if queries[i], err = s.Explainer.Constrain(q, o.Constraints); err != nil {
 				return nil, fmt.Errorf("eval: the %s split's row %d (line %d): %w", split, rows[i], lines[rows[i]], err)
 			}
 			if boxes[i], err = newBox(s.Explainer, queries[i]); err != nil {
@@ -501,7 +502,9 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 				return nil, fmt.Errorf("eval: DiCE-random on the %s split: %w", split, err)
 			}
 			secs[DiceRandom] = time.Since(t0).Seconds()
-			outs[DiceRandom] = diceOutcomes(base, xs, dr, s.Explainer)
+			if outs[DiceRandom], err = diceOutcomes(base, xs, dr, s.Explainer, queries); err != nil {
+				return nil, err
+			}
 		}
 
 		logf("eval: %s: metrics", split)
@@ -655,7 +658,9 @@ func subset[T any](v []T, idx []int) []T {
 	return out
 }
 
-func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *quce.Explainer) []*outcome {
+// diceOutcomes turns DiCE-random's results into outcomes, each counterfactual in the data's
+// units exactly as the explainer reports its own (quce.Explainer.DataUnits).
+func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *quce.Explainer, queries []quce.Query) ([]*outcome, error) {
 	out := make([]*outcome, len(dr))
 	for i, d := range dr {
 		r := base[i]
@@ -664,7 +669,10 @@ func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *qu
 		if d.Counterfactual != nil {
 			r.Valid = true
 			r.Counterfactual = d.Counterfactual
-			r.CounterfactualOriginal = e.Scaler().InverseRow(d.Counterfactual)
+			var err error
+			if r.CounterfactualOriginal, err = e.DataUnits(queries[i], d.Counterfactual); err != nil {
+				return nil, err
+			}
 		} else {
 			r.Failure = fmt.Sprintf("no candidate reached the target class (%d candidates changing up to %d features; best F(τ|·) = %.3g < ϑ)", d.Candidates, d.Features, d.ProbEnd)
 			if d.NonFinite > 0 {
@@ -673,7 +681,7 @@ func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *qu
 		}
 		out[i] = &outcome{res: r, x: xs[i]}
 	}
-	return out
+	return out, nil
 }
 
 // ClassIndex is the index of the class labelled name among labels, or quce.AutoTarget for

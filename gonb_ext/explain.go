@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/quce-go/quce/data"
@@ -50,7 +49,7 @@ func Prepare(opts pipeline.Options) (*pipeline.Setup, error) {
 func Explain(s *pipeline.Setup, cfg quce.Config, rows [][]float64) ([]*quce.Explanation, error) {
 	qs := make([]quce.Query, len(rows))
 	for i, r := range rows {
-		qs[i] = quce.NewQuery(r)
+		qs[i] = s.Query(r)
 	}
 	return ExplainQueries(s, cfg, qs)
 }
@@ -253,7 +252,7 @@ func ShowEvaluation(r *eval.Report) error {
 func ShowSweep(s *pipeline.Setup, cfg quce.Config, rows [][]float64, lambda string, values []float64) error {
 	qs := make([]quce.Query, len(rows))
 	for i, r := range rows {
-		qs[i] = quce.NewQuery(r)
+		qs[i] = s.Query(r)
 	}
 	p := newProgress()
 	p.set("λ sweep: %d values × %d instances", len(values), len(rows))
@@ -284,15 +283,8 @@ func rowNames(s *pipeline.Setup, rows [][]float64) []string {
 		if err != nil {
 			continue
 		}
-		for _, split := range []struct {
-			name string
-			xs   [][]float64
-			idx  []int
-		}{{"test", s.XTest, s.TestIdx}, {"train", s.XTrain, s.TrainIdx}} {
-			if k := slices.IndexFunc(split.xs, func(x []float64) bool { return slices.Equal(x, row) }); k >= 0 {
-				names[i] = fmt.Sprintf("line %d (%s)", lines[split.idx[k]], split.name)
-				break
-			}
+		if r, split := s.RowOf(row); r >= 0 {
+			names[i] = fmt.Sprintf("line %d (%s)", lines[r], split)
 		}
 	}
 	return names

@@ -129,7 +129,7 @@ func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOpti
 		settings = fmt.Sprintf("λ = (%.3g, %.3g, %.3g), learning rate %.3g, %d steps, %s", c.Lambda1, c.Lambda2, c.Lambda3,
 			c.LearningRate, c.Steps, names[row])
 		t0 := time.Now()
-		ex, err := s.Explainer.Explain(Context, c, []quce.Query{quce.NewQuery(rows[row])})
+		ex, err := s.Explainer.Explain(Context, c, []quce.Query{s.Query(rows[row])})
 		if err == nil {
 			last, err = ExplanationHTML(s, ex[0], plots.Options{TopK: 10})
 		}

@@ -24,9 +24,9 @@ const panelHeight = 1.25 * vg.Inch
 // default 4), titled with its name, with its value in original units, then the target
 // probability F(class | ·) (the class named by o.Classes) and the VAE uncertainty L_ε along
 // the path. The note gives the steps, the probability at both ends, whether the
-// counterfactual is valid and each feature's values at both ends with its Φ. scaler maps
-// the standardised path back to original units; with a nil scaler the values stay
-// standardised. The default height grows with the panels; a height given in o that has
+// counterfactual is valid and each feature's values at both ends with its Φ. With a scaler
+// the values are in original units (the path's PointsOriginal, or the scaler's inverse of
+// its points when it has none); with a nil scaler they stay standardised. The default height grows with the panels; a height given in o that has
 // no room for the default 4 feature panels gets as many as fit.
 func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Options) ([]byte, error) {
 	names, err := checkExplanation(ex, features, o)
@@ -64,7 +64,10 @@ func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Option
 			return nil, err
 		}
 		points[s] = pt
-		if scaler != nil {
+		switch {
+		case scaler != nil && len(p0.PointsOriginal) == len(p0.Points):
+			points[s] = p0.PointsOriginal[s] // exact: an unchanged value is the instance's own
+		case scaler != nil:
 			points[s] = scaler.InverseRow(pt)
 		}
 	}

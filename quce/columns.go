@@ -85,7 +85,9 @@ type Constraints struct {
 	Increase []string `json:"increase,omitempty"` // may only grow; ordinal columns by rank (-increase)
 	Decrease []string `json:"decrease,omitempty"` // may only shrink (-decrease)
 	// Bounds are [lower, upper] in original units (an ordinal column's bounds are ranks,
-	// 0 for its first level); NaN leaves a side open (-bounds).
+	// 0 for its first level), replacing the default bounds, the observed range of the
+	// training split (see Query); a side that is NaN or infinite is open: no bound at all
+	// (-bounds, a side left empty). A column not in Bounds keeps the observed range.
 	Bounds map[string][2]float64 `json:"bounds,omitempty"`
 }
 
@@ -161,8 +163,9 @@ func column(cols []data.Column, name, flag string) (data.Column, error) {
 
 // Constrain returns q with the constraints c applied to its per-input Frozen, Lower and
 // Upper (in original units): a frozen column freezes all its inputs, -increase sets the
-// lower bound to the instance's value, -decrease the upper one, and bounds are intersected.
-// q's own constraints are kept.
+// lower bound to the instance's value (q.Original when given, exactly), -decrease the upper
+// one, and bounds are intersected, an open side of a bound becoming ±Inf (no bound, not
+// the observed range). q's own constraints are kept.
 func (e *Explainer) Constrain(q Query, c Constraints) (Query, error) {
 	if err := CheckConstraints(e.cols, c); err != nil {
 		return q, err
@@ -171,7 +174,10 @@ func (e *Explainer) Constrain(q Query, c Constraints) (Query, error) {
 		return q, fmt.Errorf("quce: the instance has %d features, the models %d", len(q.X), e.NumFeatures())
 	}
 	j := e.NumFeatures()
-	orig := e.scaler.InverseRow(q.X)
+	orig, err := e.original(0, q)
+	if err != nil {
+		return q, err
+	}
 	frozen := make([]bool, j)
 	lower, upper := make([]float64, j), make([]float64, j)
 	for f := range lower {
@@ -217,7 +223,14 @@ func (e *Explainer) Constrain(q Query, c Constraints) (Query, error) {
 		if v < b[0]-tol || v > b[1]+tol {
 			return q, fmt.Errorf("-bounds %s=%s:%s excludes the instance's value %s; fix: widen the bounds to include it (a counterfactual starts at the instance)", name, side(b[0]), side(b[1]), col.Format(orig))
 		}
-		tighten(col, b[0], b[1])
+		lo, hi := b[0], b[1]
+		if math.IsNaN(lo) {
+			lo = math.Inf(-1)
+		}
+		if math.IsNaN(hi) {
+			hi = math.Inf(1)
+		}
+		tighten(col, lo, hi)
 	}
 	q.Frozen, q.Lower, q.Upper = frozen, lower, upper
 	return q, nil
@@ -225,7 +238,7 @@ func (e *Explainer) Constrain(q Query, c Constraints) (Query, error) {
 
 // side formats one side of a bound as -bounds takes it: empty when open.
 func side(v float64) string {
-	if math.IsNaN(v) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return ""
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
@@ -278,8 +291,8 @@ func (c Constraints) String() string {
 	return strings.Join(parts, " ")
 }
 
-// MarshalJSON writes the constraints with an open side of a bound (NaN) as null: JSON has
-// no NaN.
+// MarshalJSON writes the constraints with an open side of a bound (NaN or ±Inf) as null:
+// JSON has neither.
 func (c Constraints) MarshalJSON() ([]byte, error) {
 	type plain struct {
 		Frozen   []string               `json:"frozen,omitempty"`
@@ -291,7 +304,7 @@ func (c Constraints) MarshalJSON() ([]byte, error) {
 	for name, b := range c.Bounds {
 		var sides [2]*float64
 		for k, v := range b {
-			if !math.IsNaN(v) {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
 				sides[k] = &v
 			}
 		}

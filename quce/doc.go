@@ -12,9 +12,12 @@
 // trained on the data (package vae): a point the VAE reconstructs badly is far from the data,
 // so the search prefers paths that stay among plausible points. Every iterate is kept, so the
 // path x = x_Δ0, x_Δ1, …, x_Δn = x_c is part of the result (Path). Constraints hold at every
-// step: frozen features keep their value, bounded and monotone ones are projected into their
-// box (Query, Constraints); with categorical and integer columns (Explainer.SetColumns) the
-// end of the search is moved to the nearest legal row. Config.Auto chooses λ2 and λ3 per
+// step: frozen features keep their value, and every feature is projected into its box: the
+// observed range of the training split unless the user's bounds and monotone constraints say
+// otherwise (Query, Constraints). With categorical and integer columns
+// (Explainer.SetColumns) the end of the search is moved to the nearest legal row. Outputs
+// in the data's units are exact: an unchanged value is the instance's own, and every bound
+// holds exactly (Path.PointsOriginal). Config.Auto chooses λ2 and λ3 per
 // instance among candidates.
 //
 // # The attribution and its uncertainty

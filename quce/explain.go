@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,16 +25,23 @@ const AutoTarget = -1
 
 // Query is one instance to explain, with its constraints.
 type Query struct {
-	X      []float64 // the instance, standardised
-	Target int       // τ: a class index (0 … classes−1) or AutoTarget
+	X []float64 // the instance, standardised
+	// Original is the instance in the data's units as read (nil: X through the scaler).
+	// Every output reports an unchanged value as exactly this, and -increase and -decrease
+	// hold at it exactly; X must be its standardised form.
+	Original []float64
+	Target   int // τ: a class index (0 … classes−1) or AutoTarget
 	// Frozen marks features that may not change (nil: all may change).
 	Frozen []bool
-	// Lower and Upper bound each feature in original units (nil, or NaN/±Inf entries:
-	// unbounded). Iterates are projected into the box.
+	// Lower and Upper bound each feature in original units. A NaN entry (or nil) sets no
+	// bound of the user's: that side is the feature's observed range in the training split
+	// (the scaler's Min and Max), widened to the instance's value. −Inf and +Inf remove
+	// that side's bound. Every point of the path stays in the box.
 	Lower, Upper []float64
 }
 
-// NewQuery is a query for x (standardised) with the default target and no constraints.
+// NewQuery is a query for x (standardised) with the default target and no constraints but
+// the default box, the observed range of the training split (see Query).
 func NewQuery(x []float64) Query { return Query{X: x, Target: AutoTarget} }
 
 // Explainer explains a differentiable classifier's decisions with QUCE. It is safe for concurrent
@@ -88,8 +96,9 @@ func (e *Explainer) tape() *backprop.Tape {
 }
 
 // New makes an explainer for a classifier (see NewClassifier) and a VAE trained on the same
-// standardised features; scaler converts to and from original units, features names the
-// columns.
+// standardised features; scaler converts to and from original units, and its Min and Max
+// (data.FitScaler records them on the training rows) are each feature's default range (see
+// Query); features names the columns.
 func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, features []string) (*Explainer, error) {
 	if clf == nil || v == nil || scaler == nil {
 		return nil, fmt.Errorf("quce: a classifier, a VAE and a scaler are all needed")
@@ -299,7 +308,8 @@ func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pre
 }
 
 // ExplainPaths measures given paths instead of optimising: paths[i] is a path for
-// queries[i] that must start at its x (standardised points). The attribution, ± uncertainty,
+// queries[i] that must start at its x and stay inside its box (standardised points; see
+// Box). The attribution, ± uncertainty,
 // completeness gap and uncertainties are computed exactly as for QUCE's own paths, so
 // baselines (straight-line IG, AGI) are measured with the same machinery. cfg.Paths is
 // ignored (one path per query).
@@ -344,6 +354,15 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 		for f, v := range given[i][0] {
 			if v != r.x0[f] {
 				return nil, fmt.Errorf("quce: path %d does not start at its instance (feature %q: %v vs %v); fix: make the first point x", i, e.features[f], v, r.x0[f])
+			}
+		}
+		// A point outside the box (beyond float32 rounding) would be measured where the
+		// outputs, which hold every bound exactly (see dataUnits), could not report it.
+		for k, pt := range given[i] {
+			for f, v := range pt {
+				if r.move[f] == 0 && v != r.x0[f] || v < r.lo[f] && !e.near(f, v, r.olo[f]) || v > r.hi[f] && !e.near(f, v, r.ohi[f]) {
+					return nil, fmt.Errorf("quce: path %d, point %d: feature %q is %v, outside its box [%v, %v] (standardised; frozen: %v); fix: keep the path inside the query's box (Explainer.Box), or widen it with Query.Lower and Upper (±Inf removes a bound)", i, k, e.features[f], v, r.lo[f], r.hi[f], r.move[f] == 0)
+				}
 			}
 		}
 	}
@@ -397,7 +416,7 @@ func (e *Explainer) makeRows(ctx context.Context, cfg Config, queries []Query, p
 		if err != nil {
 			return nil, err
 		}
-		x0, x0orig, lo, hi, move := box.x0, box.x0orig, box.lo, box.hi, box.move
+		x0, lo, hi, move := box.x0, box.lo, box.hi, box.move
 		h := fnv.New64a()
 		for _, v := range q.X {
 			b := math.Float64bits(v)
@@ -408,7 +427,7 @@ func (e *Explainer) makeRows(ctx context.Context, cfg Config, queries []Query, p
 				return nil, err
 			}
 			r := &row{
-				query: qi, path: p, x0: x0, x0orig: x0orig, target: target, onehot: onehot, lo: lo, hi: hi, move: move, active: true,
+				query: qi, path: p, queryBox: box, target: target, onehot: onehot, active: true,
 				lam: [3]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)},
 				// Keyed by the instance's values, not its position, so a row gets the same
 				// random numbers alone or inside any batch.
@@ -442,13 +461,15 @@ func (e *Explainer) target(cfg Config, qi int, q Query, probs []float64) (int, e
 }
 
 // queryBox is what constrains a query's search: its instance, which inputs may move, and
-// the box they move in (standardised).
+// the box they move in. The search sees the box in standardised float32 (lo, hi), rounded
+// inwards so that no point inside it crosses a bound in the data's units; olo and ohi are
+// the box in the data's units, exact, which the projection and every output use.
 type queryBox struct {
 	x0, lo, hi, move []float32
-	x0orig           []float64
+	x0orig, olo, ohi []float64
 }
 
-// box checks query qi's frozen flags and bounds and returns its box.
+// box checks query qi's instance, frozen flags and bounds and returns its box.
 func (e *Explainer) box(qi int, q Query) (queryBox, error) {
 	j := e.NumFeatures()
 	if len(q.X) != j {
@@ -456,6 +477,10 @@ func (e *Explainer) box(qi int, q Query) (queryBox, error) {
 	}
 	if q.Frozen != nil && len(q.Frozen) != j {
 		return queryBox{}, fmt.Errorf("quce: instance %d: %d frozen flags for %d features", qi, len(q.Frozen), j)
+	}
+	orig, err := e.original(qi, q)
+	if err != nil {
+		return queryBox{}, err
 	}
 	move := make([]float32, j)
 	free := 0
@@ -468,34 +493,66 @@ func (e *Explainer) box(qi int, q Query) (queryBox, error) {
 	if free == 0 {
 		return queryBox{}, fmt.Errorf("quce: instance %d: every feature is frozen, so nothing can change; fix: leave at least one feature free", qi)
 	}
-	lo, hi, err := e.bounds(qi, q)
-	if err != nil {
+	b := queryBox{x0: toF32(q.X), x0orig: orig, move: move}
+	if err := e.bounds(qi, q, &b); err != nil {
 		return queryBox{}, err
 	}
-	return queryBox{x0: toF32(q.X), x0orig: e.scaler.InverseRow(q.X), lo: lo, hi: hi, move: move}, nil
+	return b, nil
 }
 
-// Box returns the room the query q has to move, per input and standardised, as the search
-// sees it: whether each input may move, and its lower and upper bound (the query's bounds; a
-// discrete column's observed range where the query sets none, widened to the instance's
-// value; ±Inf where open). Baselines use it to keep the same constraints as QUCE.
-func (e *Explainer) Box(q Query) (move []bool, lo, hi []float64, err error) {
+// original is query qi's instance in the data's units: q.Original, checked against q.X,
+// or q.X through the scaler.
+func (e *Explainer) original(qi int, q Query) ([]float64, error) {
+	if q.Original == nil {
+		return e.scaler.InverseRow(q.X), nil
+	}
+	if len(q.Original) != len(q.X) {
+		return nil, fmt.Errorf("quce: instance %d has %d original values for %d features; fix: pass the row as read, one value per model input", qi, len(q.Original), len(q.X))
+	}
+	for f, v := range q.Original {
+		z := (v - e.scaler.Mean[f]) / e.scaler.Std[f]
+		if !(math.Abs(z-q.X[f]) <= 1e-6*max(1, math.Abs(z))) {
+			return nil, fmt.Errorf("quce: instance %d, feature %q: the original value %v standardises to %v, but X holds %v; fix: set X to the scaler's TransformRow of Original", qi, e.features[f], v, z, q.X[f])
+		}
+	}
+	return slices.Clone(q.Original), nil
+}
+
+// Bounds are a query's room to move, per model input, as the search has it (see
+// Explainer.Box).
+type Bounds struct {
+	Move []bool // false where the input is frozen
+	// Lower and Upper are the box in the data's units, exact (±Inf where open): the
+	// query's bounds, else the observed range of the training split widened to the
+	// instance's value (see Query).
+	Lower, Upper []float64
+	// LowerStd and UpperStd are the box standardised, as the search clamps its points
+	// (float32 values, rounded inwards so that no point inside crosses a bound).
+	LowerStd, UpperStd []float64
+	// Original is the instance in the data's units (Query.Original, or X through the scaler).
+	Original []float64
+}
+
+// Box returns the room the query q has to move, as the search sees it. Baselines use it to
+// keep the same constraints as QUCE.
+func (e *Explainer) Box(q Query) (Bounds, error) {
 	b, err := e.box(0, q)
 	if err != nil {
-		return nil, nil, nil, err
+		return Bounds{}, err
 	}
-	move = make([]bool, len(b.move))
+	move := make([]bool, len(b.move))
 	for f, m := range b.move {
 		move[f] = m == 1
 	}
-	return move, toF64(b.lo), toF64(b.hi), nil
+	return Bounds{Move: move, Lower: slices.Clone(b.olo), Upper: slices.Clone(b.ohi),
+		LowerStd: toF64(b.lo), UpperStd: toF64(b.hi), Original: slices.Clone(b.x0orig)}, nil
 }
 
 // Legalize returns the legal row nearest to the standardised point pt for the query q, as
 // the explainer's search ends (see SetColumns): frozen columns at the instance's values, a
-// categorical column at its largest input's category, binary, integer and ordinal columns at
-// their nearest legal value inside q's box. Continuous inputs are left as they are. Without
-// discrete columns it returns pt unchanged.
+// categorical column at its largest input's category inside q's box, binary, integer and
+// ordinal columns at their nearest legal value inside q's box. Continuous inputs are left
+// as they are. Without discrete columns it returns pt unchanged.
 func (e *Explainer) Legalize(q Query, pt []float64) ([]float64, error) {
 	if !e.hasDiscrete() {
 		return pt, nil
@@ -507,40 +564,97 @@ func (e *Explainer) Legalize(q Query, pt []float64) ([]float64, error) {
 	if len(pt) != e.NumFeatures() {
 		return nil, fmt.Errorf("quce: the point has %d values, the models %d inputs", len(pt), e.NumFeatures())
 	}
-	return toF64(e.legalize(&row{x0: b.x0, x0orig: b.x0orig, lo: b.lo, hi: b.hi, move: b.move}, toF32(pt))), nil
+	return toF64(e.legalize(&b, toF32(pt))), nil
 }
 
-// bounds converts a query's bounds to standardised units and checks them.
-func (e *Explainer) bounds(qi int, q Query) (lo, hi []float32, err error) {
+// DataUnits returns the standardised point pt of the query q in the data's units, exactly
+// as the explainer reports its own points (see Path.PointsOriginal): an input whose float32
+// value is the instance's is the instance's value, a discrete column at one of its legal
+// values is that value, and every value lies inside q's box. Baselines use it for their
+// counterfactuals.
+func (e *Explainer) DataUnits(q Query, pt []float64) ([]float64, error) {
+	b, err := e.box(0, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(pt) != e.NumFeatures() {
+		return nil, fmt.Errorf("quce: the point has %d values, the models %d inputs", len(pt), e.NumFeatures())
+	}
+	return e.dataUnits(&b, toF32(pt)), nil
+}
+
+// bounds fills b's box from the query's bounds and the observed range, checking them.
+func (e *Explainer) bounds(qi int, q Query, b *queryBox) error {
 	j := e.NumFeatures()
-	lo, hi = make([]float32, j), make([]float32, j)
-	for _, b := range [][]float64{q.Lower, q.Upper} {
-		if b != nil && len(b) != j {
-			return nil, nil, fmt.Errorf("quce: instance %d: %d bounds for %d features", qi, len(b), j)
+	for _, bd := range [][]float64{q.Lower, q.Upper} {
+		if bd != nil && len(bd) != j {
+			return fmt.Errorf("quce: instance %d: %d bounds for %d features", qi, len(bd), j)
 		}
 	}
-	orig := e.scaler.InverseRow(q.X)
+	b.lo, b.hi = make([]float32, j), make([]float32, j)
+	b.olo, b.ohi = make([]float64, j), make([]float64, j)
 	for f := 0; f < j; f++ {
-		l, u := math.Inf(-1), math.Inf(1)
-		if q.Lower != nil && !math.IsNaN(q.Lower[f]) {
+		x := b.x0orig[f]
+		l, u := math.NaN(), math.NaN()
+		if q.Lower != nil {
 			l = q.Lower[f]
 		}
-		if q.Upper != nil && !math.IsNaN(q.Upper[f]) {
+		if q.Upper != nil {
 			u = q.Upper[f]
 		}
 		if l > u {
-			return nil, nil, fmt.Errorf("quce: instance %d, feature %q: lower bound %v > upper bound %v; fix: swap or correct them", qi, e.features[f], l, u)
+			return fmt.Errorf("quce: instance %d, feature %q: lower bound %v > upper bound %v; fix: swap or correct them", qi, e.features[f], l, u)
 		}
-		// A small tolerance: the instance went through the scaler and back.
-		tol := 1e-6 * max(1, math.Abs(orig[f]))
-		if orig[f] < l-tol || orig[f] > u+tol {
-			return nil, nil, fmt.Errorf("quce: instance %d, feature %q: value %v lies outside its bounds [%v, %v]; fix: widen the bounds (-bounds) to include the instance", qi, e.features[f], orig[f], l, u)
+		// A small tolerance: without Query.Original the instance went through the scaler
+		// and back. Within it, the bound is taken to be the instance's own value.
+		tol := 1e-6 * max(1, math.Abs(x))
+		if x < l-tol || x > u+tol {
+			return fmt.Errorf("quce: instance %d, feature %q: value %v lies outside its bounds [%v, %v]; fix: widen the bounds (-bounds) to include the instance", qi, e.features[f], x, l, u)
 		}
-		l, u = legalRange(e.cols[e.columnOf(f)], l, u, orig[f])
-		lo[f] = float32((l - e.scaler.Mean[f]) / e.scaler.Std[f])
-		hi[f] = float32((u - e.scaler.Mean[f]) / e.scaler.Std[f])
+		dl, du := e.observedRange(f, x)
+		if math.IsNaN(l) {
+			l = dl
+		}
+		if math.IsNaN(u) {
+			u = du
+		}
+		b.olo[f], b.ohi[f] = min(l, x), max(u, x)
+		b.lo[f], b.hi[f] = e.inward(f, b.olo[f], b.ohi[f])
+		// The instance is inside the box as the search sees it, whatever the rounding:
+		// its float32 value stands for its exact one (see dataUnits).
+		b.lo[f], b.hi[f] = min(b.lo[f], b.x0[f]), max(b.hi[f], b.x0[f])
 	}
-	return lo, hi, nil
+	return nil
+}
+
+// observedRange is input f's default box in the data's units: the observed range of the
+// rows the scaler was fitted on (the training split), widened to the instance's value x (a
+// new instance may lie outside it); open without the scaler's range.
+func (e *Explainer) observedRange(f int, x float64) (lo, hi float64) {
+	if e.scaler.Min == nil || e.scaler.Max == nil {
+		return math.Inf(-1), math.Inf(1)
+	}
+	return min(e.scaler.Min[f], x), max(e.scaler.Max[f], x)
+}
+
+// inward is the box [l, u] of input f (data units) in standardised float32, each end
+// rounded inwards: the float32 bound's value in the data's units (see toData) never lies
+// outside [l, u], so no point the search clamps into the box crosses a bound.
+func (e *Explainer) inward(f int, l, u float64) (lo, hi float32) {
+	lo, hi = float32((l-e.scaler.Mean[f])/e.scaler.Std[f]), float32((u-e.scaler.Mean[f])/e.scaler.Std[f])
+	for !math.IsInf(float64(lo), 0) && e.toData(f, lo) < l {
+		lo = math.Nextafter32(lo, float32(math.Inf(1)))
+	}
+	for !math.IsInf(float64(hi), 0) && e.toData(f, hi) > u {
+		hi = math.Nextafter32(hi, float32(math.Inf(-1)))
+	}
+	if math.IsInf(float64(lo), -1) && !math.IsInf(l, -1) {
+		lo = -math.MaxFloat32 // a finite bound beyond float32's range
+	}
+	if math.IsInf(float64(hi), 1) && !math.IsInf(u, 1) {
+		hi = math.MaxFloat32
+	}
+	return lo, hi
 }
 
 // probeChunk is the fixed row count of probe executions: one compiled shape serves all.

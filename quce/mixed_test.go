@@ -75,14 +75,14 @@ func checkMixed(t *testing.T, earlyStop int, sparse bool) {
 		rows = rows[:40]
 	}
 	qs := make([]quce.Query, len(rows))
-	for i, x := range rows {
-		q, err := e.Constrain(quce.NewQuery(x), cons)
-		if c, _ := s.Data.Column("duration"); s.Scaler.InverseRow(x)[c.Start] > 48 {
+	for i := range rows {
+		q, err := e.Constrain(rowQuery(s, s.TestIdx[i]), cons)
+		if c, _ := s.Data.Column("duration"); s.Data.X[s.TestIdx[i]][c.Start] > 48 {
 			// The bound excludes this instance: Constrain must say so, with the flag.
 			if err == nil || !strings.Contains(err.Error(), "-bounds duration") || !strings.Contains(err.Error(), "excludes the instance") {
 				t.Fatalf("row %d: duration above 48 under -bounds duration=:48 gave %v", i, err)
 			}
-			q, err = e.Constrain(quce.NewQuery(x), quce.Constraints{Frozen: cons.Frozen, Increase: cons.Increase})
+			q, err = e.Constrain(rowQuery(s, s.TestIdx[i]), quce.Constraints{Frozen: cons.Frozen, Increase: cons.Increase})
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -123,23 +123,25 @@ func checkMixed(t *testing.T, earlyStop int, sparse bool) {
 				t.Errorf("row %d, column %s: the counterfactual's value %s is %s", i, c.Name, c.Format(p.CounterfactualOriginal), why)
 			}
 		}
+		// In the data's units every constraint holds exactly, at every point.
 		orig := x.XOriginal
 		for k, pt := range p.Points {
-			po := s.Scaler.InverseRow(pt)
+			po := p.PointsOriginal[k]
 			for _, c := range cols {
 				for f := c.Start; f < c.Start+c.Width; f++ {
-					if qs[i].Frozen[f] && pt[f] != float64(float32(x.X[f])) {
-						t.Fatalf("row %d, point %d: frozen %s moved", i, k, c.Name)
+					if qs[i].Frozen[f] && (pt[f] != float64(float32(x.X[f])) || po[f] != orig[f]) {
+						t.Fatalf("row %d, point %d: frozen %s moved: %v → %v", i, k, c.Name, orig[f], po[f])
 					}
-					if lo := qs[i].Lower[f]; !math.IsNaN(lo) && po[f] < lo-1e-3 {
+					if lo := qs[i].Lower[f]; !math.IsNaN(lo) && po[f] < lo {
 						t.Fatalf("row %d, point %d: %s = %v below its lower bound %v (instance %v)", i, k, c.Name, po[f], lo, orig[f])
 					}
-					if hi := qs[i].Upper[f]; !math.IsNaN(hi) && po[f] > hi+1e-3 {
+					if hi := qs[i].Upper[f]; !math.IsNaN(hi) && po[f] > hi {
 						t.Fatalf("row %d, point %d: %s = %v above its upper bound %v", i, k, c.Name, po[f], hi)
 					}
 				}
 			}
 		}
+		checkExact(t, e, "German credit", qs[i], x)
 	}
 	rate := float64(valid) / float64(len(ex))
 	t.Logf("German credit, %d test rows: valid %.1f%%, projected %d, repaired %d, columns reset %d, worst |gap| %.2e", len(ex), 100*rate, projected, repaired, resets, worstGap)

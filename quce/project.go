@@ -8,23 +8,6 @@ import (
 	"github.com/quce-go/quce/data"
 )
 
-// legalRange is a discrete column's box in original units: the user's bounds where set, else
-// the column's observed range, widened to the instance's value x (a new instance may lie
-// outside the training data). lo and hi are ±Inf where open. A continuous column's box is
-// the user's alone.
-func legalRange(c data.Column, lo, hi, x float64) (float64, float64) {
-	if !discrete(c) {
-		return lo, hi
-	}
-	if math.IsInf(lo, -1) {
-		lo = min(c.Min, x)
-	}
-	if math.IsInf(hi, 1) {
-		hi = max(c.Max, x)
-	}
-	return lo, hi
-}
-
 // nearestLegal is the legal value of a one-input column nearest to v inside [lo, hi]
 // (original units; an ordinal column's value is its rank). The box always holds a legal
 // value: it contains the instance's own.
@@ -47,50 +30,89 @@ func inside(v, lo, hi float64) bool {
 	return v >= lo-1e-6*max(1, math.Abs(lo)) && v <= hi+1e-6*max(1, math.Abs(hi))
 }
 
-// origBox is input f's box for row r in original units.
-func (e *Explainer) origBox(r *row, f int) (lo, hi float64) {
-	return e.original(f, r.lo[f]), e.original(f, r.hi[f])
-}
-
-func (e *Explainer) original(f int, v float32) float64 {
+// toData is input f's standardised value v in the data's units, as the scaler maps it.
+func (e *Explainer) toData(f int, v float32) float64 {
 	return float64(v)*e.scaler.Std[f] + e.scaler.Mean[f]
 }
 
 // standardised is input f's value v (original units) as the models see it; the instance's own
 // value maps to exactly its input, so an unchanged column compares equal.
-func (e *Explainer) standardised(r *row, f int, v float64) float32 {
-	if math.Abs(v-r.x0orig[f]) <= 1e-6*max(1, math.Abs(v)) {
-		return r.x0[f]
+func (e *Explainer) standardised(b *queryBox, f int, v float64) float32 {
+	if math.Abs(v-b.x0orig[f]) <= 1e-6*max(1, math.Abs(v)) {
+		return b.x0[f]
 	}
 	return float32((v - e.scaler.Mean[f]) / e.scaler.Std[f])
 }
 
-// legalize returns the legal row nearest to x for row r: a frozen column keeps the
-// instance's value, a categorical column takes its largest input's category, numeric,
-// binary and ordinal columns their nearest legal value inside the row's box.
-func (e *Explainer) legalize(r *row, x []float32) []float32 {
+// dataUnits is the standardised point x of a query with box b in the data's units, exactly,
+// as every output reports it (counterfactuals and path points, of QUCE and of the
+// baselines). Float32 cannot hold most values of the data (-0.342, 72000.1), so a value
+// within float32 rounding of one that matters is reported as that value: an input at the
+// instance's float32 value is the instance's own value (so a frozen, reset or unchanged
+// column reads as it was read); a binary, integer or ordinal input at a legal value is that
+// value; an input at a side of the box is that side. Every value lies inside the box in the
+// data's units (the search's box is rounded inwards, see inward, so the clamp that ensures
+// it moves no point the search made by more than rounding).
+func (e *Explainer) dataUnits(b *queryBox, x []float32) []float64 {
+	out := make([]float64, len(x))
+	for _, c := range e.cols {
+		for f := c.Start; f < c.Start+c.Width; f++ {
+			v := min(max(e.toData(f, x[f]), b.olo[f]), b.ohi[f])
+			switch {
+			case x[f] == b.x0[f]:
+				v = b.x0orig[f]
+			case discrete(c) && c.Type != data.Categorical:
+				if legal := nearestLegal(c, v, b.olo[f], b.ohi[f]); e.near(f, x[f], legal) {
+					v = legal
+				}
+			case e.near(f, x[f], b.olo[f]):
+				v = b.olo[f]
+			case e.near(f, x[f], b.ohi[f]):
+				v = b.ohi[f]
+			}
+			out[f] = v
+		}
+	}
+	return out
+}
+
+// near reports whether input f's float32 value x is within float32 rounding (one unit in
+// the last place) of the value v in the data's units.
+func (e *Explainer) near(f int, x float32, v float64) bool {
+	z := (v - e.scaler.Mean[f]) / e.scaler.Std[f]
+	ulp := float64(math.Nextafter32(float32(math.Abs(float64(x))), float32(math.Inf(1))) - float32(math.Abs(float64(x))))
+	return math.Abs(float64(x)-z) <= ulp
+}
+
+// legalize returns the legal row nearest to x for the box b: a frozen column keeps the
+// instance's value, a categorical column takes its largest input's category among those its
+// box allows, numeric, binary and ordinal columns their nearest legal value inside the box.
+func (e *Explainer) legalize(b *queryBox, x []float32) []float32 {
 	out := slices.Clone(x)
 	for _, c := range e.cols {
 		span := out[c.Start : c.Start+c.Width]
 		switch {
-		case r.move[c.Start] == 0:
-			copy(span, r.x0[c.Start:c.Start+c.Width])
+		case b.move[c.Start] == 0:
+			copy(span, b.x0[c.Start:c.Start+c.Width])
 		case c.Type == data.Categorical:
-			best := 0
+			best := -1
 			for k, v := range span {
-				if v > span[best] {
+				if allowed(b, c.Start+k) && (best < 0 || v > span[best]) {
 					best = k
 				}
 			}
 			clear(span)
 			span[best] = 1
 		case discrete(c):
-			lo, hi := e.origBox(r, c.Start)
-			span[0] = e.standardised(r, c.Start, nearestLegal(c, e.original(c.Start, span[0]), lo, hi))
+			span[0] = e.standardised(b, c.Start, nearestLegal(c, e.toData(c.Start, span[0]), b.olo[c.Start], b.ohi[c.Start]))
 		}
 	}
 	return out
 }
+
+// allowed reports whether the box lets the one-hot input f be 1: its category was observed
+// in the training split (or is the instance's), or the user's bounds allow it.
+func allowed(b *queryBox, f int) bool { return b.ohi[f] >= 1 }
 
 // move is a repair move: the point after changing one column.
 type move struct {
@@ -118,6 +140,9 @@ func (e *Explainer) moves(r *row, x []float32) []move {
 		}
 		if c.Type == data.Categorical {
 			for k := 0; k < c.Width; k++ {
+				if !allowed(r.box(), f+k) {
+					continue
+				}
 				with(ci, func(p []float32) {
 					clear(p[f : f+c.Width])
 					p[f+k] = 1
@@ -125,13 +150,13 @@ func (e *Explainer) moves(r *row, x []float32) []move {
 			}
 			continue
 		}
-		lo, hi := e.origBox(r, f)
-		v := math.Round(e.original(f, x[f]))
+		lo, hi := r.olo[f], r.ohi[f]
+		v := math.Round(e.toData(f, x[f]))
 		steps := []float64{-1, 1}
 		switch c.Type {
 		case data.Binary:
-			steps = []float64{c.Min + c.Max - 2*e.original(f, x[f])}
-			v = e.original(f, x[f])
+			steps = []float64{c.Min + c.Max - 2*e.toData(f, x[f])}
+			v = e.toData(f, x[f])
 		case data.Integer:
 			if s := math.Round(0.25 * e.scaler.Std[f]); s > 1 {
 				steps = append(steps, -s, s)
@@ -139,7 +164,7 @@ func (e *Explainer) moves(r *row, x []float32) []move {
 		}
 		for _, s := range steps {
 			if nv := v + s; inside(nv, lo, hi) {
-				with(ci, func(p []float32) { p[f] = e.standardised(r, f, nv) })
+				with(ci, func(p []float32) { p[f] = e.standardised(r.box(), f, nv) })
 			}
 		}
 	}
@@ -199,7 +224,7 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		if err := every(ctx, i); err != nil {
 			return err
 		}
-		if p := e.legalize(r, r.last.x); r.failure == "" && !slices.Equal(p, r.last.x) {
+		if p := e.legalize(r.box(), r.last.x); r.failure == "" && !slices.Equal(p, r.last.x) {
 			targets[i], r.projected = p, true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -14,15 +15,20 @@ type Path struct {
 	// Points are the path's kept points (standardised): x_Δ0 = x, ..., x_Δn = x_c, every
 	// point or, with Config.PathPoints, evenly spaced ones. Step gives each one's index
 	// among all the path's points; the vectors below are measured at the kept points.
-	Points      [][]float64
-	Step        []int
-	Probability []float64 // F(τ|·) at each kept point
-	Uncertainty []float64 // L_ε at each kept point, trained (negative-ELBO) form
+	Points [][]float64
+	// PointsOriginal are the same points in the data's units, exactly: an input at the
+	// instance's value (frozen, reset by Config.Sparse, or unchanged) is the instance's
+	// value as given (Query.Original), a discrete column at a legal value is that value,
+	// and every value lies inside the query's box in the data's units.
+	PointsOriginal [][]float64
+	Step           []int
+	Probability    []float64 // F(τ|·) at each kept point
+	Uncertainty    []float64 // L_ε at each kept point, trained (negative-ELBO) form
 	// UncertaintyPaper is L_ε at each point in the paper's form (mean MSE + KL).
 	UncertaintyPaper []float64
 
 	Counterfactual         []float64 // x_c = x_Δn (standardised)
-	CounterfactualOriginal []float64 // x_c in original units
+	CounterfactualOriginal []float64 // x_c in original units, exactly as PointsOriginal
 	ProbEnd                float64   // F(τ|x_c)
 	Valid                  bool      // F(τ|x_c) ≥ ϑ and no failure
 	Steps                  int       // optimisation steps taken (fewer than n after an early stop)
@@ -69,7 +75,7 @@ type Explanation struct {
 	PredictedClass int       // f(x): see PredictedClass
 	Probabilities  []float64 // F(c|x) for every class c
 	X              []float64 // the instance (standardised)
-	XOriginal      []float64 // the instance in original units
+	XOriginal      []float64 // the instance in original units (Query.Original when given)
 	ProbStart      float64   // F(τ|x)
 	Paths          []*Path   // Paths[0] starts exactly at x; the others at a seeded offset
 
@@ -159,7 +165,7 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 		out[qi] = &Explanation{
 			Target: first.target, PredictedClass: PredictedClass(pred[qi], cfg.Threshold),
 			Probabilities: pred[qi],
-			X:             append([]float64(nil), q.X...), XOriginal: e.scaler.InverseRow(q.X),
+			X:             append([]float64(nil), q.X...), XOriginal: slices.Clone(first.x0orig),
 			ProbStart: float64(first.kept.points[0].prob),
 		}
 	}
@@ -264,15 +270,19 @@ func (e *Explainer) alreadyTargets(cfg Config, queries []Query, pred [][]float64
 	j := e.NumFeatures()
 	for k, qi := range idx {
 		x, f := toF64(xs[k]), pred[qi][targets[qi]]
+		orig, err := e.original(qi, queries[qi])
+		if err != nil {
+			return err
+		}
 		reconErr := 0.0
 		for i := range x {
 			reconErr += math.Abs(float64(xs[k][i]-recon[k][i])) / float64(j)
 		}
 		u, up := float64(unc[k]), float64(uncPaper[k])
 		p := &Path{
-			Points: [][]float64{x}, Step: []int{0}, Probability: []float64{f},
+			Points: [][]float64{x}, PointsOriginal: [][]float64{orig}, Step: []int{0}, Probability: []float64{f},
 			Uncertainty: []float64{u}, UncertaintyPaper: []float64{up},
-			Counterfactual: x, CounterfactualOriginal: e.scaler.InverseRow(x),
+			Counterfactual: x, CounterfactualOriginal: slices.Clone(orig),
 			ProbEnd: f, RelaxedProb: f, Valid: f >= cfg.Threshold,
 			Attribution: make([]float64, j), AttributionPlus: make([]float64, j),
 			AttributionMinus: make([]float64, j), Epsilon: make([]float64, j),
@@ -281,7 +291,7 @@ func (e *Explainer) alreadyTargets(cfg Config, queries []Query, pred [][]float64
 		}
 		ex := &Explanation{
 			Target: targets[qi], PredictedClass: targets[qi], Probabilities: pred[qi],
-			X: append([]float64(nil), queries[qi].X...), XOriginal: e.scaler.InverseRow(queries[qi].X),
+			X: append([]float64(nil), queries[qi].X...), XOriginal: orig,
 			ProbStart: f, Paths: []*Path{p}, AlreadyTarget: true,
 		}
 		ex.expectation()
@@ -313,7 +323,7 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		kept = append(kept, r.last)
 	}
 	p := &Path{
-		Points: make([][]float64, len(kept)), Step: make([]int, len(kept)),
+		Points: make([][]float64, len(kept)), PointsOriginal: make([][]float64, len(kept)), Step: make([]int, len(kept)),
 		Probability: make([]float64, len(kept)), Uncertainty: make([]float64, len(kept)), UncertaintyPaper: make([]float64, len(kept)),
 		Attribution: r.phi, AttributionPlus: plus, AttributionMinus: minus, Epsilon: toF64(eps),
 		Steps: r.searched - 1, Failure: r.failure, Resets: r.resets, Repairs: r.repairs,
@@ -323,11 +333,11 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		p.Steps-- // the jump to the offset start is not an optimisation step
 	}
 	for i, k := range kept {
-		p.Points[i], p.Step[i] = toF64(k.x), k.step
+		p.Points[i], p.PointsOriginal[i], p.Step[i] = toF64(k.x), e.dataUnits(r.box(), k.x), k.step
 		p.Probability[i], p.Uncertainty[i], p.UncertaintyPaper[i] = float64(k.prob), float64(k.unc), float64(k.uncPapr)
 	}
 	p.Counterfactual = toF64(r.last.x)
-	p.CounterfactualOriginal = e.scaler.InverseRow(p.Counterfactual)
+	p.CounterfactualOriginal = e.dataUnits(r.box(), r.last.x)
 	p.ProbEnd = float64(r.last.prob)
 	sum := 0.0
 	for _, v := range r.phi {

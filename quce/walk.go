@@ -18,15 +18,12 @@ import (
 // the rule's interior gradients on the segment that ends there, so the attribution and the
 // path metrics are accumulated as the path grows; only PathPoints points are stored.
 type row struct {
-	query  int // index into the queries
-	path   int // index among the instance's paths
-	x0     []float32
-	x0orig []float64  // the instance in original units
+	query int // index into the queries
+	path  int // index among the instance's paths
+	queryBox
 	target int        // τ
 	onehot []float32  // τ as a one-hot row
 	lam    [3]float32 // λ1, λ2, λ3 of this row's search
-	lo, hi []float32
-	move   []float32 // 1 where the feature may move, 0 where it is frozen
 	rng    *rand.Rand
 	offset bool // the path jumps from x to a seeded start before optimising
 	given  bool // the path is given (ExplainPaths), not searched
@@ -49,6 +46,10 @@ type row struct {
 	repairs          []int   // columns changed by repair moves after projection, in order
 	resets           []int   // columns reset by Config.Sparse, in order
 }
+
+// box is the row's instance and box (move is 1 where the feature may move, 0 where it is
+// frozen).
+func (r *row) box() *queryBox { return &r.queryBox }
 
 // pointStats is what is known at one path point.
 type pointStats struct {

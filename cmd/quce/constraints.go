@@ -21,7 +21,7 @@ func (c *constraintFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.frozen, "frozen", "", "comma-separated columns that may not change (a categorical column keeps its category)")
 	fs.StringVar(&c.increase, "increase", "", "comma-separated columns that may only grow (numbers; ordinal columns by rank), e.g. age")
 	fs.StringVar(&c.decrease, "decrease", "", "comma-separated columns that may only shrink")
-	fs.StringVar(&c.bounds, "bounds", "", "NAME=LOW:HIGH,... ranges in the data's own units (an ordinal column's levels by name); leave a side empty to keep it open, e.g. age=18:70,duration=:48")
+	fs.StringVar(&c.bounds, "bounds", "", "NAME=LOW:HIGH,... ranges in the data's own units (an ordinal column's levels by name), replacing the default range (the training split's observed one); an empty side has no bound at all, e.g. age=18:70,duration=:48,income=0:")
 }
 
 // constraints reads the flags against the data's columns; every error names its flag.
@@ -57,7 +57,8 @@ func (c *constraintFlags) constraints(cols []data.Column) (quce.Constraints, err
 }
 
 // parseRange reads LOW:HIGH for a column: numbers, or an ordinal column's level names
-// (whose text may itself hold a colon, so every split is tried). An empty side is open (NaN).
+// (whose text may itself hold a colon, so every split is tried). An empty side is open (NaN):
+// no bound on that side, not even the observed range (see quce.Constraints).
 func parseRange(c data.Column, rng string) (float64, float64, error) {
 	side := func(s string) (float64, bool) {
 		s = strings.TrimSpace(s)

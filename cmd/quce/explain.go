@@ -111,7 +111,8 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	qs := make([]quce.Query, len(sel.picks))
 	for i, p := range sel.picks {
-		if qs[i], err = s.Explainer.Constrain(quce.Query{X: s.Scaler.TransformRow(p.x), Target: target}, cons); err != nil {
+		q := quce.Query{X: s.Scaler.TransformRow(p.x), Original: p.x, Target: target}
+		if qs[i], err = s.Explainer.Constrain(q, cons); err != nil {
 			return fmt.Errorf("%s: %w", sel.name(p), err)
 		}
 	}
@@ -451,7 +452,7 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 				AttributionPlus: e.AttributionPlus, AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon,
 			},
 			Path: &pathJSON{
-				Step: p.Step, Points: p.Points, PointsOriginal: s.Scaler.Inverse(p.Points),
+				Step: p.Step, Points: p.Points, PointsOriginal: p.PointsOriginal,
 				Probability: p.Probability, Uncertainty: p.Uncertainty, UncertaintyPaper: p.UncertaintyPaper,
 			},
 		}
@@ -490,7 +491,7 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 			"cache_key": s.CacheKey, "train_accuracy": s.TrainAccuracy, "test_accuracy": s.TestAccuracy,
 			"vae_train": s.VAETrain, "vae_test": s.VAETest, "model_check": s.ModelCheck,
 		},
-		"scaler":       map[string]any{"mean": jvec(s.Scaler.Mean), "std": jvec(s.Scaler.Std)},
+		"scaler":       map[string]any{"mean": jvec(s.Scaler.Mean), "std": jvec(s.Scaler.Std), "min": jvec(s.Scaler.Min), "max": jvec(s.Scaler.Max)},
 		"features":     s.Data.Features,
 		"columns":      columnsJSON(cols),
 		"line_numbers": lineNote,
