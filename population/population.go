@@ -102,7 +102,9 @@ const (
 	DefaultTransitions  = 3
 )
 
-func (o Options) resolved() (Options, error) {
+// Resolve fills in the defaults of o and checks it, so that a command can refuse bad
+// settings before any work.
+func (o Options) Resolve() (Options, error) {
 	if o.Bootstrap == 0 {
 		o.Bootstrap = DefaultBootstrap
 	}
@@ -137,7 +139,7 @@ type Summary struct {
 	// the first minus the second; with more, each group minus the rest of the rows.
 	Comparisons []Comparison `json:"comparisons"`
 	Absent      []string     `json:"absent_groups"` // groups of Input.GroupOrder with no row
-	Rows        []Row        `json:"rows"`          // per row, in the input's order
+	Rows        []Row        `json:"rows,omitempty"` // per row, in the input's order
 }
 
 // Row is one row's recourse. The costs are computed for every row, but summarised only
@@ -217,6 +219,20 @@ type ColumnStats struct {
 	Transitions []Transition `json:"transitions,omitempty"`
 }
 
+// ByChangeRate orders columns by how often they change, most often first, then by mean
+// |Φ|, then in the data's order (a column of a scope without valid counterfactuals, whose
+// figures are NaN, last).
+func ByChangeRate(cs []ColumnStats) []int {
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(cs[b].ChangeRate, cs[a].ChangeRate), cmp.Compare(cs[b].MeanAbsAttribution, cs[a].MeanAbsAttribution))
+	})
+	return order
+}
+
 // Transition is one change of a column of levels and how many counterfactuals make it.
 type Transition struct {
 	From  string `json:"from"`
@@ -249,7 +265,7 @@ const All = "all"
 
 // Summarise summarises in (see the package documentation) with the options o.
 func Summarise(in Input, o Options) (*Summary, error) {
-	o, err := o.resolved()
+	o, err := o.Resolve()
 	if err != nil {
 		return nil, err
 	}
