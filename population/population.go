@@ -138,7 +138,7 @@ type Summary struct {
 	// Comparisons are the differences between groups, for each measure: with two groups,
 	// the first minus the second; with more, each group minus the rest of the rows.
 	Comparisons []Comparison `json:"comparisons"`
-	Absent      []string     `json:"absent_groups"` // groups of Input.GroupOrder with no row
+	Absent      []string     `json:"absent_groups"`  // groups of Input.GroupOrder with no row
 	Rows        []Row        `json:"rows,omitempty"` // per row, in the input's order
 }
 
