@@ -49,7 +49,7 @@ func RecourseColumns(s *population.Summary, o Options) ([]byte, error) {
 	for i, r := range rate {
 		pct[i] = 100 * r
 	}
-	changed := &bars{values: byRow(pct, rows), thickness: 0.6, horizontal: true, color: blue}
+	changed := &bars{values: byRow(pct, rows), thickness: 0.6, horizontal: true, color: bluishGreen}
 	left := featurePanel(names, rows, true)
 	left.Add(changed, &barEnds{bars: changed, format: func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) + "%" }, sty: textStyle(sans(7))})
 	left.X.Label.Text = "changed by the counterfactuals (%)"
@@ -79,7 +79,7 @@ func RecourseColumns(s *population.Summary, o Options) ([]byte, error) {
 		title: o.title("Recourse across the rows: how often each column changes, and its attribution"),
 		note:  o.note(note + "."),
 		legend: []legendItem{
-			{"share changed", []plot.Thumbnailer{changed}},
+			{"share changed (left)", []plot.Thumbnailer{changed}},
 			{"mean |Φ| (right)", []plot.Thumbnailer{phi}},
 			{"mean |Φ+|", []plot.Thumbnailer{up}},
 			{"mean |Φ−|", []plot.Thumbnailer{down}},
