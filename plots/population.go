@@ -199,28 +199,12 @@ func costDifferences(s *population.Summary) string {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("L1 %s − %s = %s [%s, %s], permutation p = %s", c.Group, c.Versus,
-			num3(c.Difference), num3(c.Lo), num3(c.Hi), pText(c.P)))
+			c.Difference, c.Lo, c.Hi, c.P))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("difference in mean (%d relabellings): ", s.Options.Permutations) + strings.Join(parts, "; ")
-}
-
-// num3 is a figure to 3 significant digits, "NA" when it is not finite.
-func num3(v population.Number) string {
-	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-		return "NA"
-	}
-	return strconv.FormatFloat(float64(v), 'g', 3, 64)
-}
-
-// pText is a p-value as a note gives it.
-func pText(p population.Number) string {
-	if math.IsNaN(float64(p)) {
-		return "NA"
-	}
-	return strconv.FormatFloat(float64(p), 'g', 2, 64)
 }
 
 // RecourseGroups draws a column × group heat map of how often each group's valid

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/quce"
@@ -64,6 +65,36 @@ func (v Number) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return json.Marshal(float64(v))
+}
+
+// String is v as the tables print it: 3 significant digits, or a whole number from 1000 up
+// to 10⁷ (an amount reads 1292, not 1.29e+03); "NA" when it is not finite.
+func (v Number) String() string {
+	x := float64(v)
+	switch a := math.Abs(x); {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "NA"
+	case a >= 1000 && a < 1e7:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// withInterval is "v [lo, hi]", or v alone when there is no interval.
+func withInterval(v, lo, hi Number) string {
+	if math.IsNaN(float64(lo)) || math.IsNaN(float64(hi)) {
+		return v.String()
+	}
+	return fmt.Sprintf("%s [%s, %s]", v, lo, hi)
+}
+
+// MeasureNames are the measures as tables name them.
+var MeasureNames = map[string]string{
+	Validity:      "validity (share valid)",
+	CostL1:        "cost L1 (standardised inputs)",
+	CostL0:        "cost L0 (columns changed)",
+	CostL1Data:    "cost L1 (data units, numeric columns)",
+	CFUncertainty: "counterfactual uncertainty L_ε",
 }
 
 // Input is what Summarise summarises: the explanations of a set of rows.
@@ -199,6 +230,9 @@ type Estimate struct {
 	Max     Number `json:"max"`
 }
 
+// String is the mean with its interval: "7.16 [6.49, 7.86]".
+func (e Estimate) String() string { return withInterval(e.Mean, e.Lo, e.Hi) }
+
 // ColumnStats is what the valid counterfactuals of a scope do to one column.
 type ColumnStats struct {
 	Column     string `json:"column"`
@@ -256,6 +290,9 @@ type Comparison struct {
 	// relabellings).
 	P Number `json:"p"`
 }
+
+// String is the difference with its interval: "-0.478 [-1.21, 0.207]".
+func (c Comparison) String() string { return withInterval(c.Difference, c.Lo, c.Hi) }
 
 // Rest names the rows outside a group, in Comparison.Versus.
 const Rest = "rest"

@@ -271,15 +271,6 @@ const (
 	fewMark = "(!)"
 )
 
-// measureNames are the measures as the text names them.
-var measureNames = map[string]string{
-	population.Validity:      "validity (share valid)",
-	population.CostL1:        "cost L1 (standardised inputs)",
-	population.CostL0:        "cost L0 (columns changed)",
-	population.CostL1Data:    "cost L1 (data units, numeric columns)",
-	population.CFUncertainty: "counterfactual uncertainty L_ε",
-}
-
 // printSummary writes the text report.
 func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.Summary, frozen bool) {
 	all, o := sum.Overall, sum.Options
@@ -294,8 +285,8 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "measure\tn\tmean [%g%% interval]\tsd\tmin\tq1\tmedian\tq3\tmax\n", level)
 	for _, e := range all.Measures {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", measureNames[e.Measure], e.N, meanText(e.Mean, e.Lo, e.Hi),
-			num(e.SD), num(e.Min), num(e.Q1), num(e.Median), num(e.Q3), num(e.Max))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", population.MeasureNames[e.Measure], e.N, e.String(),
+			e.SD, e.Min, e.Q1, e.Median, e.Q3, e.Max)
 	}
 	tw.Flush()
 
@@ -330,7 +321,7 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d", g.Name, g.Rows, g.AlreadyTarget, g.Searched, g.Valid)
 		for _, m := range []string{population.Validity, population.CostL1, population.CostL0, population.CFUncertainty} {
 			e := g.Measure(m)
-			fmt.Fprintf(tw, "\t%s", meanText(e.Mean, e.Lo, e.Hi))
+			fmt.Fprintf(tw, "\t%s", e.String())
 		}
 		if !frozen {
 			fmt.Fprintf(tw, "\t%d", g.LeftGroup)
@@ -356,8 +347,8 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 			if min(c.N, c.NVersus) < fewRows {
 				mark, few = " "+fewMark, true
 			}
-			fmt.Fprintf(tw, "%s\t%s − %s\t%d, %d%s\t%s\t%s\n", measureNames[c.Measure], c.Group, c.Versus, c.N, c.NVersus, mark,
-				meanText(c.Difference, c.Lo, c.Hi), pValue(c.P))
+			fmt.Fprintf(tw, "%s\t%s − %s\t%d, %d%s\t%s\t%s\n", population.MeasureNames[c.Measure], c.Group, c.Versus, c.N, c.NVersus, mark,
+				c.String(), c.P.String())
 		}
 		tw.Flush()
 		if few {
@@ -382,34 +373,6 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 	tw.Flush()
 }
 
-// num is a figure as the text prints it: 3 significant digits, or a whole number from 1000
-// up to 10⁷ (an amount, not 1.29e+03); "NA" when it is not finite.
-func num(v population.Number) string {
-	x := float64(v)
-	switch a := math.Abs(x); {
-	case math.IsNaN(x) || math.IsInf(x, 0):
-		return "NA"
-	case a >= 1000 && a < 1e7:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(x, 'g', 3, 64)
-}
-
-// meanText is "mean [lo, hi]", or the mean alone when there is no interval.
-func meanText(m, lo, hi population.Number) string {
-	if math.IsNaN(float64(lo)) {
-		return num(m)
-	}
-	return fmt.Sprintf("%s [%s, %s]", num(m), num(lo), num(hi))
-}
-
-func pValue(p population.Number) string {
-	if math.IsNaN(float64(p)) {
-		return "NA"
-	}
-	return strconv.FormatFloat(float64(p), 'g', 3, 64)
-}
-
 // percent is a/b as a percentage, "NA" for b = 0.
 func percent(a, b float64) string {
 	if b == 0 {
@@ -424,7 +387,7 @@ func changeText(c data.Column, v population.Number) string {
 	if math.IsNaN(float64(v)) {
 		return ""
 	}
-	s := num(v)
+	s := v.String()
 	if v > 0 {
 		s = "+" + s
 	}
