@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/plots"
@@ -97,10 +98,12 @@ func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 		}
 	}
+	t0 := time.Now()
 	sum, err := population.Summarise(in, opts)
 	if err != nil {
 		return err
 	}
+	f.logf("summarised in %.2fs (%d resamples per interval, %d relabellings per test)", time.Since(t0).Seconds(), opts.Bootstrap, opts.Permutations)
 	fmt.Fprint(r.report, modelHeader(&f.common, r.s))
 	f.printSummary(r.report, r, sum, frozen)
 	var outs []output
