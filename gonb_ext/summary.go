@@ -3,7 +3,6 @@ package gonbext
 import (
 	"fmt"
 	"html"
-	"math"
 	"strings"
 
 	"github.com/quce-go/quce/pipeline"
@@ -108,11 +107,19 @@ func SummaryHTML(s *pipeline.Setup, ex []*quce.Explanation, sum *population.Summ
 		fmt.Fprintf(&b, "<p>Differences in mean with %g%% bootstrap intervals and two-sided permutation p-values (%d relabellings of the group labels; each test stands alone, with no correction for several tests):</p>",
 			100*o.Level, o.Permutations)
 		b.WriteString("<table><tr><th>measure</th><th>groups</th><th>n</th><th>difference [interval]</th><th>p</th></tr>")
+		few := false
 		for _, c := range sum.Comparisons {
-			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s − %s</td><td>%d, %d</td><td>%s</td><td>%s</td></tr>", population.MeasureNames[c.Measure],
-				html.EscapeString(c.Group), html.EscapeString(c.Versus), c.N, c.NVersus, c, c.P)
+			mark := ""
+			if c.Few() {
+				mark, few = " (!)", true
+			}
+			fmt.Fprintf(&b, "<tr><td>%s</td><td>%s − %s</td><td>%d, %d%s</td><td>%s</td><td>%s</td></tr>", population.MeasureNames[c.Measure],
+				html.EscapeString(c.Group), html.EscapeString(c.Versus), c.N, c.NVersus, mark, c, c.P)
 		}
 		b.WriteString("</table>")
+		if few {
+			fmt.Fprintf(&b, "<p>(!) Fewer than %d rows on a side: the interval and the p-value rest on very few rows, so read them with care.</p>", population.FewRows)
+		}
 	}
 	b.WriteString(svgs[1] + svgs[2])
 	return b.String(), nil
@@ -130,12 +137,8 @@ func columnsTable(sum *population.Summary, top int) string {
 		for _, t := range c.Transitions {
 			ts = append(ts, fmt.Sprintf("%s → %s (%d)", t.From, t.To, t.Count))
 		}
-		change := ""
-		if !math.IsNaN(float64(c.MeanChange)) {
-			change = c.MeanChange.String()
-		}
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d (%s%%)</td><td>%s</td><td>%.4f</td><td>%s</td></tr>", html.EscapeString(c.Column), c.Changed,
-			100*c.ChangeRate, change, c.MeanAbsAttribution, html.EscapeString(strings.Join(ts, ", ")))
+			100*c.ChangeRate, c.Change(), c.MeanAbsAttribution, html.EscapeString(strings.Join(ts, ", ")))
 	}
 	b.WriteString("</table><p>Mean change: counterfactual minus row in the data's units, over the counterfactuals that change the column (an ordinal column in levels).</p>")
 	return b.String()

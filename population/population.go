@@ -235,9 +235,10 @@ func (e Estimate) String() string { return withInterval(e.Mean, e.Lo, e.Hi) }
 
 // ColumnStats is what the valid counterfactuals of a scope do to one column.
 type ColumnStats struct {
-	Column     string `json:"column"`
-	Changed    int    `json:"changed"`     // valid counterfactuals that change it
-	ChangeRate Number `json:"change_rate"` // Changed / valid counterfactuals
+	Column     string          `json:"column"`
+	Type       data.ColumnType `json:"type"`
+	Changed    int             `json:"changed"`     // valid counterfactuals that change it
+	ChangeRate Number          `json:"change_rate"` // Changed / valid counterfactuals
 	// MeanChange is the mean signed change, counterfactual minus row, over the
 	// counterfactuals that change it, in the data's units (an ordinal column in levels);
 	// NaN for a column of categories, whose Transitions say how it changes.
@@ -267,6 +268,22 @@ func ByChangeRate(cs []ColumnStats) []int {
 	return order
 }
 
+// Change is MeanChange as the tables print it: with its sign, "levels" after an ordinal
+// column's, and "" for a column of categories.
+func (c ColumnStats) Change() string {
+	if math.IsNaN(float64(c.MeanChange)) {
+		return ""
+	}
+	s := c.MeanChange.String()
+	if c.MeanChange > 0 {
+		s = "+" + s
+	}
+	if c.Type == data.Ordinal {
+		s += " levels"
+	}
+	return s
+}
+
 // Transition is one change of a column of levels and how many counterfactuals make it.
 type Transition struct {
 	From  string `json:"from"`
@@ -290,6 +307,14 @@ type Comparison struct {
 	// relabellings).
 	P Number `json:"p"`
 }
+
+// FewRows is the fewest rows on each side of a comparison for which the outputs do not warn
+// that its interval and p-value rest on very few rows.
+const FewRows = 10
+
+// Few reports a comparison with fewer than FewRows rows on a side: the percentile bootstrap
+// is too narrow there, and one row more or less moves the p-value.
+func (c Comparison) Few() bool { return min(c.N, c.NVersus) < FewRows }
 
 // String is the difference with its interval: "-0.478 [-1.21, 0.207]".
 func (c Comparison) String() string { return withInterval(c.Difference, c.Lo, c.Hi) }
@@ -551,7 +576,7 @@ func (in Input) columnStats(o Options, rows []Row, idx []int) []ColumnStats {
 		byCol[k] = in.Explanations[i].ByColumn(in.Columns)
 	}
 	for ci, c := range in.Columns {
-		st := ColumnStats{Column: c.Name}
+		st := ColumnStats{Column: c.Name, Type: c.Type}
 		var changes []float64
 		counts := map[Transition]int{}
 		var attr, minus, plus float64

@@ -152,6 +152,9 @@ func TestCountsByHand(t *testing.T) {
 	if sk.Changed != 2 || !near(sk.MeanChange, 0) || !slices.Equal(sk.Transitions, []Transition{{"high", "mid", 1}, {"low", "mid", 1}}) {
 		t.Errorf("skill: %+v; want 2 changed by +1 and −1 level, high → mid and low → mid", sk)
 	}
+	if got := []string{d.Change(), h.Change(), col("rate").Change(), sk.Change()}; !slices.Equal(got, []string{"-9", "", "+0.25", "0 levels"}) {
+		t.Errorf("mean changes as printed: %q", got)
+	}
 	if x := col("sex"); x.Changed != 0 || !near(x.ChangeRate, 0) || !math.IsNaN(float64(x.MeanChange)) {
 		t.Errorf("sex: %+v; want unchanged", x)
 	}
@@ -208,6 +211,9 @@ func TestMoreGroups(t *testing.T) {
 			t.Errorf("comparison of %s versus %s; want the rest", c.Group, c.Versus)
 		}
 		// Group A is rows 1 and 4 (already the target): its valid row 1 against rows 2, 5, 6.
+		if !c.Few() {
+			t.Errorf("comparison of %d and %d rows not marked as resting on few", c.N, c.NVersus)
+		}
 		if c.Measure == CostL1 && c.Group == "A" && (!near(c.Difference, 9-(1.5+28+5)/3.0) || c.N != 1 || c.NVersus != 3 || !math.IsNaN(float64(c.Lo))) {
 			t.Errorf("L1 of A versus the rest: %+v; want 9 − 34.5/3 over 1 and 3 rows, no interval for 1 row", c)
 		}

@@ -267,12 +267,8 @@ func groupNote(column string, frozen bool) string {
 	return changeableNote(column)
 }
 
-// fewRows is the fewest rows on each side of a comparison below which the text warns that
-// its interval and p-value rest on very few rows; fewMark marks such a comparison.
-const (
-	fewRows = 10
-	fewMark = "(!)"
-)
+// fewMark marks a comparison with few rows on a side (population.Comparison.Few).
+const fewMark = "(!)"
 
 // printSummary writes the text report.
 func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.Summary, frozen bool) {
@@ -301,11 +297,10 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 	fmt.Fprintf(w, "\nColumns by how often the valid counterfactuals change them (%d of %d shown; -top):\n", len(shown), len(order))
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "column\tchanged\tmean change\tmean |Φ|\tmean |Φ−|\tmean |Φ+|\tmost frequent changes")
-	cols := r.s.Explainer.Columns()
 	for _, ci := range shown {
 		c := all.Columns[ci]
 		fmt.Fprintf(tw, "%s\t%d (%s)\t%s\t%.4f\t%.4f\t%.4f\t%s\n", c.Column, c.Changed, percent(float64(c.Changed), float64(all.Valid)),
-			changeText(cols[ci], c.MeanChange), c.MeanAbsAttribution, c.MeanAbsMinus, c.MeanAbsPlus, transitionsText(c.Transitions))
+			c.Change(), c.MeanAbsAttribution, c.MeanAbsMinus, c.MeanAbsPlus, transitionsText(c.Transitions))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "mean change: counterfactual minus row, in the data's units, over the counterfactuals that change the column; |Φ|, |Φ−|, |Φ+|: the column's attribution and its uncertainty, averaged in size over all valid counterfactuals.")
@@ -347,7 +342,7 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 		few := false
 		for _, c := range sum.Comparisons {
 			mark := ""
-			if min(c.N, c.NVersus) < fewRows {
+			if c.Few() {
 				mark, few = " "+fewMark, true
 			}
 			fmt.Fprintf(tw, "%s\t%s − %s\t%d, %d%s\t%s\t%s\n", population.MeasureNames[c.Measure], c.Group, c.Versus, c.N, c.NVersus, mark,
@@ -355,7 +350,7 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 		}
 		tw.Flush()
 		if few {
-			fmt.Fprintf(w, "%s fewer than %d rows on a side: the interval (none for 1 row) and the p-value rest on very few rows; summarise more rows (-split train, -split all, -n all).\n", fewMark, fewRows)
+			fmt.Fprintf(w, "%s fewer than %d rows on a side: the interval (none for 1 row) and the p-value rest on very few rows, so read them with care.\n", fewMark, population.FewRows)
 		}
 		fmt.Fprintln(w, "Each test stands alone: no correction for testing several measures or groups. The tests assume the rows are independent draws and, under no difference, that the group labels are exchangeable.")
 	}
@@ -382,22 +377,6 @@ func percent(a, b float64) string {
 		return "NA"
 	}
 	return strconv.FormatFloat(100*a/b, 'f', 1, 64) + "%"
-}
-
-// changeText is a column's mean change with its sign: levels for an ordinal column, empty
-// for categories.
-func changeText(c data.Column, v population.Number) string {
-	if math.IsNaN(float64(v)) {
-		return ""
-	}
-	s := v.String()
-	if v > 0 {
-		s = "+" + s
-	}
-	if c.Type == data.Ordinal {
-		s += " levels"
-	}
-	return s
 }
 
 // transitionsText lists a column's most frequent changes: "rent → own (12), …".

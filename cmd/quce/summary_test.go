@@ -99,7 +99,8 @@ func TestSummaryGroups(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	for _, want := range []string{"target: each row's other class (no -class)", "By foreign_worker (foreign_worker is frozen", "Differences in mean (no − yes)",
-		"cost L1 (standardised inputs)", "permutation p-values (500 relabellings", "Share of each group's valid counterfactuals"} {
+		"cost L1 (standardised inputs)", "permutation p-values (500 relabellings", "Share of each group's valid counterfactuals",
+		"8, 12 (!)", "(!) fewer than 10 rows on a side"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the text lacks %q:\n%s", want, stdout)
 		}
