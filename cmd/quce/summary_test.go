@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/quce-go/quce/internal/testsetup"
 )
 
 // summaryOut is the part of quce summary's JSON these tests read.
@@ -276,5 +279,32 @@ func TestSummaryFlagErrors(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			failsEarly(t, append([]string{"summary"}, tc.args...), tc.want)
 		})
+	}
+}
+
+// The README lists the columns of quce summary's -csv table, in order.
+func TestREADMEListsTheSummaryCSVColumns(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "The `quce summary -csv FILE` table")
+	end := strings.Index(text[max(start, 0):], "`-svg DIR` writes")
+	if start < 0 || end < 0 {
+		t.Fatal("the README has no paragraph on quce summary's -csv")
+	}
+	var named []string
+	for _, m := range regexp.MustCompile("`([a-z_0-9]+)(\\(_lo, _hi\\))?`").FindAllStringSubmatch(text[start:start+end], -1) {
+		if m[1] == "all" || m[1] == "summary" {
+			continue // the group of all rows, the command
+		}
+		named = append(named, m[1])
+		if m[2] != "" {
+			named = append(named, m[1]+"_lo", m[1]+"_hi")
+		}
+	}
+	if !slices.Equal(named, summaryCSVColumns) {
+		t.Errorf("the README lists the -csv columns\n%v\nthe file has\n%v", named, summaryCSVColumns)
 	}
 }
