@@ -2,6 +2,7 @@ package backend
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -110,52 +111,54 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"dot/matmul/avx2_small.go", "archsimd.ClearAVXUpperBits()", 4},
 		{"dot/matmul/avx2_large.go", "archsimd.ClearAVXUpperBits()", 1},
 		{"dot/matmul/avx2.go", "archsimd.ClearAVXUpperBits()", 2},
-		{"dot/matmul/avx2_small.go", "accumulated in registers over the whole contraction", 1},
-		{"dot/matmul/avx2_small.go", "four output columns of a row at a time", 1},
-		{"dot/matmul/avx2_small_quce_test.go", "func TestAVX2SmallBitIdentical(", 1},
-		{"ops/transpose.go", "copy a whole run of the operand's last axis", 1},
-		{"ops/transpose_quce_test.go", "func TestTransposeByRuns(", 1},
+		{"dot/matmul/avx2_small.go", "is accumulated in registers over the", 1},
+		{"dot/matmul/avx2_small.go", "Four output columns of a row at a time", 1},
+		{"dot/matmul/avx2_small_test.go", "func TestAVX2SmallBitIdentical(", 1},
+		{"ops/transpose.go", "Copy a whole run of the operand's last axis", 1},
+		{"ops/transpose_runs_test.go", "func TestTransposeByRuns(", 1},
 		{"ops/where.go", "whereSelect32(conditionFlat", 1},
-		{"ops/where_quce_test.go", "func TestWhereSelectsBits(", 1},
+		{"ops/where_test.go", "func TestWhereSelectsBits(", 1},
 		{"dot/matmul/avx2_small.go", "avx2ReduceSum4Float32x8(acc0, acc1, acc2, acc3)", 1},
 		{"dot/matmul/avx2_small.go", "mask := avx2TailMaskFloat32(rhsCrossSize - col)", 2},
 		{"dot/matmul/avx2_small.go", "avx2TransposedPairsFloat32(lhsBase, rhsBase, outputBase", 1},
 		{"dot/matmul/avx2_transposed_pairs_amd64.s", "VFMADD231PS", 8},
 		{"dot/matmul/avx2_small.go", "for ; col+4*outputVecWidth <= rhsCrossSize; col += 4 * outputVecWidth {", 1},
 		{"buffers.go", "buf.RawShape = shape\n", 1},
-		{"buffers_quce_test.go", "func TestGetBufferWithoutAllocations(", 1},
-		{"ops/avx2_where_quce.go", "whereSelect32Vector = avx2WhereSelect32", 1},
+		{"buffers_pool_test.go", "func TestGetBufferWithoutAllocations(", 1},
+		{"ops/avx2_where.go", "whereSelect32Vector = avx2WhereSelect32", 1},
 		{"dot/matmul/avx2_small.go", "avx2RowFloat32(lBase, rhsBase, outBase", 1},
-		{"ops/avx2_elementwise_quce.go", "{compute.OpTypeMax, execMax},", 1},
-		{"ops/avx2_elementwise_quce.go", "return a.Merge(b, a.Less(b))", 1},
+		{"ops/avx2_elementwise.go", "{compute.OpTypeMax, execMax},", 1},
+		{"ops/avx2_elementwise.go", "return a.Merge(b, a.Less(b))", 1},
 		{"workerspool/workerspool.go", "go w.work(task)", 1},
-		{"workerspool/workerspool_quce_test.go", "func TestPoolReusesWorkers(", 1},
+		{"workerspool/workerspool_reuse_test.go", "func TestPoolReusesWorkers(", 1},
 		{"ops/unaryops.go", "boolToInt8(input > 0) - boolToInt8(input < 0)", 1},
-		{"ops/sign_quce_test.go", "func TestSignWithoutBranches(", 1},
-		{"ops/avx2_elementwise_quce.go", "avx2Float32BinaryExecutor(op.opType, op.generic)", 1},
-		{"ops/avx2_elementwise_quce.go", "avx2Float32UnaryExecutor(compute.OpTypeSqrt, execSqrt)", 1},
-		{"ops/avx2_elementwise_quce_test.go", "func TestAVX2ElementwiseBitIdentical(", 1},
+		{"ops/sign_test.go", "func TestSignWithoutBranches(", 1},
+		{"ops/avx2_elementwise.go", "avx2Float32BinaryExecutor(op.opType, op.generic)", 1},
+		{"ops/avx2_elementwise.go", "avx2Float32UnaryExecutor(compute.OpTypeSqrt, execSqrt)", 1},
+		{"ops/avx2_elementwise_test.go", "func TestAVX2ElementwiseBitIdentical(", 1},
 		{"broadcast.go", "lhsStart + j*lhsStep", 1},
-		{"broadcast_quce_test.go", "func TestZipIteratorByRuns(", 1},
+		{"broadcast_runs_test.go", "func TestZipIteratorByRuns(", 1},
 		{"ops/slice.go", "copy(run, operandFlat[operandFlatIdx:operandFlatIdx+runLen])", 1},
-		{"ops/slice_quce_test.go", "func TestSliceByRuns(", 1},
+		{"ops/slice_runs_test.go", "func TestSliceByRuns(", 1},
 		{"ops/reduce.go", "it.NextRun()", 1},
-		{"ops/reduce_quce_test.go", "func TestReduceSumByRuns(", 1},
+		{"ops/reduce_runs_test.go", "func TestReduceSumByRuns(", 1},
 		{"ops/transpose.go", "copy(outputFlat[outputIdx:outputIdx+run], operandFlat[start:start+run])", 1},
-		{"ops/avx2_transpose_quce.go", "TransposeDTypeMap.Register(dtypes.Float32, gobackend.PriorityArch, avx2TransposeFloat32)", 1},
+		{"ops/avx2_transpose.go", "TransposeDTypeMap.Register(dtypes.Float32, gobackend.PriorityArch, avx2TransposeFloat32)", 1},
 		{"buffers.go", "if idx, ok := bucketPoolIndex(bucketedSize); ok {", 1},
 		{"buffers.go", "b.Flat = b.castFlat", 1},
-		{"buffers_quce_test.go", "func TestPooledBufferRecast(", 1},
+		{"buffers_pool_test.go", "func TestPooledBufferRecast(", 1},
 		{"fusedops/dense.go", "row[j] += b", 1},
-		{"fusedops/dense_quce_test.go", "func TestDenseAddBiasByRows(", 1},
+		{"fusedops/dense_test.go", "func TestDenseAddBiasByRows(", 1},
 		{"dot/matmul/avx512_router.go", "archsimd.ClearAVXUpperBits()", 1},
 		{"dot/matmul/avx512_small.go", "archsimd.ClearAVXUpperBits()", 3},
 		{"dot/matmul/avx512_large.go", "archsimd.ClearAVXUpperBits()", 1},
 		{"dot/matmul/avx512.go", "archsimd.ClearAVXUpperBits()", 2},
-		{"dot/matmul/upper_state_quce_test.go", "func TestProductsLeaveUpperStateClean(", 1},
-		{"ops/avx2_elementwise_quce.go", "avx2Float32BinaryBroadcast(opType, lhs.Flat.([]float32)", 1},
+		{"dot/matmul/upper_state_test.go", "func TestProductsLeaveUpperStateClean(", 1},
+		{"dot/matmul/avx512.go", "envutil.ReadBool(envutil.SIMD_AVX512_Env, false)", 1},
+		{"dot/matmul/avx512_choice_test.go", "func TestAVX512KernelsChosen(", 1},
+		{"ops/avx2_elementwise.go", "avx2Float32BinaryBroadcast(opType, lhs.Flat.([]float32)", 1},
 		{"broadcast.go", "func (zi *ZipIterator) LastAxisRuns()", 1},
-		{"ops/avx2_elementwise_quce_test.go", "{[]int{9, 1, 1}, []int{1, 1, 30}, []int{9, 1, 30}},", 1},
+		{"ops/avx2_elementwise_test.go", "{[]int{9, 1, 1}, []int{1, 1, 30}, []int{9, 1, 30}},", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {
@@ -164,5 +167,16 @@ func TestPatchedComputeBackend(t *testing.T) {
 		if n := strings.Count(string(src), tc.text); n != tc.count {
 			t.Errorf("%s has %q %d times; the patch has it %d times", tc.file, tc.text, n, tc.count)
 		}
+	}
+}
+
+// TestComputeCopyIsUpstreamPlusPatches checks that third_party/gomlx-compute is exactly the
+// module go.mod requires, as the Go module proxy serves it, with third_party/patches applied in
+// order: scripts/vendor-compute.sh rebuilds it (from Go's module cache when the module is
+// there) and compares every file. A change made to the copy alone fails it.
+func TestComputeCopyIsUpstreamPlusPatches(t *testing.T) {
+	out, err := exec.Command("bash", filepath.Join("..", "scripts", "vendor-compute.sh"), "--check").CombinedOutput()
+	if err != nil {
+		t.Fatalf("scripts/vendor-compute.sh --check: %v\n%s", err, out)
 	}
 }

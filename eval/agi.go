@@ -44,6 +44,9 @@ type AGIPath struct {
 	// ProbEnd is F(τ|last point); with discrete columns (Run on mixed data), F(τ|·) at the
 	// legal row nearest the last point, which Flipped then refers to.
 	ProbEnd float64
+	// Failure says why the run stopped early: the model's output or gradient was not finite
+	// (the path then ends at its last finite point, and it never flips).
+	Failure string
 }
 
 // model runs the classifier in graphs of its own: class probabilities in fixed-size chunks
@@ -171,6 +174,15 @@ func (m *model) agiStepGraph(in []*graph.Node) []*graph.Node {
 	return []*graph.Node{next, graph.Exp(m.clf.LogProbs(next))}
 }
 
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // RunAGI runs the individual AGI baseline on standardised rows xs, all rows at once: every
 // row takes signed-gradient steps x ← x + η·sign(∇ log F(τ|x)) towards its target class τ
 // (targets[i], or the default target when targets is nil or targets[i] < 0) and stops on its
@@ -287,13 +299,19 @@ func (m *model) agi(ctx context.Context, legal func(i int, pt []float64) ([]floa
 			if active[i] == 0 {
 				continue
 			}
+			pr := float64(probs[i*c+p.Target])
+			if discrete {
+				pr = legalProbs[i][p.Target]
+			}
+			if !allFinite(pts[i]) || math.IsNaN(pr) || math.IsInf(pr, 0) {
+				p.Failure = fmt.Sprintf("the model's output or gradient was not finite at step %d", step)
+				active[i] = 0
+				continue
+			}
 			copy(cur[i*j:(i+1)*j], next[i*j:(i+1)*j])
 			p.Points = append(p.Points, pts[i])
 			p.Steps = step
-			p.ProbEnd = float64(probs[i*c+p.Target])
-			if discrete {
-				p.ProbEnd = legalProbs[i][p.Target]
-			}
+			p.ProbEnd = pr
 			if p.ProbEnd >= threshold {
 				p.Flipped = true
 				active[i] = 0

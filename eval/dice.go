@@ -47,6 +47,7 @@ type DiceResult struct {
 	ProbEnd        float64   // F(τ|x_c); without a counterfactual, the highest F(τ|·) of any candidate
 	Features       int       // k of the round that found it, or of the last round tried (columns drawn for change)
 	Candidates     int       // candidates tried
+	NonFinite      int       // candidates whose F(τ|·) was not finite (never valid)
 }
 
 // diceSpace is where DiCE-random draws one instance's candidates: the columns that may
@@ -146,6 +147,9 @@ func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cf
 		}
 		cands := make([][]float64, 0, len(pending)*cfg.Samples)
 		for _, i := range pending {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			for range cfg.Samples {
 				cands = append(cands, spaces[i].draw(rngs[i], k))
 			}
@@ -162,10 +166,14 @@ func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cf
 			for c := 0; c < cfg.Samples; c++ {
 				idx := n*cfg.Samples + c
 				p := probs[idx][r.Target]
-				if r.Counterfactual == nil {
-					r.ProbEnd = max(r.ProbEnd, p)
+				if math.IsNaN(p) || math.IsInf(p, 0) {
+					r.NonFinite++
 				}
-				if p < threshold {
+				if r.Counterfactual == nil && p > r.ProbEnd {
+					r.ProbEnd = p
+				}
+				// Written so that a NaN probability (a model that outputs NaN) is never valid.
+				if !(p >= threshold) {
 					continue
 				}
 				if d := L1(cands[idx], xs[i]); d < best {

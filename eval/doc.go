@@ -23,7 +23,9 @@
 //
 // Every instance of every method has an InstanceResult; one that fails (an invalid
 // counterfactual, an AGI run that never flipped, no DiCE candidate in the other class, a
-// numerical failure) says why in its Failure field, and the tables list the failures.
+// search that diverged, a probability that is not finite) says why in its Failure field, is
+// never counted valid, and the tables list the failures. Report.NoneSucceeded says when no
+// method gave a valid result at all.
 //
 // # Metrics
 //

@@ -243,6 +243,26 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 	fmt.Fprintf(b, "- Total wall time %.1f s.\n", r.Seconds)
 }
 
+// NoneSucceeded is an error when no method gave a valid result for any instance (every
+// search diverged, say, or the model's outputs are not finite): such a report measures
+// nothing. It names the first failure, whose message says how to fix it; nil otherwise.
+func (r *Report) NoneSucceeded() error {
+	first := ""
+	for _, m := range r.Methods {
+		for _, s := range r.Splits {
+			if r.Counts[m][s].Valid > 0 {
+				return nil
+			}
+			for _, in := range r.Instances[m][s] {
+				if first == "" && in.Failure != "" {
+					first = fmt.Sprintf("%s, %s split, row %d: %s", m, s, in.Row, in.Failure)
+				}
+			}
+		}
+	}
+	return fmt.Errorf("eval: no method gave a valid result for any instance (the first failure: %s)", first)
+}
+
 // WriteJSON writes the report as indented JSON: {"dataset", "n", "metrics": {METHOD:
 // {SPLIT: {METRIC: value}}}, ...} with the per-instance results, counts and settings.
 func (r *Report) WriteJSON(w io.Writer) error {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -213,7 +214,7 @@ type InstanceResult struct {
 	// Failure says why the instance has no valid result ("" when it has one).
 	Failure string `json:"failure,omitempty"`
 	// ProbEnd is F(τ|x_c); for DiCE-random without a counterfactual, the highest F(τ|·)
-	// of any candidate.
+	// of any candidate. NaN (null in JSON) when the method failed before it had one.
 	ProbEnd float64 `json:"prob_end"`
 	Steps   int     `json:"steps,omitempty"` // path steps (agi: until the flip)
 	// Metrics holds this instance's values of the per-instance metrics (path_uncertainty,
@@ -230,6 +231,19 @@ type InstanceResult struct {
 
 	Counterfactual []float64   `json:"-"` // x_c, standardised
 	Path           [][]float64 `json:"-"` // the path, standardised (path methods, with Options.KeepPaths)
+}
+
+// MarshalJSON writes ProbEnd as null when it is not finite: JSON has no NaN.
+func (r InstanceResult) MarshalJSON() ([]byte, error) {
+	type plain InstanceResult
+	var end *float64
+	if !math.IsNaN(r.ProbEnd) && !math.IsInf(r.ProbEnd, 0) {
+		end = &r.ProbEnd
+	}
+	return json.Marshal(struct {
+		plain
+		ProbEnd *float64 `json:"prob_end"`
+	}{plain(r), end})
 }
 
 // outcome is a method's raw result on one instance before the metrics.
@@ -378,16 +392,38 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 		if slices.Contains(o.Methods, IG) {
 			logf("eval: %s: straight-line IG to QUCE's counterfactuals (%d points)", split, igPoints)
 			t0 := time.Now()
-			lines := make([][][]float64, len(xs))
+			// IG goes to QUCE's counterfactual, so an instance whose QUCE search failed has
+			// no IG path.
+			var idx []int
+			var lines [][][]float64
+			var qs []quce.Query
 			for i, x := range xs {
-				lines[i] = straightLine(x, quceEx[i].Path0().Counterfactual, igPoints)
+				if p := quceEx[i].Path0(); p.Failure == "" {
+					idx, qs = append(idx, i), append(qs, queries[i])
+					lines = append(lines, straightLine(x, p.Counterfactual, igPoints))
+				}
 			}
-			ex, err := s.Explainer.ExplainPaths(ctx, cfg, queries, lines)
-			if err != nil {
-				return nil, fmt.Errorf("eval: IG on the %s split: %w", split, err)
+			var ex []*quce.Explanation
+			if len(idx) > 0 {
+				if ex, err = s.Explainer.ExplainPaths(ctx, cfg, qs, lines); err != nil {
+					return nil, fmt.Errorf("eval: IG on the %s split: %w", split, err)
+				}
 			}
 			secs[IG] = time.Since(t0).Seconds()
-			outs[IG] = pathOutcomes(base, xs, ex, o.Config.Threshold, "ends at QUCE's counterfactual, which is not valid: ")
+			measured := pathOutcomes(subset(base, idx), subset(xs, idx), ex, o.Config.Threshold, "ends at QUCE's counterfactual, which is not valid: ")
+			outs[IG] = make([]*outcome, len(xs))
+			for k, i := range idx {
+				outs[IG][i] = measured[k]
+			}
+			for i, oc := range outs[IG] {
+				if oc == nil {
+					r := base[i]
+					r.Original, r.Target = quceEx[i].PredictedClass, quceEx[i].Target
+					r.ProbEnd = math.NaN()
+					r.Failure = "QUCE's search failed, so there is no counterfactual for IG to go to: " + quceEx[i].Path0().Failure
+					outs[IG][i] = &outcome{res: r, x: xs[i]}
+				}
+			}
 		}
 		if slices.Contains(o.Methods, QUCEAuto) {
 			if _, err := search(QUCEAuto, acfg, fmt.Sprintf("QUCE with automatic λ (%d candidates each)", len(acfg.Auto.Grid))); err != nil {
@@ -436,6 +472,9 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 				oc := outs[AGI][i]
 				oc.res.Steps = p.Steps // the projection's pieces are no AGI steps
 				switch {
+				case p.Failure != "":
+					oc.res.Valid = false
+					oc.res.Failure = "AGI stopped: " + p.Failure
 				case p.Flipped:
 					flipped++
 				case !oc.measured:
@@ -596,11 +635,22 @@ func pathOutcomes(base []InstanceResult, xs [][]float64, ex []*quce.Explanation,
 		r.Path = p.Points
 		switch {
 		case p.Failure != "":
-			r.Failure = "numerical failure: " + p.Failure
+			// A failed path has no counterfactual and no attribution (its numbers are NaN).
+			r.Counterfactual, r.CounterfactualOriginal, r.Attribution = nil, nil, nil
+			r.Failure = "failed: " + p.Failure
 		case !p.Valid:
 			r.Failure = fmt.Sprintf("%snot valid: F(τ|x_c) = %.3g < ϑ = %v", invalidPrefix, p.ProbEnd, threshold)
 		}
 		out[i] = &outcome{res: r, x: xs[i], path: p, measured: p.Failure == ""}
+	}
+	return out
+}
+
+// subset is the elements of v at idx.
+func subset[T any](v []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for k, i := range idx {
+		out[k] = v[i]
 	}
 	return out
 }
@@ -617,6 +667,9 @@ func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *qu
 			r.CounterfactualOriginal = e.Scaler().InverseRow(d.Counterfactual)
 		} else {
 			r.Failure = fmt.Sprintf("no candidate reached the target class (%d candidates changing up to %d features; best F(τ|·) = %.3g < ϑ)", d.Candidates, d.Features, d.ProbEnd)
+			if d.NonFinite > 0 {
+				r.Failure += fmt.Sprintf("; the model's F(τ|·) was not finite for %d of them", d.NonFinite)
+			}
 		}
 		out[i] = &outcome{res: r, x: xs[i]}
 	}

@@ -3,6 +3,7 @@ package gonbext
 import (
 	"fmt"
 	"html"
+	"math"
 	"slices"
 	"strings"
 
@@ -174,13 +175,20 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 		p := ex.Path0()
 		cols := s.Explainer.Columns()
 		top := cols[quce.RankFeatures(ex.ByColumn(cols).Attribution)[0]].Name
-		if ex.AlreadyTarget {
+		// A failed row's figures are NaN (quce.Path.Failure): shown as "—", never as numbers.
+		num := func(format string, v float64) string {
+			if p.Failure != "" || math.IsNaN(v) || math.IsInf(v, 0) {
+				return "—"
+			}
+			return fmt.Sprintf(format, v)
+		}
+		if p.Failure != "" || ex.AlreadyTarget {
 			top = "—"
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%.4f</td><td>%.4f</td><td>%s</td><td>%d</td><td>%.1e</td><td>%.3f</td><td>%.3f</td><td>%s</td>",
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
 			html.EscapeString(names[i]), html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
-			ex.ProbStart, p.ProbEnd, validText(ex), p.Steps, ex.CompletenessGap, p.CFUncertainty, p.PathUncertainty,
-			html.EscapeString(top))
+			num("%.4f", ex.ProbStart), num("%.4f", p.ProbEnd), html.EscapeString(validText(ex)), p.Steps, num("%.1e", ex.CompletenessGap),
+			num("%.3f", p.CFUncertainty), num("%.3f", p.PathUncertainty), html.EscapeString(top))
 		if a := ex.Auto; auto && a != nil {
 			c := a.Candidates[a.Chosen]
 			fmt.Fprintf(&b, "<td>%g, %g</td>", c.Lambda2, c.Lambda3)

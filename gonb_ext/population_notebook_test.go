@@ -111,10 +111,10 @@ func TestPopulationProseQuotesItsOutputs(t *testing.T) {
 	says(fw+1, fmt.Sprintf("changes %s columns (the median; mean %s)", strings.Fields(l0[3])[0], l0[2]))
 	no, yes := need(fw, "no"), need(fw, "yes")
 	says(fw+1, fmt.Sprintf("rates %s of the %s non-foreign workers bad (%s%%) against %s of the %s foreign workers (%s%%)", no[1], no[0], no[2], yes[1], yes[0], yes[2]))
-	gNo, gYes := row(t, rows, "no"), row(t, rows, "yes") // rows, already, searched, valid, validity, L1, L0, uncertainty
-	says(fw+1, fmt.Sprintf("L1 %s against %s", gNo[6], gYes[6]))
-	says(fw+1, fmt.Sprintf("L0 %s against %s", strings.Fields(gNo[7])[0], strings.Fields(gYes[7])[0]))
-	says(fw+1, fmt.Sprintf("L_ε %s against %s", gNo[8], gYes[8]))
+	gNo, gYes := row(t, rows, "no"), row(t, rows, "yes") // group, rows, already, searched, valid, failed, validity, L1, L0, uncertainty
+	says(fw+1, fmt.Sprintf("L1 %s against %s", gNo[7], gYes[7]))
+	says(fw+1, fmt.Sprintf("L0 %s against %s", strings.Fields(gNo[8])[0], strings.Fields(gYes[8])[0]))
+	says(fw+1, fmt.Sprintf("L_ε %s against %s", gNo[9], gYes[9]))
 	diff := func(measure, group string) []string { return row(t, rows, measure, group) } // measure, groups, n, difference, p
 	c := diff("cost L1 (standardised inputs)", "no − yes")
 	says(fw+1, prose("a difference of %s with p = %s", c[3], c[4]))

@@ -57,7 +57,11 @@ func SummaryHTML(s *pipeline.Setup, ex []*quce.Explanation, sum *population.Summ
 		fmt.Fprintf(&b, "%d already have the target class: nothing to change, so they are left out of the rest. ", all.AlreadyTarget)
 	}
 	fmt.Fprintf(&b, "%d searched, %d valid counterfactuals. Validity is over the searched rows; costs, uncertainty and columns over the valid counterfactuals. "+
-		"Intervals: %g%% percentile bootstrap intervals of the mean (%d resamples, seed %d).</p>", all.Searched, all.Valid, 100*o.Level, o.Bootstrap, o.Seed)
+		"Intervals: %g%% percentile bootstrap intervals of the mean (%d resamples, seed %d).", all.Searched, all.Valid, 100*o.Level, o.Bootstrap, o.Seed)
+	if all.Failed > 0 {
+		fmt.Fprintf(&b, " <b>The search of %d rows failed</b> (it diverged, or its attribution is unreliable): they have no counterfactual and count as not valid (their explanations' Path0().Failure says why, with the fix).", all.Failed)
+	}
+	b.WriteString("</p>")
 	b.WriteString("<table><tr><th>measure</th><th>n</th><th>mean [interval]</th><th>median (q1 – q3)</th><th>min – max</th></tr>")
 	for _, e := range all.Measures {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s (%s – %s)</td><td>%s – %s</td></tr>", population.MeasureNames[e.Measure], e.N,
@@ -93,9 +97,9 @@ func SummaryHTML(s *pipeline.Setup, ex []*quce.Explanation, sum *population.Summ
 	if len(sum.Absent) > 0 {
 		fmt.Fprintf(&b, "No rows in: %s.", html.EscapeString(strings.Join(sum.Absent, ", ")))
 	}
-	b.WriteString("</p><table><tr><th>group</th><th>rows</th><th>already target</th><th>searched</th><th>valid</th><th>validity</th><th>cost L1</th><th>cost L0</th><th>uncertainty</th><th>left group</th></tr>")
+	b.WriteString("</p><table><tr><th>group</th><th>rows</th><th>already target</th><th>searched</th><th>valid</th><th>failed</th><th>validity</th><th>cost L1</th><th>cost L0</th><th>uncertainty</th><th>left group</th></tr>")
 	for _, g := range sum.Groups {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td>", html.EscapeString(g.Name), g.Rows, g.AlreadyTarget, g.Searched, g.Valid)
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td><td>%d</td>", html.EscapeString(g.Name), g.Rows, g.AlreadyTarget, g.Searched, g.Valid, g.Failed)
 		for _, m := range []string{population.Validity, population.CostL1, population.CostL0, population.CFUncertainty} {
 			e := g.Measure(m)
 			fmt.Fprintf(&b, "<td>%s</td>", e)
@@ -137,7 +141,7 @@ func columnsTable(sum *population.Summary, top int) string {
 		for _, t := range c.Transitions {
 			ts = append(ts, fmt.Sprintf("%s → %s (%d)", t.From, t.To, t.Count))
 		}
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d (%s%%)</td><td>%s</td><td>%.4f</td><td>%s</td></tr>", html.EscapeString(c.Column), c.Changed,
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d (%s%%)</td><td>%s</td><td>%s</td><td>%s</td></tr>", html.EscapeString(c.Column), c.Changed,
 			100*c.ChangeRate, c.Change(), c.MeanAbsAttribution, html.EscapeString(strings.Join(ts, ", ")))
 	}
 	b.WriteString("</table><p>Mean change: counterfactual minus row in the data's units, over the counterfactuals that change the column (an ordinal column in levels).</p>")

@@ -87,13 +87,18 @@ func Paths(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
 		return nil, err
 	}
 	for i, p := range ex.Paths {
+		if p.Failure != "" {
+			continue
+		}
 		if err := checkVector(fmt.Sprintf("Paths[%d].Attribution", i), p.Attribution, len(names)); err != nil {
 			return nil, err
 		}
 	}
 	rows := rankByMagnitude(ex.Attribution, o.topK(len(names), len(names)))
 	names, detours := markDetours(ex, names, rows)
-	k, m := len(rows), len(ex.Paths)
+	// Only the paths that did not fail have an attribution; the others are counted in the note.
+	done := ex.Completed()
+	k, m := len(rows), len(done)
 
 	mean := &bars{values: byRow(ex.Attribution, rows), thickness: 0.6, horizontal: true, color: blue}
 	// A feature whose Φ is the same on every path (a frozen one) gets no error bar.
@@ -104,7 +109,7 @@ func Paths(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
 			spread.XYs = append(spread.XYs, plotter.XY{X: ex.Attribution[f], Y: float64(c)})
 			spread.XErrors = append(spread.XErrors, struct{ Low, High float64 }{sd, sd})
 		}
-		for i, p := range ex.Paths {
+		for i, p := range done {
 			y := float64(c)
 			if m > 1 {
 				y += 0.5 * (float64(i)/float64(m-1) - 0.5)
@@ -129,10 +134,13 @@ func Paths(ex *quce.Explanation, features []string, o Options) ([]byte, error) {
 			valid++
 		}
 	}
+	count := fmt.Sprintf("%d paths, %d valid (%.0f%%)", len(ex.Paths), valid, 100*ex.ValidRate())
+	if failed := len(ex.Paths) - m; failed > 0 {
+		count += fmt.Sprintf(", %d failed and left out", failed)
+	}
 	f := &figure{
 		title: o.title(fmt.Sprintf("exQUCE: expected attribution of %s over many paths", prob(o, ex, "·"))),
-		note: o.note(explanationNote(o, ex, k, len(names),
-			fmt.Sprintf("%d paths, %d valid (%.0f%%)", m, valid, 100*ex.ValidRate())) + detours),
+		note:  o.note(explanationNote(o, ex, k, len(names), count) + detours),
 		legend: []legendItem{
 			{fmt.Sprintf("mean Φ over the %d paths", m), []plot.Thumbnailer{mean}},
 			{"± 1 standard deviation", []plot.Thumbnailer{line(nil, black, vg.Points(1.2))}},
@@ -158,9 +166,15 @@ func checkExplanation(ex *quce.Explanation, features []string, o Options) ([]str
 		if p == nil {
 			return nil, fmt.Errorf("plots: the explanation's path %d is nil", i)
 		}
+		if p.Failure != "" {
+			continue // a failed path has no figures, and is left out (see quce.Path.Failure)
+		}
 		if err := checkFinite(fmt.Sprintf("Paths[%d].ProbEnd", i), p.ProbEnd); err != nil {
 			return nil, err
 		}
+	}
+	if len(ex.Completed()) == 0 {
+		return nil, fmt.Errorf("%w: every path of the explanation failed (%s)", ErrFailed, ex.Path0().Failure)
 	}
 	if err := checkFinite("ProbStart", ex.ProbStart); err != nil {
 		return nil, err
@@ -207,12 +221,15 @@ func checkVector(what string, v []float64, n int) error {
 	return checkFinite(what, v...)
 }
 
+// meanProbEnd is the mean target probability at the counterfactuals of the paths that did
+// not fail.
 func meanProbEnd(ex *quce.Explanation) float64 {
+	done := ex.Completed()
 	s := 0.0
-	for _, p := range ex.Paths {
+	for _, p := range done {
 		s += p.ProbEnd
 	}
-	return s / float64(len(ex.Paths))
+	return s / float64(len(done))
 }
 
 // prob is the target probability of an explanation at the point at, F(benign | x), its

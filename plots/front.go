@@ -15,7 +15,8 @@ import (
 // filled and invalid ones hollow, each labelled with its (λ2, λ3), the plausibility bound as
 // a dashed line and the chosen candidate as QUCE's star. It is the instance's
 // proximity–uncertainty front, the paper's Proposition 2 made visible: a larger λ2 buys
-// proximity with uncertainty.
+// proximity with uncertainty. A candidate whose search failed has no point to draw: the
+// note counts it.
 func Front(a *quce.AutoChoice, o Options) ([]byte, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -29,9 +30,17 @@ func Front(a *quce.AutoChoice, o Options) ([]byte, error) {
 	if err := checkFinite("bound", a.Bound); err != nil {
 		return nil, err
 	}
+	if c := a.Candidates[a.Chosen]; c.Failure != "" {
+		return nil, fmt.Errorf("%w: the chosen candidate's search failed (%s)", ErrFailed, c.Failure)
+	}
 	var valid, invalid plotter.XYs
 	labels := plotter.XYLabels{}
+	failed := 0
 	for i, c := range a.Candidates {
+		if c.Failure != "" {
+			failed++ // no counterfactual to place
+			continue
+		}
 		if err := checkFinite(fmt.Sprintf("candidate %d (distance, uncertainty)", i+1), c.Distance, c.Uncertainty); err != nil {
 			return nil, err
 		}
@@ -83,6 +92,9 @@ func Front(a *quce.AutoChoice, o Options) ([]byte, error) {
 	auto += "."
 	if !a.Plausible {
 		auto += " No valid candidate was within the bound."
+	}
+	if failed > 0 {
+		auto += fmt.Sprintf(" %d of %d candidates failed and are not drawn.", failed, len(a.Candidates))
 	}
 	f := &figure{
 		title:  o.title("Automatic λ: proximity against uncertainty of the candidates"),

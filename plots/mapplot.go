@@ -26,11 +26,11 @@ type MapPath struct {
 }
 
 // ExplanationPaths are the paths of an explanation for Map: QUCE's path (its first, which
-// starts exactly at x) and IG's straight line from x to the same counterfactual. Add other
-// methods' paths (AGI's: eval.RunAGI) after them.
+// starts exactly at x) and IG's straight line from x to the same counterfactual; none when
+// that path failed. Add other methods' paths (AGI's: eval.RunAGI) after them.
 func ExplanationPaths(ex *quce.Explanation) []MapPath {
-	if ex == nil || len(ex.Paths) == 0 || ex.Paths[0] == nil {
-		return nil
+	if ex == nil || len(ex.Paths) == 0 || ex.Paths[0] == nil || ex.Path0().Failure != "" {
+		return nil // a failed path has no counterfactual to draw
 	}
 	p := ex.Path0()
 	out := []MapPath{{Method: "quce", Points: p.Points}}

@@ -35,6 +35,9 @@ func Path(ex *quce.Explanation, features []string, scaler *data.Scaler, o Option
 	}
 	p0 := ex.Path0()
 	n := len(names)
+	if p0.Failure != "" {
+		return nil, fmt.Errorf("%w: the path from x failed (%s)", ErrFailed, p0.Failure)
+	}
 	if len(p0.Points) < 2 {
 		return nil, fmt.Errorf("%w: the path has %d points", errEmpty, len(p0.Points))
 	}
@@ -147,10 +150,7 @@ func pathFigure(ex *quce.Explanation, names []string, points [][]float64, steps 
 	}
 
 	valid := "a valid counterfactual"
-	switch {
-	case p0.Failure != "":
-		valid = "failed: " + p0.Failure
-	case !p0.Valid:
+	if !p0.Valid {
 		valid = "not a valid counterfactual"
 	}
 	note := fmt.Sprintf("%d optimisation steps; %s = %.3f → %.3f, %s.", p0.Steps, prob(o, ex, "x"), ex.ProbStart, p0.ProbEnd, valid)

@@ -396,6 +396,10 @@ func pad(a *plot.Axis, frac float64) {
 // errEmpty is returned for results with nothing to draw.
 var errEmpty = errors.New("plots: nothing to draw")
 
+// ErrFailed is returned for an explanation whose paths failed (see quce.Path.Failure): a
+// search that diverged has no counterfactual and no attribution to draw.
+var ErrFailed = errors.New("plots: the explanation failed, so there is nothing to draw")
+
 // checkFinite reports the first NaN or infinite value of v, named what.
 func checkFinite(what string, v ...float64) error {
 	for i, x := range v {

@@ -11,7 +11,9 @@
 //
 //   - a row the model already predicts as its target class (quce.Explanation.AlreadyTarget)
 //     needs no recourse: it is counted, and left out of everything else;
-//   - validity is over the searched rows (every other row);
+//   - validity is over the searched rows (every other row); a row whose search failed
+//     (quce.Path.Failure: it diverged, or its attribution is unreliable) has no
+//     counterfactual, and counts as not valid;
 //   - the costs, the uncertainty and the per-column figures are over the valid
 //     counterfactuals: an invalid one is no recourse, and its cost would say nothing.
 //
@@ -180,10 +182,13 @@ type Row struct {
 	CounterfactualGroup string `json:"counterfactual_group,omitempty"`
 	AlreadyTarget       bool   `json:"already_target"`
 	Valid               bool   `json:"valid"`
-	CostL1              Number `json:"cost_l1"`
-	CostL0              int    `json:"cost_l0"`
-	CostL1Data          Number `json:"cost_l1_data"`
-	CFUncertainty       Number `json:"cf_uncertainty"`
+	// Failure says why the row's search failed (quce.Path.Failure): it has no
+	// counterfactual, so its costs are NaN and it counts as not valid.
+	Failure       string `json:"failure,omitempty"`
+	CostL1        Number `json:"cost_l1"`
+	CostL0        Number `json:"cost_l0"`
+	CostL1Data    Number `json:"cost_l1_data"`
+	CFUncertainty Number `json:"cf_uncertainty"`
 	// Changed names the columns the counterfactual changes, in the data's order.
 	Changed []string `json:"changed_columns"`
 }
@@ -195,6 +200,9 @@ type Scope struct {
 	AlreadyTarget int    `json:"already_target"` // already predicted as the target: no recourse needed
 	Searched      int    `json:"searched"`       // Rows − AlreadyTarget
 	Valid         int    `json:"valid"`          // searched rows with a valid counterfactual
+	// Failed counts the searched rows whose search failed (quce.Path.Failure): no
+	// counterfactual, so not valid.
+	Failed int `json:"failed"`
 	// LeftGroup counts the valid counterfactuals whose group is not the row's (with
 	// Input.CounterfactualGroups; 0 without).
 	LeftGroup int `json:"left_group"`
@@ -423,19 +431,25 @@ func (in Input) rows() ([]Row, error) {
 		if len(x) != width || len(e.X) != width || len(p.Counterfactual) != width || len(p.CounterfactualOriginal) != width {
 			return nil, fmt.Errorf("population: explanation %d has rows of %d, %d and %d inputs for columns of %d; fix: pass the columns of the data it explains", i+1, len(x), len(e.X), len(p.Counterfactual), width)
 		}
-		r := Row{AlreadyTarget: e.AlreadyTarget, Valid: p.Valid, CFUncertainty: Number(p.CFUncertainty)}
-		changed := ChangedColumns(in.Columns, e.X, p.Counterfactual)
+		r := Row{AlreadyTarget: e.AlreadyTarget, Valid: p.Valid, Failure: p.Failure, CFUncertainty: Number(p.CFUncertainty)}
 		if in.Groups != nil {
 			r.Group = in.Groups[i]
 		}
 		if in.CounterfactualGroups != nil {
 			r.CounterfactualGroup = in.CounterfactualGroups[i]
 		}
+		if p.Failure != "" {
+			nan := Number(math.NaN())
+			r.Valid, r.CostL1, r.CostL0, r.CostL1Data, r.CFUncertainty = false, nan, nan, nan, nan
+			out[i] = r
+			continue
+		}
+		changed := ChangedColumns(in.Columns, e.X, p.Counterfactual)
 		l1 := 0.0
 		for f, v := range e.X {
 			l1 += math.Abs(p.Counterfactual[f] - float64(float32(v)))
 		}
-		r.CostL1, r.CostL0, r.Changed = Number(l1), len(changed), data.Names(colsAt(in.Columns, changed))
+		r.CostL1, r.CostL0, r.Changed = Number(l1), Number(len(changed)), data.Names(colsAt(in.Columns, changed))
 		l1 = 0
 		for _, ci := range changed {
 			if d, ok := change(in.Columns[ci], x, p.CounterfactualOriginal); ok {
@@ -532,6 +546,8 @@ func (in Input) scope(o Options, name string, rows []Row, idx []int) Scope {
 		switch {
 		case r.AlreadyTarget:
 			s.AlreadyTarget++
+		case r.Failure != "":
+			s.Failed++
 		case r.Valid:
 			valid = append(valid, i)
 			if r.CounterfactualGroup != "" && r.CounterfactualGroup != r.Group {

@@ -103,8 +103,8 @@ func TestCountsByHand(t *testing.T) {
 	}{{9, 7, 3, "duration,housing,skill"}, {1.5, 1.5, 1, "rate"}, {10 + 1, 11, 2, "duration,skill"}, {0, 0, 0, ""}, {28, 26, 4, "duration,housing,rate,skill"}, {5, 3, 2, "duration,housing"}}
 	for i, w := range wantRows {
 		r := s.Rows[i]
-		if !near(r.CostL1, w.l1) || !near(r.CostL1Data, w.data) || r.CostL0 != w.l0 || strings.Join(r.Changed, ",") != w.changed {
-			t.Errorf("row %d: L1 %v, data %v, L0 %d, changed %v; want %v, %v, %d, %s", i+1, r.CostL1, r.CostL1Data, r.CostL0, r.Changed, w.l1, w.data, w.l0, w.changed)
+		if !near(r.CostL1, w.l1) || !near(r.CostL1Data, w.data) || r.CostL0 != Number(w.l0) || strings.Join(r.Changed, ",") != w.changed {
+			t.Errorf("row %d: L1 %v, data %v, L0 %v, changed %v; want %v, %v, %d, %s", i+1, r.CostL1, r.CostL1Data, r.CostL0, r.Changed, w.l1, w.data, w.l0, w.changed)
 		}
 	}
 	// Over the 4 valid rows (1, 2, 5, 6), validity over the 5 searched.
@@ -192,6 +192,36 @@ func TestCountsByHand(t *testing.T) {
 	}
 	if !strings.Contains(string(j), `"mean_change":null`) {
 		t.Errorf("the JSON lacks null for an undefined mean change")
+	}
+}
+
+// TestFailedSearch: a row whose search failed has no counterfactual: it is counted, it is
+// not valid, and it has no cost (NaN, null in the JSON) and changes nothing.
+func TestFailedSearch(t *testing.T) {
+	in := handInput()
+	p := in.Explanations[1].Path0() // row 2, valid in handInput
+	p.Failure, p.Valid = "the search diverged at step 12; fix: lower -lr", false
+	for i := range p.Counterfactual {
+		p.Counterfactual[i], p.CounterfactualOriginal[i] = math.NaN(), math.NaN()
+	}
+	p.CFUncertainty = math.NaN()
+	s, err := Summarise(in, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Rows[1]
+	if r.Valid || r.Failure == "" || !math.IsNaN(float64(r.CostL1)) || !math.IsNaN(float64(r.CostL0)) || r.Changed != nil {
+		t.Errorf("failed row %+v; want not valid, its failure, NaN costs and no changes", r)
+	}
+	all := s.Overall
+	if all.Failed != 1 || all.Valid != 3 || all.Searched != 5 || !near(all.Measure(Validity).Mean, 3.0/5) || !near(all.Measure(CostL1).Mean, (9+28+5)/3.0) {
+		t.Errorf("overall: failed %d, valid %d of %d, validity %v, L1 %v; want 1, 3 of 5, 0.6, 14", all.Failed, all.Valid, all.Searched, all.Measure(Validity).Mean, all.Measure(CostL1).Mean)
+	}
+	if s.Groups[0].Failed != 1 || s.Groups[1].Failed != 0 {
+		t.Errorf("failed per group: %d, %d; want 1, 0", s.Groups[0].Failed, s.Groups[1].Failed)
+	}
+	if rate := all.Columns[2].ChangeRate; !near(rate, 1.0/3) { // rate: row 5 of rows 1, 5, 6
+		t.Errorf("rate changed in %v of the valid counterfactuals; want 1/3", rate)
 	}
 }
 

@@ -1,6 +1,7 @@
 package quce
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -24,8 +25,9 @@ type Auto struct {
 // L_ε (Config.Plausibility): among the valid candidates whose L_ε(x_c) is within the bound,
 // the closest to x (L1 distance in standardised units); if no valid candidate is within
 // the bound, the valid one with the lowest L_ε, marked implausible; if none is valid, the
-// one with the highest F(τ|x_c), reported invalid. Ties go to the earlier candidate.
-const AutoRule = "closest valid candidate with L_ε ≤ bound; else the valid one with the lowest L_ε; else the one with the highest F(τ|x_c)"
+// one with the highest F(τ|x_c) whose search did not fail, reported invalid (the first when
+// every search failed). Ties go to the earlier candidate.
+const AutoRule = "closest valid candidate with L_ε ≤ bound; else the valid one with the lowest L_ε; else the one with the highest F(τ|x_c) whose search did not fail"
 
 // DefaultAuto is the grid λ2 ∈ {0.01, 0.1, 1, 3} with λ3 = 0.1: four rows per path.
 //
@@ -66,6 +68,27 @@ type Candidate struct {
 	Uncertainty float64 `json:"uncertainty"` // L_ε(x_c), trained form
 	ProbEnd     float64 `json:"prob_end"`    // F(τ|x_c)
 	Valid       bool    `json:"valid"`
+	// Failure says why the candidate's search failed (see Path.Failure); its numbers are
+	// then NaN, written as null in JSON.
+	Failure string `json:"failure,omitempty"`
+}
+
+// MarshalJSON writes a number that is not finite (a failed candidate's) as null: JSON has
+// no NaN.
+func (c Candidate) MarshalJSON() ([]byte, error) {
+	type plain Candidate
+	num := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		plain
+		Distance    *float64 `json:"distance"`
+		Uncertainty *float64 `json:"uncertainty"`
+		ProbEnd     *float64 `json:"prob_end"`
+	}{plain(c), num(c.Distance), num(c.Uncertainty), num(c.ProbEnd)})
 }
 
 // AutoChoice records how automatic λ chose an instance's λ2 and λ3.
@@ -104,7 +127,7 @@ func chooseCandidate(cands []Candidate, bound float64) (chosen int, plausible bo
 	if i := best(func(c Candidate) bool { return c.Valid }, func(a, b Candidate) bool { return unc(a) < unc(b) }); i >= 0 {
 		return i, false
 	}
-	return max(0, best(func(Candidate) bool { return true }, func(a, b Candidate) bool { return a.ProbEnd > b.ProbEnd })), false
+	return max(0, best(func(c Candidate) bool { return c.Failure == "" }, func(a, b Candidate) bool { return a.ProbEnd > b.ProbEnd })), false
 }
 
 // choose keeps, for each instance, the explanation of the candidate AutoRule picks: ex holds
@@ -117,7 +140,7 @@ func choose(cfg Config, ex []*Explanation, grid []Lambdas) []*Explanation {
 		for k, x := range ex[i*g : (i+1)*g] {
 			p := x.Path0()
 			cands[k] = Candidate{Lambdas: grid[k], Distance: l1(p.Counterfactual, x.X),
-				Uncertainty: p.CFUncertainty, ProbEnd: p.ProbEnd, Valid: p.Valid}
+				Uncertainty: p.CFUncertainty, ProbEnd: p.ProbEnd, Valid: p.Valid, Failure: p.Failure}
 		}
 		k, plausible := chooseCandidate(cands, cfg.Plausibility)
 		out[i] = ex[i*g+k]

@@ -53,7 +53,9 @@ type Explainer struct {
 	class *graph.Exec
 	obj   *graph.Exec
 
-	// Progress, if set, is called after every optimisation step.
+	// Progress, if set, is called after every optimisation step with the steps done and the
+	// steps to do; a job walked in units of rows (more than 2048 rows per CPU core) counts
+	// the steps of every unit of its first shard.
 	Progress func(step, steps int)
 
 	// SmallBatch, if set, runs the step executions of at most smallBatchRows (8) rows. The
@@ -65,6 +67,11 @@ type Explainer struct {
 	// into (rows are independent); 0 means one per CPU core (GOMAXPROCS). See
 	// backend.Info.Shards.
 	Shards int
+
+	// MemoryLimit, if positive, is the most memory in bytes one call may need; 0 means the
+	// memory this process has available (AvailableMemory). A call that would need more is
+	// refused before it starts, with what it needs and how to shrink it.
+	MemoryLimit int64
 
 	// Autodiff, if set before the explainer is first used, takes every gradient with GoMLX's
 	// autodiff, also through the built-in networks, whose backward passes are otherwise
@@ -195,6 +202,9 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 	if err := cfg.Validate(); err != nil {
 		return nil, tm, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, tm, err
+	}
 	if len(queries) == 0 {
 		return nil, tm, fmt.Errorf("quce: no instances to explain")
 	}
@@ -256,7 +266,10 @@ func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pre
 			cands, candPred = append(cands, q), append(candPred, pred[qi])
 		}
 	}
-	rows, err := e.makeRows(cfg, cands, candPred)
+	if err := e.checkMemory(cfg, len(queries), len(grid)); err != nil {
+		return nil, err
+	}
+	rows, err := e.makeRows(ctx, cfg, cands, candPred)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +291,7 @@ func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pre
 		}
 	}
 	tm.Optimisation = time.Since(t0).Seconds()
-	ex, err := e.assemble(ctx, cfg, cands, candPred, rows, tm)
+	ex, err := e.assemble(ctx, cfg, cands, candPred, rows, tm, lrFix(cfg))
 	if err != nil || cfg.Auto == nil {
 		return ex, err
 	}
@@ -295,6 +308,9 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if len(queries) == 0 || len(paths) != len(queries) {
 		return nil, fmt.Errorf("quce: %d paths for %d instances; fix: pass one path per instance", len(paths), len(queries))
 	}
@@ -302,7 +318,14 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 	if err != nil {
 		return nil, err
 	}
-	rows, err := e.makeRows(cfg, queries, pred)
+	longest := 0
+	for _, p := range paths {
+		longest = max(longest, len(p))
+	}
+	if err := e.checkMemory(Config{PathPoints: cfg.PathPoints, Steps: max(1, longest-1), Paths: 1, K: cfg.K}, len(queries), 1); err != nil {
+		return nil, err
+	}
+	rows, err := e.makeRows(ctx, cfg, queries, pred)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +351,7 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 		return nil, err
 	}
 	endSearch(rows)
-	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{})
+	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{}, "fix: give the path more points, closer together")
 }
 
 // predict returns the class probabilities of each query, checking the queries' shapes and
@@ -360,9 +383,9 @@ func (e *Explainer) classProbs(ctx context.Context, pts [][]float32) ([][]float6
 	return e.clf.probabilities(ctx, ex, pts)
 }
 
-func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*row, error) {
+func (e *Explainer) makeRows(ctx context.Context, cfg Config, queries []Query, pred [][]float64) ([]*row, error) {
 	j, classes := e.NumFeatures(), e.clf.NumClasses()
-	var rows []*row
+	rows := make([]*row, 0, len(queries)*cfg.Paths)
 	for qi, q := range queries {
 		target, err := e.target(cfg, qi, q, pred[qi])
 		if err != nil {
@@ -381,6 +404,9 @@ func (e *Explainer) makeRows(cfg Config, queries []Query, pred [][]float64) ([]*
 			h.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(b >> 32), byte(b >> 40), byte(b >> 48), byte(b >> 56)})
 		}
 		for p := 0; p < cfg.Paths; p++ {
+			if err := every(ctx, p); err != nil {
+				return nil, err
+			}
 			r := &row{
 				query: qi, path: p, x0: x0, x0orig: x0orig, target: target, onehot: onehot, lo: lo, hi: hi, move: move, active: true,
 				lam: [3]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)},
@@ -596,7 +622,7 @@ func (e *Explainer) Objective(cfg Config, q Query, xc []float64) (float64, []flo
 	if err != nil {
 		return 0, nil, err
 	}
-	rows, err := e.makeRows(Config{Paths: 1, Threshold: cfg.Threshold, Seed: cfg.Seed}, []Query{q}, pred)
+	rows, err := e.makeRows(context.Background(), Config{Paths: 1, Threshold: cfg.Threshold, Seed: cfg.Seed}, []Query{q}, pred)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -156,7 +156,7 @@ func endSearch(rows []*row) {
 // walkTo walks every row with a target from its last point to the target in resetPieces
 // straight segments, measuring each (so Φ integrates over them). step numbers the points
 // for messages; it returns the next free number.
-func (e *Explainer) walkTo(cfg Config, rows []*row, targets [][]float32, step int) (int, error) {
+func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets [][]float32, step int) (int, error) {
 	starts := make([][]float32, len(rows))
 	for i, r := range rows {
 		if targets[i] != nil {
@@ -177,7 +177,7 @@ func (e *Explainer) walkTo(cfg Config, rows []*row, targets [][]float32, step in
 			}
 			r.advance(pt)
 		}
-		if err := e.measure(cfg, rows, step+piece); err != nil {
+		if err := e.measure(ctx, cfg, rows, step+piece); err != nil {
 			return 0, err
 		}
 	}
@@ -196,11 +196,14 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 	step := cfg.Steps + 1
 	targets := make([][]float32, len(rows))
 	for i, r := range rows {
+		if err := every(ctx, i); err != nil {
+			return err
+		}
 		if p := e.legalize(r, r.last.x); r.failure == "" && !slices.Equal(p, r.last.x) {
 			targets[i], r.projected = p, true
 		}
 	}
-	step, err := e.walkTo(cfg, rows, targets, step)
+	step, err := e.walkTo(ctx, cfg, rows, targets, step)
 	if err != nil {
 		return err
 	}
@@ -211,6 +214,9 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		var pts, tg [][]float32
 		cands := make([][]move, len(rows))
 		for i, r := range rows {
+			if err := every(ctx, i); err != nil {
+				return err
+			}
 			if r.failure != "" || float64(r.last.prob) >= cfg.Threshold {
 				continue
 			}
@@ -245,7 +251,7 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		if !any {
 			return nil
 		}
-		if step, err = e.walkTo(cfg, rows, targets, step); err != nil {
+		if step, err = e.walkTo(ctx, cfg, rows, targets, step); err != nil {
 			return err
 		}
 	}

@@ -51,6 +51,9 @@ func (e *Explainer) sparsify(ctx context.Context, cfg Config, rows []*row) error
 	}
 	plans := make([]*plan, len(rows))
 	for i, r := range rows {
+		if err := every(ctx, i); err != nil {
+			return err
+		}
 		if r.failure != "" || float64(r.last.prob) < cfg.Threshold {
 			continue
 		}
@@ -88,7 +91,7 @@ func (e *Explainer) sparsify(ctx context.Context, cfg Config, rows []*row) error
 			return nil
 		}
 		var err error
-		if step, err = e.walkTo(cfg, rows, targets, step); err != nil {
+		if step, err = e.walkTo(ctx, cfg, rows, targets, step); err != nil {
 			return err
 		}
 		for i, r := range rows {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -28,6 +29,7 @@ type row struct {
 	move   []float32 // 1 where the feature may move, 0 where it is frozen
 	rng    *rand.Rand
 	offset bool // the path jumps from x to a seeded start before optimising
+	given  bool // the path is given (ExplainPaths), not searched
 
 	prev, cur   []float32 // the segment being walked
 	prevGrad    []float32 // ∇F(τ|prev)
@@ -114,31 +116,54 @@ const smallBatchRows = 8
 // per-step overhead dominates and one execution is faster.
 const minShardRows = 32
 
+// maxUnitRows is the most rows one execution walks. Beyond a few hundred rows a step costs
+// the same per row (docs/SPEED.md), so a larger job is walked in units of this many rows,
+// one after another: a step then takes a fraction of a second however large the job, so a
+// cancelled context stops it promptly, and the step's tensors stay small.
+const maxUnitRows = 2048
+
 // optimiseSharded splits the rows over the CPU cores. Rows are independent, so each shard
 // runs its own executions concurrently; the Go backend keeps about one core busy per
-// execution, so this is where a second core pays.
+// execution, so this is where a second core pays. Each shard walks its rows in units of at
+// most maxUnitRows; the first shard reports progress over all of its units.
 func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
 	e.initRows(cfg, rows)
 	shards := runtime.GOMAXPROCS(0)
 	if e.Shards > 0 {
 		shards = e.Shards
 	}
-	shards = min(shards, len(rows)/minShardRows)
-	if shards <= 1 {
-		return e.optimise(ctx, cfg, rows, true)
-	}
+	shards = max(1, min(shards, len(rows)/minShardRows))
 	size := (len(rows) + shards - 1) / shards
 	errs := make([]error, shards)
 	var wg sync.WaitGroup
 	for k := 0; k < shards; k++ {
-		lo, hi := k*size, min((k+1)*size, len(rows))
+		part := rows[k*size : min((k+1)*size, len(rows))]
+		walk := func() error {
+			units := (len(part) + maxUnitRows - 1) / maxUnitRows
+			for u := 0; u < units; u++ {
+				var progress func(int)
+				if k == 0 && e.Progress != nil {
+					progress = func(t int) { e.Progress(u*cfg.Steps+t, units*cfg.Steps) }
+				}
+				if err := e.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], progress); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if shards == 1 {
+			return walk()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[k] = e.optimise(ctx, cfg, rows[lo:hi], k == 0)
+			errs[k] = walk()
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err // one error, however many shards saw it
+	}
 	return errors.Join(errs...)
 }
 
@@ -181,12 +206,12 @@ func (m measured) recordFrom(cfg Config, r *row, i, j int, step int) bool {
 	}
 	if !finite(m.p[i]) || !finite(m.unc[i]) || !finite(m.uncPaper[i]) || !allFinite(g) || (in != nil && !allFinite(in)) {
 		if r.n == 0 {
-			r.fail("F, its gradient or L_ε is non-finite at the instance itself; fix: check the instance's values, they overflow the models")
+			r.fail("F, its gradient or L_ε is non-finite at the instance itself; fix: check the instance's values (they may overflow the models) and the model (its outputs may not be finite)")
 			// x itself: keep it as the whole path, so the failed result still says where
-			// it failed; its non-finite values are reported as such.
+			// it failed (its numbers are not reported: see pathResult).
 			r.record(cfg.Rule, cfg.K, m.p[i], g, m.unc[i], m.uncPaper[i], nil)
 		} else {
-			r.fail(fmt.Sprintf("F, its gradient or L_ε became non-finite at step %d; fix: lower the learning rate or the λ weights", step))
+			r.diverged(cfg, step, "F, its gradient or L_ε became non-finite")
 			r.cur, r.curRecorded = r.prev, true
 		}
 		return false
@@ -202,9 +227,53 @@ func (r *row) fail(reason string) {
 	}
 }
 
+// divergenceBound is how far, in standard deviations, a search may take an input from the
+// instance before it counts as diverged: far beyond any real data, where the models say
+// nothing and the path's numbers (the attribution, the counterfactual) are meaningless.
+const divergenceBound = 1e3
+
+// diverged fails the row at a step (or, on a given path, at a point) for the reason what,
+// with the fix.
+func (r *row) diverged(cfg Config, step int, what string) {
+	if r.given {
+		r.fail(fmt.Sprintf("%s at point %d of the given path; fix: pass a path whose points the models can evaluate", what, step))
+		return
+	}
+	r.fail(fmt.Sprintf("diverged at step %d (%s); %s, or smaller λ weights (-lambdas)", step, what, lrFix(cfg)))
+}
+
+// lrFix is the fix for a search that diverged, or whose path is not fit to integrate: a
+// learning rate ten times smaller, and no larger than the default.
+func lrFix(cfg Config) string {
+	return fmt.Sprintf("fix: a smaller learning rate (-lr), such as %g", min(cfg.LearningRate/10, DefaultConfig().LearningRate))
+}
+
+// outside returns the first input of x (standardised) more than divergenceBound from the
+// instance's x0, or -1.
+func outside(x, x0 []float32) int {
+	for f, v := range x {
+		if math.Abs(float64(v-x0[f])) > divergenceBound {
+			return f
+		}
+	}
+	return -1
+}
+
 // measure evaluates the rows' current points (and the segments ending there) without
-// optimising, and records them.
-func (e *Explainer) measure(cfg Config, rows []*row, step int) error {
+// optimising, and records them, at most maxUnitRows rows an execution.
+func (e *Explainer) measure(ctx context.Context, cfg Config, rows []*row, step int) error {
+	for lo := 0; lo < len(rows); lo += maxUnitRows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := e.measureUnit(cfg, rows[lo:min(lo+maxUnitRows, len(rows))], step); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Explainer) measureUnit(cfg Config, rows []*row, step int) error {
 	kind := execKind{rule: cfg.Rule, k: cfg.K}
 	ex, release, err := e.stepExec(kind, len(rows))
 	if err != nil {
@@ -228,13 +297,14 @@ func (e *Explainer) measure(cfg Config, rows []*row, step int) error {
 	return nil
 }
 
-func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, report bool) error {
+// optimise walks the rows' paths; progress, if set, is told each step done.
+func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
 	// Point 0, x itself, then the seeded start of offset paths.
 	starts := make([][]float32, len(rows))
 	for i, r := range rows {
 		starts[i], r.cur = r.cur, r.x0
 	}
-	if err := e.measure(cfg, rows, 0); err != nil {
+	if err := e.measure(ctx, cfg, rows, 0); err != nil {
 		return err
 	}
 	offsets := false
@@ -245,7 +315,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 		}
 	}
 	if offsets {
-		if err := e.measure(cfg, rows, 0); err != nil {
+		if err := e.measure(ctx, cfg, rows, 0); err != nil {
 			return err
 		}
 	}
@@ -307,7 +377,12 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 			}
 			nx := next[i*j : (i+1)*j : (i+1)*j]
 			if !finite(obj[i]) || !allFinite(nx) {
-				r.fail(fmt.Sprintf("the objective or its gradient became non-finite at step %d (objective %v); fix: lower the learning rate or the λ weights", t, obj[i]))
+				r.diverged(cfg, t, "the objective or its gradient became non-finite")
+				changed = true
+				continue
+			}
+			if f := outside(nx, r.x0); f >= 0 {
+				r.diverged(cfg, t, fmt.Sprintf("input %q moved more than %g standard deviations from the instance", e.features[f], float64(divergenceBound)))
 				changed = true
 				continue
 			}
@@ -335,12 +410,12 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, repor
 			finalize([]*tensors.Tensor{b.prev})
 			b.prev, b.cur = b.cur, out[k+1]
 		}
-		if report && e.Progress != nil {
-			e.Progress(t, cfg.Steps)
+		if progress != nil {
+			progress(t)
 		}
 	}
 	// The last point of every path (and its segment) still needs evaluating.
-	return e.measure(cfg, rows, cfg.Steps)
+	return e.measure(ctx, cfg, rows, cfg.Steps)
 }
 
 func activeRows(rows []*row) (n int) {
@@ -441,7 +516,7 @@ func (e *Explainer) measurePaths(ctx context.Context, cfg Config, rows []*row, p
 	longest := 0
 	for i, r := range rows {
 		longest = max(longest, len(paths[i]))
-		r.cur = r.x0
+		r.cur, r.given = r.x0, true
 	}
 	e.initRows(Config{PathPoints: cfg.PathPoints, Steps: longest}, rows)
 	for s := 0; s < longest; s++ {
@@ -455,7 +530,7 @@ func (e *Explainer) measurePaths(ctx context.Context, cfg Config, rows []*row, p
 				}
 			}
 		}
-		if err := e.measure(cfg, rows, s); err != nil {
+		if err := e.measure(ctx, cfg, rows, s); err != nil {
 			return err
 		}
 	}

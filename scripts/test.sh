@@ -3,9 +3,11 @@
 #   1. installs the notebook toolchain (Jupyter, GoNB, Chromium, playwright-core) if missing;
 #   2. gofmt and go vet must be clean;
 #   3. go test ./... (unit, integration and example tests, on the pure-Go backend with its SIMD
-#      kernels: GOEXPERIMENT=simd on amd64 unless GOEXPERIMENT is already set), the matrix
-#      kernels and ops of the patched backend copy in third_party/ against references, then the
-#      hand-written gradients once more in a build without them (the fallback);
+#      kernels: GOEXPERIMENT=simd on amd64 unless GOEXPERIMENT is already set; backend's tests
+#      check that third_party/gomlx-compute is upstream plus third_party/patches, with
+#      scripts/vendor-compute.sh), the matrix kernels and ops of the patched backend copy in
+#      third_party/ against references, then the hand-written gradients once more in a build
+#      without them (the fallback);
 #   4. every notebook executed headless with the GoNB kernel (scripts/test-notebooks.sh);
 #   5. the λ-slider test in a real Jupyter server and Chromium (scripts/test-browser.sh).
 # Usage: bash scripts/test.sh [--no-notebooks]
@@ -40,7 +42,7 @@ go vet ./...
 echo "== go test ./..."
 go test -count=1 -timeout 40m ./...
 
-echo "== the patched pure-Go backend (third_party/README.md): its patched kernels and ops against references, its worker pool"
+echo "== the patched pure-Go backend (third_party/README.md): its patched kernels and ops against references, its worker pool, the kernel choice"
 (cd third_party/gomlx-compute && go test -count=1 ./internal/gobackend/...)
 
 echo "== the fallback: a build without GOEXPERIMENT=simd, hand-written gradients against autodiff"

@@ -76,7 +76,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	f.noCache = true
 	var phases []phase
 	var s *pipeline.Setup
-	p, err := timed("prepare (classifier + VAE training)", 0, func() error { s, err = f.prepare(nil); return err })
+	p, err := timed("prepare (classifier + VAE training)", 0, func() error { s, err = f.prepare(ctx, nil); return err })
 	if err != nil {
 		return err
 	}

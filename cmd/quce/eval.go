@@ -90,7 +90,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if seeds != nil {
 		return evalSeeds(ctx, f, o, seeds, out)
 	}
-	s, err := f.prepare(nil)
+	s, err := f.prepare(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -101,6 +101,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprint(out.tables, modelHeader(f, s))
 	if err := r.WriteTables(out.tables); err != nil {
 		return err
+	}
+	// A report without a single valid result measures nothing: the tables say why.
+	if err := r.NoneSucceeded(); err != nil {
+		return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "eval: "))
 	}
 	table := plots.MetricTable{}
 	for m, v := range r.Metrics {
@@ -173,7 +177,7 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, o
 		f.splitSeed, f.modelSeed = int64(seed), seed
 		o.Seed, o.Config.Seed = seed, seed
 		f.logf("eval: seed %d", seed)
-		s, err := f.prepare(nil)
+		s, err := f.prepare(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
@@ -190,6 +194,15 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, o
 	}
 	if err := sum.WriteTables(out.tables); err != nil {
 		return err
+	}
+	var failed error
+	for _, r := range reports {
+		if failed = r.NoneSucceeded(); failed == nil {
+			break
+		}
+	}
+	if failed != nil {
+		return fmt.Errorf("with every seed, %s; no output files were written", strings.TrimPrefix(failed.Error(), "eval: "))
 	}
 	table := plots.MetricTable{}
 	for m, splits := range sum.Metrics {

@@ -68,12 +68,16 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	s, cfg, sel, ex := r.s, r.cfg, r.sel, r.ex
-	pics, err := plotFiles(f, s, svgFiles)
+	pics, err := plotFiles(f, s, sel, svgFiles)
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(r.report, modelHeader(&f.common, s))
 	printExplanations(r.report, s, ex, sel, f.top)
+	// When every row failed there is nothing to write: the text above says why.
+	if err := noneSucceeded(ex); err != nil {
+		return err
+	}
 	var outs []output
 	if f.jsonPath != "" {
 		b, err := marshalJSON(explainDoc(s, cfg, f, ex, sel))
@@ -97,6 +101,15 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		outs = append(outs, svgs...)
 	}
 	return f.write(stdout, outs, len(svgs))
+}
+
+// noneSucceeded is an error when the search of every row failed (quce.NoneSucceeded):
+// then explain and summary write nothing, and say why.
+func noneSucceeded(ex []*quce.Explanation) error {
+	if err := quce.NoneSucceeded(ex); err != nil {
+		return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "quce: "))
+	}
+	return nil
 }
 
 // rowsHelp is the help of the flags that explain and summary share whose meaning differs
@@ -155,7 +168,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 	if _, err := f.pictures.options(); err != nil {
 		return nil, err
 	}
-	s, err := f.prepare(func(ds *data.Dataset, tr, te []int) error {
+	s, err := f.prepare(ctx, func(ds *data.Dataset, tr, te []int) error {
 		if r.cons, err = f.cons.constraints(ds.Columns); err != nil {
 			return err
 		}
@@ -258,15 +271,28 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, s
 			fmt.Fprintf(w, "\n%s: %s\n", sel.name(sel.picks[i]), alreadyText(labels, e))
 			continue
 		}
+		if p.Failure != "" {
+			// A failed row has no counterfactual and no attribution to show: only why.
+			fmt.Fprintf(w, "\n%s: predicted %q, target %q: F(target) %s at x; FAILED: %s\n",
+				sel.name(sel.picks[i]), labels[e.PredictedClass], labels[e.Target], probText(e.ProbStart), p.Failure)
+			continue
+		}
 		status := "valid"
 		if !p.Valid {
 			status = "NOT valid"
-			if p.Failure != "" {
-				status = "FAILED: " + p.Failure
-			}
 		}
 		fmt.Fprintf(w, "\n%s: predicted %q, target %q: F(target) %.4f -> %.4f, %s (%d steps, completeness gap %.1e)\n",
 			sel.name(sel.picks[i]), labels[e.PredictedClass], labels[e.Target], e.ProbStart, p.ProbEnd, status, p.Steps, e.CompletenessGap)
+		if done := e.Completed(); len(done) < len(e.Paths) {
+			first := ""
+			for _, q := range e.Paths {
+				if q.Failure != "" {
+					first = q.Failure
+					break
+				}
+			}
+			fmt.Fprintf(w, "  %d of %d paths failed and are left out of the expected attribution (the first: %s)\n", len(e.Paths)-len(done), len(e.Paths), first)
+		}
 		if a := e.Auto; a != nil {
 			c := a.Candidates[a.Chosen]
 			plausible := fmt.Sprintf("L_ε %.3g within the bound %.3g", c.Uncertainty, a.Bound)
@@ -325,12 +351,22 @@ func alreadyText(labels []string, e *quce.Explanation) string {
 	return text
 }
 
+// probText is a probability as printed: four decimals, or "n/a" when the model gave no
+// finite value.
+func probText(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
 // resultJSON is one instance in quce explain's JSON. With several paths the attribution
 // fields are the expectations over paths (exQUCE) and the counterfactual is path 1's.
 // x_original is the row as read from its file, one value per column in its own type (text
 // for categories); the attributions, Φ± and ε are per column (a categorical column's
 // one-hot inputs summed), and inputs holds them per model input. x and counterfactual are
-// the model's inputs, standardised.
+// the model's inputs, standardised. A failed row (valid false, failure set) has null for
+// its counterfactual, attributions and the figures at its end, and no path.
 type resultJSON struct {
 	File               string `json:"file"`  // the CSV file holding the row
 	Line               int    `json:"line"`  // the row's line in File (header = line 1)
@@ -372,7 +408,7 @@ type resultJSON struct {
 	ResetFeatures   []string         `json:"reset_features,omitempty"`
 	Auto            *quce.AutoChoice `json:"auto,omitempty"` // with -lambdas auto
 	Inputs          inputsJSON       `json:"inputs"`
-	Path            pathJSON         `json:"path"`
+	Path            *pathJSON        `json:"path"`
 
 	// AlreadyTarget: the model already predicts the target class for x, so nothing was
 	// searched; the counterfactual is x and the attributions are zero. Not a counterfactual
@@ -407,7 +443,7 @@ type pathJSON struct {
 }
 
 // jnum and jvec are numbers that may be non-finite (a failed path's uncertainty, say):
-// JSON has no NaN or Inf, so they are written as null.
+// JSON has no NaN or Inf, so they are written as null (and a nil jvec too).
 type jnum float64
 
 func (v jnum) MarshalJSON() ([]byte, error) {
@@ -420,6 +456,9 @@ func (v jnum) MarshalJSON() ([]byte, error) {
 type jvec []float64
 
 func (v jvec) MarshalJSON() ([]byte, error) {
+	if v == nil {
+		return []byte("null"), nil
+	}
 	out := make([]jnum, len(v))
 	for i, x := range v {
 		out[i] = jnum(x)
@@ -474,13 +513,23 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 				Attribution: e.Attribution, AttributionStd: e.AttributionStd,
 				AttributionPlus: e.AttributionPlus, AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon,
 			},
-			Path: pathJSON{
+			Path: &pathJSON{
 				Step: p.Step, Points: p.Points, PointsOriginal: s.Scaler.Inverse(p.Points),
 				Probability: p.Probability, Uncertainty: p.Uncertainty, UncertaintyPaper: p.UncertaintyPaper,
 			},
 		}
 		if p.Resets != nil {
 			results[i].ResetFeatures = columnNames(cols, p.Resets)
+		}
+		if p.Failure != "" {
+			// The path from x failed: its numbers are NaN (null), and the row reports no
+			// attribution (not even the other paths' mean: it has no counterfactual to go
+			// with). Where its search went before it failed is no result, and may be far
+			// outside the data.
+			r := &results[i]
+			r.Counterfactual, r.CounterfactualOriginal, r.Epsilon, r.ChangedFeatures, r.Path = nil, nil, nil, nil, nil
+			r.Attribution, r.AttributionStd, r.AttributionPlus, r.AttributionMinus = nil, nil, nil, nil
+			r.CompletenessGap, r.Inputs = jnum(math.NaN()), inputsJSON{XOriginal: pk.x}
 		}
 	}
 	doc := runDoc(s, cfg, f, sel)
@@ -542,7 +591,7 @@ var csvColumns = []string{
 
 // explainCSV is the tidy long table of -csv, which pandas (read_csv) and R (read.csv) read
 // as it is: a header, one row per instance and feature, numbers in full precision and NA
-// for a number that is not finite.
+// for a number that is not finite (every figure of a failed row past its instance).
 func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -571,9 +620,20 @@ func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]by
 				valid++
 			}
 		}
+		failed := p.Failure != ""
 		attr, std := data.SumColumns(cols, e.Attribution), data.SumColumns(cols, e.AttributionStd)
 		plus, minus := data.SumColumns(cols, e.AttributionPlus), data.SumColumns(cols, e.AttributionMinus)
 		eps := data.SumColumns(cols, p.Epsilon)
+		gap := e.CompletenessGap
+		if failed {
+			// As in the JSON: no attribution for a row whose path from x failed.
+			gap = math.NaN()
+			for _, v := range [][]float64{attr, std, plus, minus} {
+				for ci := range v {
+					v[ci] = math.NaN()
+				}
+			}
+		}
 		rank := make([]int, len(attr))
 		for r, ci := range quce.RankFeatures(attr) {
 			rank[ci] = r + 1
@@ -584,14 +644,23 @@ func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]by
 		}
 		detours := e.ByColumn(cols).Detours()
 		for ci, c := range cols {
+			rankText, cf := strconv.Itoa(rank[ci]), "NA"
+			changedText, detourText := strconv.FormatBool(changed[ci]), strconv.FormatBool(detours[ci])
+			if failed {
+				// A failed row has no counterfactual, so no attribution to rank by and no
+				// change to report.
+				rankText, changedText, detourText = "NA", "NA", "NA"
+			} else {
+				cf = cell(c, p.CounterfactualOriginal)
+			}
 			rec := []string{
-				sel.file, strconv.Itoa(pk.line), pk.split, c.Name, strconv.Itoa(rank[ci]),
-				cell(c, pk.x), cell(c, p.CounterfactualOriginal),
+				sel.file, strconv.Itoa(pk.line), pk.split, c.Name, rankText,
+				cell(c, pk.x), cf,
 				num(attr[ci]), num(std[ci]), num(plus[ci]), num(minus[ci]), num(eps[ci]),
-				strconv.FormatBool(changed[ci]), strconv.FormatBool(detours[ci]),
+				changedText, detourText,
 				s.Data.Labels[e.PredictedClass], s.Data.Labels[e.Target], num(e.ProbStart), num(p.ProbEnd), strconv.FormatBool(p.Valid),
 				strconv.FormatBool(e.AlreadyTarget),
-				num(e.CompletenessGap), num(p.CFUncertainty), num(p.CFUncertaintyPaper), num(p.PathUncertainty),
+				num(gap), num(p.CFUncertainty), num(p.CFUncertaintyPaper), num(p.PathUncertainty),
 				num(p.PathUncertaintyPaper), strconv.Itoa(p.Steps), strconv.Itoa(len(e.Paths)), strconv.Itoa(valid),
 			}
 			if err := w.Write(rec); err != nil {

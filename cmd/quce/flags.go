@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
@@ -324,7 +325,7 @@ const testFraction = 0.2
 // prepare loads the data and trains or loads the models. check, if set, runs on the data and
 // its split before any model is trained, so that a mistake in the rows or features asked
 // for fails at once.
-func (c *common) prepare(check func(ds *data.Dataset, trainIdx, testIdx []int) error) (*pipeline.Setup, error) {
+func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, trainIdx, testIdx []int) error) (*pipeline.Setup, error) {
 	ds, err := c.loadData()
 	if err != nil {
 		return nil, err
@@ -369,7 +370,7 @@ func (c *common) prepare(check func(ds *data.Dataset, trainIdx, testIdx []int) e
 		}
 		opts.ModelScalerID = fmt.Sprintf("%s sha256:%s", c.scalerPath, sum)
 	}
-	s, err := pipeline.Prepare(opts)
+	s, err := prepareUntil(ctx, func() (*pipeline.Setup, error) { return pipeline.Prepare(opts) })
 	if err != nil {
 		return nil, flagError(err)
 	}
@@ -388,6 +389,30 @@ func (c *common) prepare(check func(ds *data.Dataset, trainIdx, testIdx []int) e
 		c.logf("warning: %s", w)
 	}
 	return s, nil
+}
+
+// prepareUntil runs prepare (pipeline.Prepare), given up when ctx is cancelled: training
+// does not stop on a cancelled context, but the command returns at once, and the program
+// exits (the cache's files are written whole or not at all).
+func prepareUntil(ctx context.Context, prepare func() (*pipeline.Setup, error)) (*pipeline.Setup, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type prepared struct {
+		s   *pipeline.Setup
+		err error
+	}
+	done := make(chan prepared, 1)
+	go func() {
+		s, err := prepare()
+		done <- prepared{s, err}
+	}()
+	select {
+	case p := <-done:
+		return p.s, p.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // loadData reads -data with -target, -types, -ignore and -drop-missing: a CSV file, or one

@@ -57,8 +57,10 @@ type picture struct {
 type explainPlots struct {
 	pictures  []picture
 	files     [][]string // per instance, per picture
+	names     []string   // per instance, as the text names it
 	threshold float64    // ϑ, for AGI's paths
 	s         *pipeline.Setup
+	logf      func(format string, args ...any)
 }
 
 // pictureNames are the kinds of picture drawn per instance, in order.
@@ -95,8 +97,11 @@ func (f *explainFlags) svgFiles(sel *selection) ([][]string, error) {
 }
 
 // plotFiles prepares the drawing of the -svg files (from svgFiles).
-func plotFiles(f *explainFlags, s *pipeline.Setup, files [][]string) (*explainPlots, error) {
-	ep := &explainPlots{threshold: f.threshold, s: s, files: files}
+func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection, files [][]string) (*explainPlots, error) {
+	ep := &explainPlots{threshold: f.threshold, s: s, files: files, logf: f.logf}
+	for _, p := range sel.picks {
+		ep.names = append(ep.names, sel.name(p))
+	}
 	if f.svgDir == "" {
 		return ep, nil
 	}
@@ -136,14 +141,19 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, files [][]string) (*explainPl
 	return ep, nil
 }
 
-// draw renders every picture of every instance that was searched (one already predicted as
-// its target class has no path to draw: see quce.Explanation.AlreadyTarget). The maps need
-// AGI's paths, which it finds for all those instances at once.
+// draw renders every picture of every instance that was searched and did not fail (one
+// already predicted as its target class has no path to draw: see
+// quce.Explanation.AlreadyTarget; a failed one has no counterfactual or attribution, and the
+// text says why). The maps need AGI's paths, which it finds for all those instances at once.
 func (ep *explainPlots) draw(ctx context.Context, ex []*quce.Explanation) ([]output, error) {
 	var drawn []int
 	var xs [][]float64
 	var targets []int
 	for i, e := range ex {
+		if e.Path0().Failure != "" {
+			ep.logf("no pictures for %s: it failed (see above)", ep.names[i])
+			continue
+		}
 		if !e.AlreadyTarget {
 			drawn = append(drawn, i)
 			xs, targets = append(xs, e.X), append(targets, e.Target)
@@ -158,6 +168,9 @@ func (ep *explainPlots) draw(ctx context.Context, ex []*quce.Explanation) ([]out
 	}
 	var outs []output
 	for a, i := range drawn {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		e := ex[i]
 		for k, pic := range ep.pictures {
 			b, err := pic.draw(e, agi[a])

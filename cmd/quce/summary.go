@@ -106,6 +106,9 @@ func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	f.logf("summarised in %.2fs (%d resamples per interval, %d relabellings per test)", time.Since(t0).Seconds(), opts.Bootstrap, opts.Permutations)
 	fmt.Fprint(r.report, modelHeader(&f.common, r.s))
 	f.printSummary(r.report, r, sum, frozen)
+	if err := noneSucceeded(r.ex); err != nil {
+		return err
+	}
 	var outs []output
 	if f.jsonPath != "" {
 		doc := runDoc(r.s, r.cfg, &f.explainFlags, r.sel)
@@ -280,6 +283,9 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 	}
 	fmt.Fprintf(w, "%d rows searched, %d valid counterfactuals (%s). Validity is over the searched rows; costs, uncertainty and columns over the valid counterfactuals.\n",
 		all.Searched, all.Valid, percent(float64(all.Valid), float64(all.Searched)))
+	if all.Failed > 0 {
+		fmt.Fprintf(w, "The search of %d rows failed (it diverged, or its attribution is unreliable): they have no counterfactual and count as not valid; quce explain -rows on them says why, with the fix.\n", all.Failed)
+	}
 	fmt.Fprintf(w, "Intervals: %g%% percentile bootstrap intervals of the mean (%d resamples, seed %d).\n\n", level, o.Bootstrap, o.Seed)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "measure\tn\tmean [%g%% interval]\tsd\tmin\tq1\tmedian\tq3\tmax\n", level)
@@ -294,12 +300,16 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 	if f.top > 0 && f.top < len(order) {
 		shown = order[:f.top]
 	}
+	if all.Valid == 0 {
+		fmt.Fprintln(w, "\nNo valid counterfactual: nothing to say of the columns, the costs or the groups.")
+		return
+	}
 	fmt.Fprintf(w, "\nColumns by how often the valid counterfactuals change them (%d of %d shown; -top):\n", len(shown), len(order))
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "column\tchanged\tmean change\tmean |Φ|\tmean |Φ−|\tmean |Φ+|\tmost frequent changes")
 	for _, ci := range shown {
 		c := all.Columns[ci]
-		fmt.Fprintf(tw, "%s\t%d (%s)\t%s\t%.4f\t%.4f\t%.4f\t%s\n", c.Column, c.Changed, percent(float64(c.Changed), float64(all.Valid)),
+		fmt.Fprintf(tw, "%s\t%d (%s)\t%s\t%s\t%s\t%s\t%s\n", c.Column, c.Changed, percent(float64(c.Changed), float64(all.Valid)),
 			c.Change(), c.MeanAbsAttribution, c.MeanAbsMinus, c.MeanAbsPlus, transitionsText(c.Transitions))
 	}
 	tw.Flush()
@@ -310,13 +320,20 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 
 	fmt.Fprintf(w, "\nBy %s (%s):\n", f.groupBy, groupNote(f.groupBy, frozen))
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	header := "group\trows\talready target\tsearched\tvalid\tvalidity [%g%%]\tcost L1 [%g%%]\tcost L0 [%g%%]\tuncertainty [%g%%]"
+	header := "group\trows\talready target\tsearched\tvalid"
+	if all.Failed > 0 {
+		header += "\tfailed"
+	}
+	header += "\tvalidity [%g%%]\tcost L1 [%g%%]\tcost L0 [%g%%]\tuncertainty [%g%%]"
 	if !frozen {
 		header += "\tleft group"
 	}
 	fmt.Fprintf(tw, header+"\n", level, level, level, level)
 	for _, g := range sum.Groups {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d", g.Name, g.Rows, g.AlreadyTarget, g.Searched, g.Valid)
+		if all.Failed > 0 {
+			fmt.Fprintf(tw, "\t%d", g.Failed)
+		}
 		for _, m := range []string{population.Validity, population.CostL1, population.CostL0, population.CFUncertainty} {
 			e := g.Measure(m)
 			fmt.Fprintf(tw, "\t%s", e.String())

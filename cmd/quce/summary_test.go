@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/testsetup"
 )
 
@@ -64,6 +65,7 @@ type scopeOut struct {
 	Searched      int    `json:"searched"`
 	Valid         int    `json:"valid"`
 	LeftGroup     int    `json:"left_group"`
+	Failed        int    `json:"failed"`
 	Measures      []struct {
 		Measure string   `json:"measure"`
 		N       int      `json:"n"`
@@ -306,5 +308,53 @@ func TestREADMEListsTheSummaryCSVColumns(t *testing.T) {
 	}
 	if !slices.Equal(named, summaryCSVColumns) {
 		t.Errorf("the README lists the -csv columns\n%v\nthe file has\n%v", named, summaryCSVColumns)
+	}
+}
+
+// A row whose search fails beside one that does not: the summary counts it as failed and
+// not valid, gives it no cost (null in the JSON), and summarises the other.
+func TestSummaryFailedRow(t *testing.T) {
+	ds := data.WBC()
+	good, huge := make([]string, len(ds.Features)), make([]string, len(ds.Features))
+	for i, v := range ds.X[1] {
+		good[i], huge[i] = strconv.FormatFloat(v, 'g', -1, 64), "1e19" // its squared reconstruction error overflows
+	}
+	dir := t.TempDir()
+	in, js := filepath.Join(dir, "new.csv"), filepath.Join(dir, "s.json")
+	text := strings.Join(ds.Features, ",") + "\n" + strings.Join(good, ",") + "\n" + strings.Join(huge, ",") + "\n"
+	if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err := quceRun("summary", "-instances", in, "-json", js, "-bootstrap", "100", "-permutations", "100")
+	if err != nil {
+		t.Fatalf("summary: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "The search of 1 rows failed") {
+		t.Errorf("the text does not say a search failed:\n%s", stdout)
+	}
+	b, _ := os.ReadFile(js)
+	var doc struct {
+		Summary struct {
+			Overall scopeOut `json:"overall"`
+		} `json:"summary"`
+		Rows []struct {
+			Line    int      `json:"line"`
+			Valid   bool     `json:"valid"`
+			Failure string   `json:"failure"`
+			CostL1  *float64 `json:"cost_l1"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	o := doc.Summary.Overall
+	if o.Searched != 2 || o.Failed != 1 || o.Valid > 1 || len(doc.Rows) != 2 {
+		t.Fatalf("overall %+v, %d rows; want 2 searched, 1 failed", o, len(doc.Rows))
+	}
+	if r := doc.Rows[1]; r.Line != 3 || r.Valid || r.Failure == "" || r.CostL1 != nil {
+		t.Errorf("the failed row %+v; want line 3, not valid, its failure, no cost", r)
+	}
+	if r := doc.Rows[0]; r.Failure != "" || r.CostL1 == nil {
+		t.Errorf("the good row %+v; want a cost", r)
 	}
 }

@@ -229,8 +229,8 @@ func (dtype DType) SizeForDimensions(dimensions ...int) int {
 		numElements = 1
 		for _, dim := range dimensions {
 			if dim < 0 {
-				// QUCE patch (third_party/README.md): the dimension, not the slice, so that the
-				// slice does not escape and a caller's dimensions are not allocated on the heap.
+				// The dimension, not the slice, so that the slice does not escape and a
+				// caller's dimensions are not allocated on the heap.
 				panicf("dim cannot be negative for SizeForDimensions, got %d", dim)
 			}
 			numElements *= dim

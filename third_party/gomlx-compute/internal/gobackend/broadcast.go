@@ -91,8 +91,8 @@ type ZipIterator struct {
 	lhsIsBroadcast []bool
 	rhsIsBroadcast []bool
 
-	// QUCE patch: how far each input's flat index moves for a step along each axis of the
-	// target (the stride, or 0 where the input is broadcast). Derived from the fields above.
+	// How far each input's flat index moves for a step along each axis of the target (the
+	// stride, or 0 where the input is broadcast). Derived from the fields above.
 	lhsSteps, rhsSteps []int
 }
 
@@ -155,10 +155,10 @@ func (z *ZipIterator) EqualNodeData(other NodeDataComparable) bool {
 // Notice since we are broadcasting, the target index will always be incremented by 1,
 // while the source indices may repeat (when it is being broadcast).
 //
-// QUCE patch: the indices of a run along the last axis are taken in an inner loop (each a
-// start plus a multiple of a step), and the other axes' counters move once per run, not
-// once per element; the same indices in the same order. It stays small enough for the
-// compiler to inline it, and the loop body, into the binary ops.
+// The indices of a run along the last axis are taken in an inner loop (each a start plus a
+// multiple of a step), and the other axes' counters move once per run, not once per element;
+// the same indices in the same order. It stays small enough for the compiler to inline it, and
+// the loop body, into the binary ops.
 func (zi *ZipIterator) IterFlatIndices() iter.Seq[ZippedIndices] {
 	return func(yield func(ZippedIndices) bool) {
 		rank := len(zi.tgtDims)
@@ -181,7 +181,7 @@ func (zi *ZipIterator) IterFlatIndices() iter.Seq[ZippedIndices] {
 }
 
 // nextRun moves the counters of the axes before the last one to the next run along the last
-// axis, and returns the flat indices of the lhs and rhs elements that start it (QUCE patch).
+// axis, and returns the flat indices of the lhs and rhs elements that start it.
 func (zi *ZipIterator) nextRun(perAxesIdx []int, lhsStart, rhsStart int) (int, int) {
 	for axis := len(zi.tgtDims) - 2; axis >= 0; axis-- {
 		lhsStart += zi.lhsSteps[axis]
@@ -199,7 +199,7 @@ func (zi *ZipIterator) nextRun(perAxesIdx []int, lhsStart, rhsStart int) (int, i
 // LastAxisRuns returns the length of a run along the target's last axis, how far the lhs and
 // rhs flat indices move for each element of a run (0 where that input is broadcast along the
 // last axis), and the flat indices of each run's first elements, in IterFlatIndices' order
-// (QUCE patch: the float32 binary ops on AVX2 take a run at a time).
+// (the float32 binary ops on AVX2 take a run at a time).
 func (zi *ZipIterator) LastAxisRuns() (runLen, lhsStep, rhsStep int, runs iter.Seq[ZippedIndices]) {
 	rank := len(zi.tgtDims)
 	if rank == 0 {

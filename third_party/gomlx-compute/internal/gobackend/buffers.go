@@ -48,9 +48,9 @@ type Buffer struct {
 	// It is a re-casting of RawBytes.
 	Flat any
 
-	// QUCE patch: the last cast of RawBytes (castFlat, of castDType and castLength), which
-	// recast reuses: casting boxes a new slice header in an interface, an allocation for
-	// every operation's output. RawBytes of a pooled buffer never changes.
+	// The last cast of RawBytes (castFlat, of castDType and castLength), which recast reuses:
+	// casting boxes a new slice header in an interface, an allocation for every operation's
+	// output. RawBytes of a pooled buffer never changes.
 	castFlat   any
 	castDType  dtypes.DType
 	castLength int
@@ -98,9 +98,9 @@ type bufferPoolKey struct {
 
 // getBufferPool for given bucketedSize.
 //
-// QUCE patch: the pools of bucketed sizes (all that GetBuffer makes) are found by index in
-// an array (bucketPoolIndex) instead of looked up in a sync.Map with an interface key, once
-// for every operation's output.
+// The pools of bucketed sizes (all that GetBuffer makes) are found by index in an array
+// (bucketPoolIndex) instead of looked up in a sync.Map with an interface key, once for every
+// operation's output.
 func (b *Backend) getBufferPool(bucketedSize int) *sync.Pool {
 	if idx, ok := bucketPoolIndex(bucketedSize); ok {
 		slot := &b.bucketPools[idx]
@@ -118,8 +118,8 @@ func (b *Backend) getBufferPool(bucketedSize int) *sync.Pool {
 	return poolInterface.(*sync.Pool) //nolint:errcheck
 }
 
-// bucketPoolIndex is the index in Backend.bucketPools of a size support.TwoBitBucketLen
-// returns (0, 1, 2, 2^p or 3·2^(p-1)), and false for any other size (QUCE patch).
+// bucketPoolIndex is the index in Backend.bucketPools of a size support.TwoBitBucketLen returns
+// (0, 1, 2, 2^p or 3·2^(p-1)), and false for any other size.
 func bucketPoolIndex(size int) (int, bool) {
 	if size <= 2 {
 		return size, size >= 0
@@ -140,7 +140,7 @@ func (b *Buffer) recast(dtype dtypes.DType, length int) {
 		b.Flat = dtypes.MakeAnySlice(dtype, 0)
 		return
 	}
-	if b.castFlat != nil && b.castDType == dtype && b.castLength == length { // QUCE patch
+	if b.castFlat != nil && b.castDType == dtype && b.castLength == length {
 		b.Flat = b.castFlat
 		return
 	}
@@ -175,10 +175,9 @@ func (b *Backend) GetBuffer(shape shapes.Shape) (*Buffer, error) {
 	buf.RawBackend = b
 	buf.InUse = true
 	buf.isUserFed = false
-	// QUCE patch (third_party/README.md): the shape as given, not a copy (an allocation for
-	// every operation's output). Shapes are not changed in place here or in GoMLX (they are
-	// cloned first), and the executors already hand out buffers with their node's shape
-	// (Reshape, Bitcast, Scatter).
+	// The shape as given, not a copy (an allocation for every operation's output). Shapes are
+	// not changed in place here or in GoMLX (they are cloned first), and the executors already
+	// hand out buffers with their node's shape (Reshape, Bitcast, Scatter).
 	buf.RawShape = shape
 	buf.recast(dtype, length)
 	// buf.randomize() // Useful to help finding where zero-initialized is needed but missing.
@@ -378,8 +377,8 @@ func (buffer *Buffer) Finalize() error {
 		return errors.Errorf("Finalize(%p): buffer was nil", buffer)
 	}
 	if buffer.RawBackend.isFinalized {
-		buffer.Flat = nil     // Accelerates GC.
-		buffer.castFlat = nil // QUCE patch
+		buffer.Flat = nil // Accelerates GC.
+		buffer.castFlat = nil
 		buffer.RawBytes = nil
 		buffer.RawShape = shapes.Invalid()
 		return errors.Errorf("Finalize(%p): backend is already finalized", buffer)
@@ -401,7 +400,7 @@ func (buffer *Buffer) Finalize() error {
 
 	buffer.InUse = false
 	buffer.Flat = nil
-	buffer.castFlat = nil // QUCE patch
+	buffer.castFlat = nil
 	buffer.RawBytes = nil
 	buffer.RawShape = shapes.Invalid()
 	return nil

@@ -114,7 +114,7 @@ type Backend struct {
 	// bufferPools are a map to pools of buffers that can be reused.
 	// The underlying type is map[bufferPoolKey]*sync.Pool.
 	bufferPools sync.Map
-	// bucketPools: QUCE patch, the pools of bucketed sizes by bucketPoolIndex (getBufferPool).
+	// bucketPools: the pools of bucketed sizes by bucketPoolIndex (getBufferPool).
 	bucketPools [128]atomic.Pointer[sync.Pool]
 	Workers     *workerspool.Pool
 
@@ -195,10 +195,10 @@ func notImplementedError(opType compute.OpType) error {
 func (b *Backend) Finalize() {
 	b.isFinalized = true
 	b.bufferPools.Clear()
-	for i := range b.bucketPools { // QUCE patch
+	for i := range b.bucketPools {
 		b.bucketPools[i].Store(nil)
 	}
-	b.Workers.Close() // QUCE patch: the pool's waiting workers exit.
+	b.Workers.Close() // The pool's waiting workers exit.
 }
 
 // IsFinalized returns true if the backend has been isFinalized.

@@ -165,8 +165,8 @@ func execFusedDense(backend *gobackend.Backend, node *gobackend.Node, inputs []*
 // fusedDenseAddBias adds bias to each row of the output in-place.
 // output shape is [..., outFeatures], bias shape is [outFeatures].
 //
-// QUCE patch: row by row, not with an integer division per element (i % outFeatures) to
-// find the bias; the same additions.
+// Row by row, not with an integer division per element (i % outFeatures) to find the bias; the
+// same additions.
 func fusedDenseAddBias[T float32 | float64](output, bias *gobackend.Buffer) {
 	outputFlat := output.Flat.([]T)
 	biasFlat := bias.Flat.([]T)

@@ -248,10 +248,9 @@ func NewReduceOutputIterator(dimensions []int, reduceAxes []int) *ReduceOutputIt
 	return it
 }
 
-// NextRun returns the flat index in the output of the next element and the step of the
-// output index along the operand's last axis (1 if it is kept, 0 if it is reduced), and
-// moves past the rest of that run of the last axis (QUCE patch). The iterator must be at the
-// start of a run.
+// NextRun returns the flat index in the output of the next element and the step of the output
+// index along the operand's last axis (1 if it is kept, 0 if it is reduced), and moves past the
+// rest of that run of the last axis. The iterator must be at the start of a run.
 func (it *ReduceOutputIterator) NextRun() (outputIdx, step int) {
 	last := len(it.dimensions) - 1
 	outputIdx, step = it.flatIdx, it.perAxisStride[last]
@@ -413,7 +412,7 @@ func execReduceMinFloat16(operand, output *gobackend.Buffer, it *ReduceOutputIte
 	return nil
 }
 
-// execReduceSumGeneric: QUCE patch. The operand is taken a run of its last axis at a time:
+// execReduceSumGeneric: the operand is taken a run of its last axis at a time:
 // added element by element to a run of the output where the last axis is kept, or summed
 // into one output element where it is reduced; each output element receives the same
 // additions in the same order as one element at a time.

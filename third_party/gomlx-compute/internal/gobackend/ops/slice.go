@@ -167,9 +167,9 @@ var sliceDTypeMap = gobackend.NewDTypeMap("Slice")
 // It iterates through the output buffer coordinates, calculates the corresponding coordinate
 // in the operand buffer using starts and strides, and copies the values.
 //
-// QUCE patch: a run along the last axis is copied at a time (with copy where the last axis'
-// stride is 1), and the other axes' counters move once per run instead of once per element.
-// The same elements in the same places.
+// A run along the last axis is copied at a time (with copy where the last axis' stride is 1),
+// and the other axes' counters move once per run instead of once per element. The same elements
+// in the same places.
 func execSliceGeneric[T gobackend.SupportedTypesConstraints](operand, output *gobackend.Buffer, params *sliceNode) {
 	rank := operand.RawShape.Rank()
 	outputFlat := output.Flat.([]T)

@@ -148,10 +148,10 @@ func execTransposeGeneric[T gobackend.SupportedTypesConstraints](operand, output
 		}
 		return
 	}
-	// QUCE patch (third_party/README.md): copy a whole run of the operand's last axis per
-	// step of the iterator, instead of one element per step. With the last axis' dimension
-	// set to 1, Next yields the output index of each run's first element.
-	// Where the last axis stays last (stride 1), the run is a plain copy.
+	// Copy a whole run of the operand's last axis per step of the iterator, instead of one
+	// element per step. With the last axis' dimension set to 1, Next yields the output index of
+	// each run's first element. Where the last axis stays last (stride 1), the run is a plain
+	// copy.
 	run, stride := it.dimensions[rank-1], it.perAxisStrides[rank-1]
 	it.dimensions[rank-1] = 1
 	for start := 0; start < len(operandFlat); start += run {

@@ -183,7 +183,7 @@ func execSign(backend *gobackend.Backend, node *gobackend.Node, inputs []*goback
 	return output, nil
 }
 
-// execSignGeneric: QUCE patch. The sign is the difference of the two comparisons, taken
+// execSignGeneric: the sign is the difference of the two comparisons, taken
 // without a branch: autodiff's gradient of Max (a ReLU) takes the sign of near-random
 // pre-activations, and the branch per element was 8% of the CPU time of training a small
 // network. Same results: 0 (never -0) for ±0 and NaN, as the branches gave.

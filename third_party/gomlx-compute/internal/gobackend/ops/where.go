@@ -101,10 +101,10 @@ func execWhereGeneric[T gobackend.SupportedTypesConstraints](conditionBuf, onTru
 
 // whereSelect32 is Where for 4-byte types, without a branch per element.
 //
-// QUCE patch (third_party/README.md): the condition of a ReLU's gradient is close to random,
-// and the branches of the generic loop cost more than the copy itself. This selects the bits
-// of onTrue or onFalse with a mask made from the condition (a Go bool is stored as 0 or 1),
-// so the output is bit for bit what the generic loop writes.
+// The condition of a ReLU's gradient is close to random, and the branches of the generic loop
+// cost more than the copy itself. This selects the bits of onTrue or onFalse with a mask made
+// from the condition (a Go bool is stored as 0 or 1), so the output is bit for bit what the
+// generic loop writes.
 func whereSelect32[T gobackend.SupportedTypesConstraints](condition []bool, onTrue, onFalse, output []T, onTrueIsScalar, onFalseIsScalar bool) {
 	conditionBytes := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(condition))), len(condition))
 	onTrueBits := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(onTrue))), len(onTrue))
@@ -127,9 +127,8 @@ func whereSelect32[T gobackend.SupportedTypesConstraints](condition []bool, onTr
 	}
 }
 
-// whereSelect32Vector, where the CPU has it (avx2_where_quce.go), does whereSelect32's
-// selection for the first elements, eight at a time with the same mask, and returns how
-// many it did (QUCE patch, third_party/README.md).
+// whereSelect32Vector, where the CPU has it (avx2_where.go), does whereSelect32's selection for
+// the first elements, eight at a time with the same mask, and returns how many it did.
 var whereSelect32Vector func(condition []uint8, onTrue, onFalse, output []uint32, onTrueStep, onFalseStep int) int
 
 func execWhereSetOutputWithValue[T gobackend.SupportedTypesConstraints](outputBuf, valueBuf *gobackend.Buffer) {

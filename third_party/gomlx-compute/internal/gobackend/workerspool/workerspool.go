@@ -19,12 +19,12 @@ type Pool struct {
 	// extraParallelism is temporarily increased when a worked goes to sleep.
 	extraParallelism atomic.Int32
 
-	// QUCE patch: a worker that finishes its task waits on handoff for the next one instead
-	// of exiting (idle counts them). A new goroutine per task started with a small stack and
-	// grew it (copying it) in every task: 15% of the CPU time of training a small network.
-	// A goroutine starts only when none waits, so no more wait than ever ran at once; at most
-	// cap(handoff) wait (the others exit), so handing a task over never blocks. Close makes
-	// the waiting workers exit.
+	// A worker that finishes its task waits on handoff for the next one instead of exiting
+	// (idle counts them). A new goroutine per task started with a small stack and grew it
+	// (copying it) in every task: 15% of the CPU time of training a small network. A goroutine
+	// starts only when none waits, so no more wait than ever ran at once; at most cap(handoff)
+	// wait (the others exit), so handing a task over never blocks. Close makes the waiting
+	// workers exit.
 	handoff chan func()
 	idle    int
 	closed  bool
@@ -39,8 +39,8 @@ func New() *Pool {
 	return w
 }
 
-// Close makes the workers waiting for a task exit (QUCE patch). Tasks started afterwards run
-// in goroutines of their own, as before the patch.
+// Close makes the workers waiting for a task exit. Tasks started afterwards run in goroutines
+// of their own.
 func (w *Pool) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -132,7 +132,7 @@ func (w *Pool) WaitToStart(task func()) {
 // It must be called with workerPool.mu acquired.
 func (w *Pool) lockedRunTaskInGoroutine(task func()) {
 	w.numRunning++
-	if w.idle > 0 { // QUCE patch: a waiting worker takes it.
+	if w.idle > 0 { // A waiting worker takes it.
 		w.idle--
 		w.handoff <- task
 		return
@@ -141,7 +141,7 @@ func (w *Pool) lockedRunTaskInGoroutine(task func()) {
 }
 
 // work runs task, then the tasks handed over to it while it waits, until the pool has enough
-// waiting workers or is closed (QUCE patch).
+// waiting workers or is closed.
 func (w *Pool) work(task func()) {
 	for {
 		task()

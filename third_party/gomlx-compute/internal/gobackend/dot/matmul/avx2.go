@@ -78,16 +78,16 @@ func registerAVX2(forTests bool) {
 // avx2ReduceSumFloat32x8 performs a horizontal reduction of a Float32x8 vector.
 func avx2ReduceSumFloat32x8(x8 archsimd.Float32x8) float32 {
 	x4 := x8.GetHi().Add(x8.GetLo())
-	// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+	// VZEROUPPER before scalar SSE code.
 	archsimd.ClearAVXUpperBits()
 	x4sum := x4.AddPairs(x4)
 	return x4sum.GetElem(0) + x4sum.GetElem(1)
 }
 
-// avx2ReduceSum4Float32x8 returns the horizontal sums of four vectors, [Σa, Σb, Σc, Σd], each
-// added in avx2ReduceSumFloat32x8's order (the upper half to the lower, then the pairs, then
-// the two pair sums), with three horizontal adds instead of four reductions (QUCE patch,
-// third_party/README.md). The caller clears the upper AVX bits before scalar SSE code.
+// avx2ReduceSum4Float32x8 returns the horizontal sums of four vectors, [Σa, Σb, Σc, Σd],
+// each added in avx2ReduceSumFloat32x8's order (the upper half to the lower, then the pairs,
+// then the two pair sums), with three horizontal adds instead of four reductions. The caller
+// clears the upper AVX bits before scalar SSE code.
 func avx2ReduceSum4Float32x8(a, b, c, d archsimd.Float32x8) archsimd.Float32x4 {
 	ab := a.GetHi().Add(a.GetLo()).AddPairs(b.GetHi().Add(b.GetLo()))
 	cd := c.GetHi().Add(c.GetLo()).AddPairs(d.GetHi().Add(d.GetLo()))
@@ -95,17 +95,16 @@ func avx2ReduceSum4Float32x8(a, b, c, d archsimd.Float32x8) archsimd.Float32x4 {
 }
 
 // avx2TransposedPairsFloat32 computes the full vectors of avx2SmallFloat32Transposed for two
-// lhs rows and four output columns at a time (QUCE patch, part 5, third_party/README.md); it
-// is in avx2_transposed_pairs_amd64.s, which says what it computes.
+// lhs rows and four output columns at a time; it is in avx2_transposed_pairs_amd64.s, which
+// says what it computes.
 func avx2TransposedPairsFloat32(lhs, rhs, out, rowPairs, colGroups, vectorKBytes, rowBytes, outRowBytes uintptr)
 
-// avx2RowFloat32 computes a single lhs row of avx2SmallFloat32 64 output columns at a time
-// (QUCE patch, part 5, third_party/README.md); it is in avx2_row_amd64.s, which says what
-// it computes.
+// avx2RowFloat32 computes a single lhs row of avx2SmallFloat32 64 output columns at a time; it
+// is in avx2_row_amd64.s, which says what it computes.
 func avx2RowFloat32(lhs, rhs, out, k, colGroups, rhsRowBytes uintptr)
 
-// avx2TailMaskFloat32 returns the mask of the first n lanes (0 < n < 8) of a Float32x8, for
-// the columns after the last full vector (QUCE patch, third_party/README.md).
+// avx2TailMaskFloat32 returns the mask of the first n lanes (0 < n < 8) of a Float32x8, for the
+// columns after the last full vector.
 func avx2TailMaskFloat32(n int) archsimd.Mask32x8 {
 	lanes := [8]int32{0, 1, 2, 3, 4, 5, 6, 7}
 	return archsimd.LoadInt32x8(&lanes).Less(archsimd.BroadcastInt32x8(int32(n)))
@@ -114,7 +113,7 @@ func avx2TailMaskFloat32(n int) archsimd.Mask32x8 {
 // avx2ReduceSumFloat64x4 performs a horizontal reduction of a Float64x4 vector.
 func avx2ReduceSumFloat64x4(x4 archsimd.Float64x4) float64 {
 	x2 := x4.GetHi().Add(x4.GetLo())
-	// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+	// VZEROUPPER before scalar SSE code.
 	archsimd.ClearAVXUpperBits()
 	return x2.GetElem(0) + x2.GetElem(1)
 }

@@ -4,8 +4,7 @@
 
 #include "textflag.h"
 
-// QUCE patch, part 5 (third_party/README.md): a single lhs row of avx2SmallFloat32 (rhs not
-// transposed), 64 output columns at a time.
+// A single lhs row of avx2SmallFloat32 (rhs not transposed), 64 output columns at a time.
 //
 // func avx2RowFloat32(lhs, rhs, out, k, colGroups, rhsRowBytes uintptr)
 //

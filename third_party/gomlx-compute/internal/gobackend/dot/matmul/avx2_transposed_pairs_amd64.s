@@ -4,8 +4,8 @@
 
 #include "textflag.h"
 
-// QUCE patch, part 5 (third_party/README.md): the full vectors of avx2SmallFloat32Transposed
-// for two lhs rows and four rhs rows (output columns) at a time.
+// The full vectors of avx2SmallFloat32Transposed for two lhs rows and four rhs rows (output
+// columns) at a time.
 //
 // func avx2TransposedPairsFloat32(lhs, rhs, out unsafe.Pointer, rowPairs, colGroups, vectorKBytes, rowBytes, outRowBytes uintptr)
 //

@@ -110,7 +110,7 @@ func avx512LargeFloat32( //alt:f32
 	// 2. Saturate (fan-out workers) on workItems.
 	backend.Workers.Saturate(func() {
 		// No parallelism, do everything sequentially.
-		// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+		// VZEROUPPER before scalar SSE code.
 		defer archsimd.ClearAVXUpperBits()
 		packedLHSRef, packedLHS, ok := GetBuffer[float32](backend, params.LHSPanelCrossSize*params.PanelContractingSize) //alt:f32
 		//alt:bf16 packedLHSRef, packedLHS, ok := GetBuffer[bfloat16.BFloat16](backend, params.LHSPanelCrossSize*params.PanelContractingSize)

@@ -67,7 +67,7 @@ func avx512SmallFloat32Parallel( //alt:f32
 	close(work)
 
 	backend.Workers.Saturate(func() {
-		// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+		// VZEROUPPER before scalar SSE code.
 		defer archsimd.ClearAVXUpperBits()
 		for chunk := range work {
 			if layout == dot.LayoutNonTransposed {
@@ -304,7 +304,7 @@ func avx512SmallFloat32( //alt:f32
 				} //alt:f32|f64
 
 				if col < rhsCrossSize {
-					// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+					// VZEROUPPER before scalar SSE code.
 					archsimd.ClearAVXUpperBits()
 				}
 				for ; col < rhsCrossSize; col++ {
@@ -421,7 +421,7 @@ func avx512SmallFloat32( //alt:f32
 				}
 
 				if col < rhsCrossSize {
-					// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+					// VZEROUPPER before scalar SSE code.
 					archsimd.ClearAVXUpperBits()
 				}
 				for ; col < rhsCrossSize; col++ {

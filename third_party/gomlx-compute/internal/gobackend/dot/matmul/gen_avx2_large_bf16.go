@@ -108,7 +108,7 @@ func avx2LargeBFloat16( //alt:bf16
 
 	// 2. Saturate (fan-out workers) on workItems.
 	backend.Workers.Saturate(func() {
-		// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+		// VZEROUPPER before scalar SSE code.
 		defer archsimd.ClearAVXUpperBits()
 		//alt:f32 packedLHSRef, packedLHS, ok := GetBuffer[float32](backend, params.LHSPanelCrossSize*params.PanelContractingSize)
 		packedLHSRef, packedLHS, ok := GetBuffer[bfloat16.BFloat16](backend, params.LHSPanelCrossSize*params.PanelContractingSize) //alt:bf16

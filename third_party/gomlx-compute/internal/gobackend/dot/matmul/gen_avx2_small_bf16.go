@@ -72,7 +72,7 @@ func avx2SmallBFloat16Parallel( //alt:bf16
 	close(work)
 
 	backend.Workers.Saturate(func() {
-		// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+		// VZEROUPPER before scalar SSE code.
 		defer archsimd.ClearAVXUpperBits()
 		for chunk := range work {
 			if layout == dot.LayoutNonTransposed {
@@ -92,10 +92,10 @@ func avx2SmallBFloat16Parallel( //alt:bf16
 
 // avx2SmallFloat32 implements an AVX2 matrix multiplication for small inputs.
 //
-// QUCE patch (third_party/README.md): each block of 4 output rows × 16 (or 8) output
-// columns is accumulated in registers over the whole contraction and stored once, instead
-// of being loaded and stored again for every k. Every output element is still the same
-// fused multiply-adds in the same order of k, so the results are bit-identical.
+// Each block of 4 output rows × 16 (or 8) output columns is accumulated in registers over the
+// whole contraction and stored once, instead of being loaded and stored again for every k.
+// Every output element is still the same fused multiply-adds in the same order of k, so the
+// results are bit-identical.
 //
 //alt:f32 func avx2SmallFloat32(
 func avx2SmallBFloat16( //alt:bf16
@@ -264,10 +264,10 @@ func avx2SmallBFloat16( //alt:bf16
 
 			/* //alt:f32{
 			if col < rhsCrossSize {
-				// QUCE patch (third_party/README.md): the last columns, fewer than a vector, in one
-				// masked vector per row instead of one column at a time. Each lane does what the
-				// scalar loop below does for its column: the product for k = 0, then a separate
-				// multiply and add for every later k (not fused), so the bits are the same.
+				// The last columns, fewer than a vector, in one masked vector per row instead
+				// of one column at a time. Each lane does what the scalar loop below does for
+				// its column: the product for k = 0, then a separate multiply and add for every
+				// later k (not fused), so the bits are the same.
 				mask := avx2TailMaskFloat32(rhsCrossSize - col)
 				rPtr := rhsBase + uintptr(col)*iSize
 				var s0, s1, s2, s3 archsimd.Float32x8
@@ -294,7 +294,7 @@ func avx2SmallBFloat16( //alt:bf16
 			}
 			*/ //alt:f32}
 			if col < rhsCrossSize {
-				// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+				// VZEROUPPER before scalar SSE code.
 				archsimd.ClearAVXUpperBits()
 			}
 			for ; col < rhsCrossSize; col++ {
@@ -353,10 +353,10 @@ func avx2SmallBFloat16( //alt:bf16
 
 			col := 0
 			/* //alt:f32{
-			// QUCE patch, part 5 (third_party/README.md): a single row 64 columns at a time in
-			// assembly (eight chains of fused multiply-adds), then 32 at a time (four chains),
-			// instead of one chain, which waits on each multiply-add's latency (a batch of one
-			// row, or the last rows of a batch, is all this loop).
+			// A single row 64 columns at a time in assembly (eight chains of fused
+			// multiply-adds), then 32 at a time (four chains), instead of one chain, which
+			// waits on each multiply-add's latency (a batch of one row, or the last rows of a
+			// batch, is all this loop).
 			if groups := rhsCrossSize / (8 * outputVecWidth); groups > 0 {
 				avx2RowFloat32(lBase, rhsBase, outBase, uintptr(contractingSize), uintptr(groups), rhsRowBytes)
 				col = groups * 8 * outputVecWidth
@@ -404,7 +404,7 @@ func avx2SmallBFloat16( //alt:bf16
 
 			/* //alt:f32{
 			if col < rhsCrossSize {
-				// QUCE patch (third_party/README.md): as for four rows above.
+				// As for four rows above.
 				mask := avx2TailMaskFloat32(rhsCrossSize - col)
 				rPtr := rhsBase + uintptr(col)*iSize
 				var s0 archsimd.Float32x8
@@ -423,7 +423,7 @@ func avx2SmallBFloat16( //alt:bf16
 			}
 			*/ //alt:f32}
 			if col < rhsCrossSize {
-				// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+				// VZEROUPPER before scalar SSE code.
 				archsimd.ClearAVXUpperBits()
 			}
 			for ; col < rhsCrossSize; col++ {
@@ -462,10 +462,10 @@ func avx2SmallBFloat16( //alt:bf16
 
 // avx2SmallFloat32Transposed implements an AVX2 matrix multiplication for small inputs.
 //
-// QUCE patch (third_party/README.md): four output columns of a row at a time, so each load
-// of the lhs row feeds four independent chains of fused multiply-adds instead of one. Every
-// output element is still the same chain in the same order of k, the same horizontal sum and
-// the same scalar tail, so the results are bit-identical.
+// Four output columns of a row at a time, so each load of the lhs row feeds four independent
+// chains of fused multiply-adds instead of one. Every output element is still the same chain in
+// the same order of k, the same horizontal sum and the same scalar tail, so the results are
+// bit-identical.
 //
 //alt:f32 func avx2SmallFloat32Transposed(
 func avx2SmallBFloat16Transposed( //alt:bf16
@@ -515,10 +515,10 @@ func avx2SmallBFloat16Transposed( //alt:bf16
 	//alt:f64  const vecWidth = 4
 
 	for range batchCount {
-		// QUCE patch, part 5 (third_party/README.md): float32 rows two at a time and columns four
-		// at a time in assembly (the loop below keeps four fused multiply-add chains in flight
-		// and waits on their latency; Go's compiler spills registers if it is asked for eight),
-		// with the same arithmetic per output; the loop below does the rest.
+		// Float32 rows two at a time and columns four at a time in assembly (the loop below
+		// keeps four fused multiply-add chains in flight and waits on their latency; Go's
+		// compiler spills registers if it is asked for eight), with the same arithmetic per
+		// output; the loop below does the rest.
 		pairedRows, pairedCols := 0, 0
 		/* //alt:f32{
 		if lhsCrossSize >= 2 && rhsCrossSize >= 4 {
@@ -570,7 +570,7 @@ func avx2SmallBFloat16Transposed( //alt:bf16
 					acc3 = lVal.MulAdd(r3, acc3)
 				}
 
-				// QUCE patch: float32 accumulators' four horizontal sums together, in the same order.
+				// float32 accumulators' four horizontal sums together, in the same order.
 				var sums [4]float32                                          //alt:f32|bf16|f16
 				avx2ReduceSum4Float32x8(acc0, acc1, acc2, acc3).Store(&sums) //alt:f32|bf16|f16
 				archsimd.ClearAVXUpperBits()                                 //alt:f32|bf16|f16

@@ -115,7 +115,7 @@ func avx512LargeFloat64( //alt:f64
 	// 2. Saturate (fan-out workers) on workItems.
 	backend.Workers.Saturate(func() {
 		// No parallelism, do everything sequentially.
-		// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+		// VZEROUPPER before scalar SSE code.
 		defer archsimd.ClearAVXUpperBits()
 		//alt:f32 packedLHSRef, packedLHS, ok := GetBuffer[float32](backend, params.LHSPanelCrossSize*params.PanelContractingSize)
 		//alt:bf16  packedLHSRef, packedLHS, ok := GetBuffer[bfloat16.BFloat16](backend, params.LHSPanelCrossSize*params.PanelContractingSize)

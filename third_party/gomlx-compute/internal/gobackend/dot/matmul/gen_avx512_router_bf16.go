@@ -34,7 +34,7 @@ func avx512RouterBFloat16( //alt:bf16
 	batchSize, lhsCrossSize, rhsCrossSize, contractingSize int,
 	output []float32) { //alt:f32|bf16|f16
 	//alt:f64  output []float64) {
-	// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+	// VZEROUPPER before scalar SSE code.
 	defer archsimd.ClearAVXUpperBits()
 
 	// Check if small matrix multiplication kernel can be used.

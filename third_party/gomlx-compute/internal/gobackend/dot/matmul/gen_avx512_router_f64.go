@@ -34,7 +34,7 @@ func avx512RouterFloat64( //alt:f64
 	batchSize, lhsCrossSize, rhsCrossSize, contractingSize int,
 	//alt:f32|bf16|f16 output []float32) {
 	output []float64) { //alt:f64
-	// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+	// VZEROUPPER before scalar SSE code.
 	defer archsimd.ClearAVXUpperBits()
 
 	// Check if small matrix multiplication kernel can be used.

@@ -72,7 +72,7 @@ func avx512SmallFloat64Parallel( //alt:f64
 	close(work)
 
 	backend.Workers.Saturate(func() {
-		// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+		// VZEROUPPER before scalar SSE code.
 		defer archsimd.ClearAVXUpperBits()
 		for chunk := range work {
 			if layout == dot.LayoutNonTransposed {
@@ -310,7 +310,7 @@ func avx512SmallFloat64( //alt:f64
 				} //alt:f32|f64
 
 				if col < rhsCrossSize {
-					// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+					// VZEROUPPER before scalar SSE code.
 					archsimd.ClearAVXUpperBits()
 				}
 				for ; col < rhsCrossSize; col++ {
@@ -427,7 +427,7 @@ func avx512SmallFloat64( //alt:f64
 				}
 
 				if col < rhsCrossSize {
-					// QUCE patch (third_party/README.md): VZEROUPPER before scalar SSE code.
+					// VZEROUPPER before scalar SSE code.
 					archsimd.ClearAVXUpperBits()
 				}
 				for ; col < rhsCrossSize; col++ {

@@ -1,7 +1,7 @@
 package fusedops
 
-// QUCE patch (third_party/README.md): fusedDenseAddBias adds the bias row by row; the result
-// must be bit for bit the element-wise i % outFeatures form it replaced.
+// fusedDenseAddBias adds the bias row by row; the result must be bit for bit the element-wise i
+// % outFeatures form it replaced.
 
 import (
 	"math"

@@ -1,7 +1,7 @@
 package gobackend
 
-// QUCE patch (third_party/README.md): ZipIterator.IterFlatIndices walks the last axis in runs;
-// it must give the indices, in the order, of the element-by-element walk it replaced.
+// ZipIterator.IterFlatIndices walks the last axis in runs; it must give the indices, in the
+// order, of the element-by-element walk it replaced.
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 	"github.com/gomlx/compute/shapes"
 )
 
-// zippedIndicesOneByOne is IterFlatIndices before the patch.
+// zippedIndicesOneByOne is the former IterFlatIndices.
 func zippedIndicesOneByOne(zi *ZipIterator) []ZippedIndices {
 	rank := len(zi.tgtDims)
 	perAxesIdx := make([]int, rank)

@@ -1,7 +1,7 @@
 package gobackend
 
-// QUCE patch (third_party/README.md): buffer pools found by index, a buffer's last cast
-// reused, and no allocation to take a buffer from the pool.
+// Buffer pools found by index, a buffer's last cast reused, and no allocation to take a buffer
+// from the pool.
 
 import (
 	"testing"

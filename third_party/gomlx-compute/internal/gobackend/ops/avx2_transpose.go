@@ -2,10 +2,10 @@
 
 package ops
 
-// QUCE patch (third_party/README.md): a float32 matrix transposed ([rows, cols] with the
-// permutation [1, 0]; autodiff's operands of the weight gradients in training) 8 × 8 blocks at
-// a time with AVX2 shuffles; the edges and every other transposition go to
-// execTransposeGeneric. A transpose only moves values, so the output is the same bits.
+// A float32 matrix transposed ([rows, cols] with the permutation [1, 0]; autodiff's operands of
+// the weight gradients in training) 8 × 8 blocks at a time with AVX2 shuffles; the edges and
+// every other transposition go to execTransposeGeneric. A transpose only moves values, so the
+// output is the same bits.
 
 import (
 	"simd/archsimd"

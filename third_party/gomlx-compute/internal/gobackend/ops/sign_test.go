@@ -1,14 +1,14 @@
 package ops
 
-// QUCE patch (third_party/README.md): Sign takes the difference of two comparisons instead of
-// branching per element; the output must be bit for bit what the branches wrote.
+// Sign takes the difference of two comparisons instead of branching per element; the output
+// must be bit for bit what the branches wrote.
 
 import (
 	"math"
 	"testing"
 )
 
-// signByBranches is execSignGeneric before the patch.
+// signByBranches is the former execSignGeneric.
 func signByBranches[T float32 | float64 | int32](x T) T {
 	switch {
 	case x < 0:

@@ -1,7 +1,7 @@
 package ops
 
-// QUCE patch (third_party/README.md): execReduceSumGeneric takes a run of the last axis at a
-// time; every output element must get the same additions in the same order, bit for bit.
+// execReduceSumGeneric takes a run of the last axis at a time; every output element must get
+// the same additions in the same order, bit for bit.
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ func TestReduceSumByRuns(t *testing.T) {
 				}
 			}
 			outputShape := shapes.Make(dtypes.Float32, outputDims...)
-			// One element at a time, as before the patch.
+			// One element at a time.
 			want := make([]float32, outputShape.Size())
 			it := NewReduceOutputIterator(tc.dims, tc.axes)
 			for _, value := range operandFlat {

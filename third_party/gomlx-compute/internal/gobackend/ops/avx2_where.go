@@ -2,9 +2,9 @@
 
 package ops
 
-// QUCE patch (third_party/README.md): Where for 4-byte types eight elements at a time with
-// AVX2, the bits of onTrue or onFalse selected by the same mask as whereSelect32's scalar
-// loop (a Go bool is stored as 0 or 1, so 0 − condition is all zeros or all ones).
+// Where for 4-byte types eight elements at a time with AVX2, the bits of onTrue or onFalse
+// selected by the same mask as whereSelect32's scalar loop (a Go bool is stored as 0 or 1, so 0
+// − condition is all zeros or all ones).
 
 import (
 	"simd/archsimd"

@@ -1,6 +1,6 @@
 package workerspool
 
-// QUCE patch: tests of the waiting workers.
+// Tests of the waiting workers.
 
 import (
 	"bytes"

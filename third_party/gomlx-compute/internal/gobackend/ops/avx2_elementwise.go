@@ -2,16 +2,16 @@
 
 package ops
 
-// QUCE patch (third_party/README.md): float32 elementwise operations eight lanes at a time
-// with AVX2, which the compiler does not vectorise: Add, Sub, Mul and Div of same-shaped
-// operands or with a scalar operand (training a small network spent a fifth of its time in
-// these loops, the optimiser's updates of every weight), Sign (autodiff's gradient of each
-// ReLU) and Sqrt (the optimiser's); and Max and Min (a ReLU is Max(x, 0)), with the
-// instruction sequence Go's compiler emits for the built-in max and min (float32x8Op). Each
-// lane is the same IEEE operation on the same operands as the scalar loop it replaces, so the
-// results are bit-identical. Add, Sub, Mul and Div with broadcasting of non-scalar operands
-// take a run along the last axis at a time (avx2Float32BinaryBroadcast); Max and Min with
-// such broadcasting, other types and dynamic shapes go to the generic executors.
+// float32 elementwise operations eight lanes at a time with AVX2, which the compiler does not
+// vectorise: Add, Sub, Mul and Div of same-shaped operands or with a scalar operand (training a
+// small network spent a fifth of its time in these loops, the optimiser's updates of every
+// weight), Sign (autodiff's gradient of each ReLU) and Sqrt (the optimiser's); and Max and Min
+// (a ReLU is Max(x, 0)), with the instruction sequence Go's compiler emits for the built-in max
+// and min (float32x8Op). Each lane is the same IEEE operation on the same operands as the
+// scalar loop it replaces, so the results are bit-identical. Add, Sub, Mul and Div with
+// broadcasting of non-scalar operands take a run along the last axis at a time
+// (avx2Float32BinaryBroadcast); Max and Min with such broadcasting, other types and dynamic
+// shapes go to the generic executors.
 
 import (
 	"simd/archsimd"

@@ -4,8 +4,8 @@
 
 #include "textflag.h"
 
-// QUCE patch (third_party/README.md): the processor's XINUSE bitmap (XGETBV with ECX = 1),
-// when CPUID says the processor has it (leaf 0xD, sub-leaf 1, EAX bit 2).
+// The processor's XINUSE bitmap (XGETBV with ECX = 1), when CPUID says the processor has it
+// (leaf 0xD, sub-leaf 1, EAX bit 2).
 //
 // func upperVectorStateInUse() (supported bool, xinuse uint64)
 TEXT ·upperVectorStateInUse(SB), NOSPLIT, $0-16

@@ -4,21 +4,20 @@
 
 package matmul
 
-// QUCE patch (third_party/README.md): the small kernels accumulate in registers over the
-// whole contraction (rhs not transposed) and compute four outputs at a time (rhs transposed).
-// These tests pin down that every output element is still computed with exactly the
-// arithmetic of the kernels before that change. Not transposed: the columns a vector covers
-// are a chain of fused multiply-adds in the order of k starting from zero; the columns after
-// the last full vector are a plain product for k = 0 and then separate multiplies and adds.
-// Transposed: each vector lane is such a chain over the k it covers, the lanes are summed
-// (upper half + lower half, then in pairs), and the k after the last full vector are added
-// as separate multiplies and adds. The float32 kernel (not transposed) now computes the
-// columns after the last full vector in one masked vector too; the same arithmetic holds
-// for them lane by lane. The float32 transposed kernel computes pairs of rows and groups of
-// four columns in assembly (avx2TransposedPairsFloat32) and the rest in Go, and the float32
-// kernel a single row 64 columns at a time in assembly (avx2RowFloat32): the shapes below
-// (m 1–9, n 1–41 and 63–130, k 1–64) cover all of them, with and without full vectors of k
-// and k after them.
+// The small kernels accumulate in registers over the whole contraction (rhs not transposed) and
+// compute four outputs at a time (rhs transposed). These tests pin down that every output
+// element is still computed with exactly the arithmetic of the kernels before that change. Not
+// transposed: the columns a vector covers are a chain of fused multiply-adds in the order of k
+// starting from zero; the columns after the last full vector are a plain product for k = 0 and
+// then separate multiplies and adds. Transposed: each vector lane is such a chain over the k it
+// covers, the lanes are summed (upper half + lower half, then in pairs), and the k after the
+// last full vector are added as separate multiplies and adds. The float32 kernel (not
+// transposed) now computes the columns after the last full vector in one masked vector too; the
+// same arithmetic holds for them lane by lane. The float32 transposed kernel computes pairs of
+// rows and groups of four columns in assembly (avx2TransposedPairsFloat32) and the rest in Go,
+// and the float32 kernel a single row 64 columns at a time in assembly (avx2RowFloat32): the
+// shapes below (m 1–9, n 1–41 and 63–130, k 1–64) cover all of them, with and without
+// full vectors of k and k after them.
 
 import (
 	"math"

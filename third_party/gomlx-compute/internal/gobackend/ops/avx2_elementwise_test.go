@@ -2,9 +2,8 @@
 
 package ops
 
-// QUCE patch (third_party/README.md): the AVX2 executors of float32 Add, Sub, Mul, Div, Max,
-// Min, Sign and Sqrt must write bit for bit what the generic executors write, with and
-// without broadcasting.
+// The AVX2 executors of float32 Add, Sub, Mul, Div, Max, Min, Sign and Sqrt must write bit for
+// bit what the generic executors write, with and without broadcasting.
 
 import (
 	"fmt"

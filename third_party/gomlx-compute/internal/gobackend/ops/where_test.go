@@ -1,8 +1,7 @@
 package ops
 
-// QUCE patch (third_party/README.md): Where for 4-byte types selects bits with a mask instead
-// of a branch per element (eight at a time with AVX2); the output must be bit for bit what the
-// branch would write.
+// Where for 4-byte types selects bits with a mask instead of a branch per element (eight at a
+// time with AVX2); the output must be bit for bit what the branch would write.
 
 import (
 	"fmt"

@@ -1,8 +1,8 @@
 package ops
 
-// QUCE patch (third_party/README.md): execTransposeGeneric copies a run of the operand's last
-// axis at a time, and avx2TransposeFloat32 moves 8 × 8 blocks; they must put every element
-// where the element-wise iterator does.
+// execTransposeGeneric copies a run of the operand's last axis at a time, and
+// avx2TransposeFloat32 moves 8 × 8 blocks; they must put every element where the element-wise
+// iterator does.
 
 import (
 	"fmt"

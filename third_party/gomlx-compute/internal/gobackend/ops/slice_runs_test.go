@@ -1,7 +1,7 @@
 package ops
 
-// QUCE patch (third_party/README.md): execSliceGeneric copies a run of the last axis at a
-// time; it must take the elements the element-by-element walk it replaced took.
+// execSliceGeneric copies a run of the last axis at a time; it must take the elements the
+// element-by-element walk it replaced took.
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/gomlx/compute/shapes"
 )
 
-// sliceOneByOne is execSliceGeneric before the patch.
+// sliceOneByOne is the former execSliceGeneric.
 func sliceOneByOne(operandShape shapes.Shape, operandFlat []float32, outputDimensions []int, params *sliceNode) []float32 {
 	rank := operandShape.Rank()
 	outputFlat := make([]float32, shapes.Make(dtypes.Float32, outputDimensions...).Size())
