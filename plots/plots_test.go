@@ -81,12 +81,15 @@ func allPlots() map[string]func(Options) ([]byte, error) {
 	scaler := &data.Scaler{Mean: make([]float64, 30), Std: slices.Repeat([]float64{2}, 30)}
 	train, labels, paths := mapFixture()
 	return map[string]func(Options) ([]byte, error){
-		"Attribution": func(o Options) ([]byte, error) { return Attribution(ex, names, o) },
-		"Path":        func(o Options) ([]byte, error) { return Path(ex, names, scaler, o) },
-		"Map":         func(o Options) ([]byte, error) { return Map(train, labels, paths, o) },
-		"Paths":       func(o Options) ([]byte, error) { return Paths(exm, names, o) },
-		"Evaluation":  func(o Options) ([]byte, error) { return Evaluation(metricFixture(), nil, o) },
-		"Sweep":       func(o Options) ([]byte, error) { return Sweep(sweepFixture(), "λ3", o) },
+		"Attribution":     func(o Options) ([]byte, error) { return Attribution(ex, names, o) },
+		"Path":            func(o Options) ([]byte, error) { return Path(ex, names, scaler, o) },
+		"Map":             func(o Options) ([]byte, error) { return Map(train, labels, paths, o) },
+		"Paths":           func(o Options) ([]byte, error) { return Paths(exm, names, o) },
+		"Evaluation":      func(o Options) ([]byte, error) { return Evaluation(metricFixture(), nil, o) },
+		"Sweep":           func(o Options) ([]byte, error) { return Sweep(sweepFixture(), "λ3", o) },
+		"RecourseColumns": func(o Options) ([]byte, error) { return RecourseColumns(summaryFixture(), o) },
+		"RecourseCost":    func(o Options) ([]byte, error) { return RecourseCost(summaryFixture(), "housing", o) },
+		"RecourseGroups":  func(o Options) ([]byte, error) { return RecourseGroups(summaryFixture(), "housing", o) },
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/population"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -19,18 +20,10 @@ func columnText(c data.Column, x []float64) string {
 }
 
 // changedColumns lists the columns whose counterfactual inputs differ from x's (both
-// standardised; x as the explainer sees it, in float32).
+// standardised; x as the explainer sees it, in float32): population.ChangedColumns, the one
+// rule of what a counterfactual changes.
 func changedColumns(cols []data.Column, x, xc []float64) []int {
-	var out []int
-	for ci, c := range cols {
-		for f := c.Start; f < c.Start+c.Width; f++ {
-			if xc[f] != float64(float32(x[f])) {
-				out = append(out, ci)
-				break
-			}
-		}
-	}
-	return out
+	return population.ChangedColumns(cols, x, xc)
 }
 
 // marked lists the indices where marks is true.

@@ -42,99 +42,41 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("quce explain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f.register(fs)
-	fs.StringVar(&f.split, "split", "test", "which rows -n and -rows choose from: train, test or all (with -rows and no -split: any)")
-	fs.StringVar(&f.n, "n", "", "explain the first n rows of the split, or all (default 5; all rows of an -instances file)")
-	fs.StringVar(&f.rows, "rows", "", "explain these rows, named by their line in the CSV file (header = line 1), e.g. 3,17,42")
-	fs.StringVar(&f.instances, "instances", "", "explain new instances from this CSV file: the data's feature columns, in any order (the target column may be absent)")
+	f.registerRows(fs, rowsHelp{
+		n:    "explain the first n rows of the split, or all (default 5; all rows of an -instances file)",
+		json: "write the results as JSON to this file (- for standard output, the text report then going to standard error)",
+		csv:  "write the results as a long table (one row per instance and feature) to this CSV file (- for standard output, the text report then going to standard error)",
+		svg:  "write plots for every instance into this folder (SVG unless -format says otherwise)",
+	})
 	fs.IntVar(&f.top, "top", 5, "features printed per instance")
-	fs.StringVar(&f.jsonPath, "json", "", "write the results as JSON to this file (- for standard output, the text report then going to standard error)")
-	fs.StringVar(&f.csvPath, "csv", "", "write the results as a long table (one row per instance and feature) to this CSV file (- for standard output, the text report then going to standard error)")
-	fs.StringVar(&f.svgDir, "svg", "", "write plots for every instance into this folder (SVG unless -format says otherwise)")
-	f.pictures.register(fs)
-	f.cons.register(fs)
 	if err := f.parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q; fix: put flags before nothing else (quce explain -n 3)", fs.Arg(0))
 	}
-	cfg, err := f.config()
-	if err != nil {
-		return err
-	}
-	if err := f.rowFlags(); err != nil {
-		return err
-	}
 	if f.top < 0 {
 		return fmt.Errorf("-top %d: fix: print 0 or more features per instance", f.top)
 	}
-	f.jsonPath, f.csvPath = stdoutName(f.jsonPath, stdout), stdoutName(f.csvPath, stdout)
-	files := []outputFile{{"-json", f.jsonPath}, {"-csv", f.csvPath}}
-	if err := f.checkOutputs(files, f.svgDir, nil); err != nil {
-		return err
-	}
-	// The text report must not mix with JSON or CSV on standard output.
-	report := stdout
-	if f.jsonPath == "-" || f.csvPath == "-" {
-		report = stderr
-	}
-	if _, err := f.pictures.options(); err != nil {
-		return err
-	}
-	var sel *selection
-	var cons quce.Constraints
 	var svgFiles [][]string
-	s, err := f.prepare(ctx, func(ds *data.Dataset, tr, te []int) error {
-		if cons, err = f.cons.constraints(ds.Columns); err != nil {
-			return err
-		}
-		if sel, err = f.selectRows(ds, tr, te); err != nil {
-			return err
-		}
-		if svgFiles, err = f.svgFiles(sel); err != nil {
-			return err
-		}
-		return f.checkOutputs(files, f.svgDir, slices.Concat(svgFiles...))
+	r, err := f.explainRows(ctx, stdout, func(_ *data.Dataset, sel *selection, _ quce.Constraints) ([]string, error) {
+		var err error
+		svgFiles, err = f.svgFiles(sel)
+		return slices.Concat(svgFiles...), err
 	})
 	if err != nil {
 		return err
 	}
-	if cfg, err = f.withBound(s, cfg); err != nil {
-		return err
-	}
-	if !slices.Equal(s.TrainIdx, sel.trainIdx) || !slices.Equal(s.TestIdx, sel.testIdx) {
-		return fmt.Errorf("internal error: the split of the prepared models differs from the split the rows were chosen from")
-	}
-	target, err := eval.ClassIndex(s.Data.Labels, f.class)
-	if err != nil {
-		return err
-	}
-	qs := make([]quce.Query, len(sel.picks))
-	for i, p := range sel.picks {
-		q := quce.Query{X: s.Scaler.TransformRow(p.x), Original: p.x, Target: target}
-		if qs[i], err = s.Explainer.Constrain(q, cons); err != nil {
-			return fmt.Errorf("%s: %w", sel.name(p), err)
-		}
-	}
+	s, cfg, sel, ex := r.s, r.cfg, r.sel, r.ex
 	pics, err := plotFiles(f, s, sel, svgFiles)
 	if err != nil {
 		return err
 	}
-	lambdas := fmt.Sprintf("λ = %g, %g, %g", cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
-	if cfg.Auto != nil {
-		lambdas = fmt.Sprintf("λ1 = %g, (λ2, λ3) chosen per instance among %d candidates", cfg.Lambda1, len(cfg.Auto.Grid))
-	}
-	f.logf("explaining %d rows of %s: %d steps of %s, %s", len(qs), sel.file, cfg.Steps, cfg.Optimizer, lambdas)
-	ex, tm, err := s.Explainer.ExplainTimed(ctx, cfg, qs)
-	if err != nil {
-		return err
-	}
-	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs", tm.Optimisation, tm.Uncertainty)
-	fmt.Fprint(report, modelHeader(&f.common, s))
-	printExplanations(report, s, ex, sel, f.top)
+	fmt.Fprint(r.report, modelHeader(&f.common, s))
+	printExplanations(r.report, s, ex, sel, f.top)
 	// When every row failed there is nothing to write: the text above says why.
-	if err := quce.NoneSucceeded(ex); err != nil {
-		return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "quce: "))
+	if err := noneSucceeded(ex); err != nil {
+		return err
 	}
 	var outs []output
 	if f.jsonPath != "" {
@@ -158,6 +100,126 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		outs = append(outs, svgs...)
 	}
+	return f.write(stdout, outs, len(svgs))
+}
+
+// noneSucceeded is an error when the search of every row failed (quce.NoneSucceeded):
+// then explain and summary write nothing, and say why.
+func noneSucceeded(ex []*quce.Explanation) error {
+	if err := quce.NoneSucceeded(ex); err != nil {
+		return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "quce: "))
+	}
+	return nil
+}
+
+// rowsHelp is the help of the flags that explain and summary share whose meaning differs
+// between them: the default of -n and what -json, -csv and -svg write.
+type rowsHelp struct{ n, json, csv, svg string }
+
+// registerRows adds the flags that explain and summary share beyond the common ones: the
+// rows (-split, -n, -rows, -instances), the outputs (-json, -csv, -svg, -format, -size)
+// and the constraints.
+func (f *explainFlags) registerRows(fs *flag.FlagSet, help rowsHelp) {
+	fs.StringVar(&f.split, "split", "test", "which rows -n and -rows choose from: train, test or all (with -rows and no -split: any)")
+	fs.StringVar(&f.n, "n", "", help.n)
+	fs.StringVar(&f.rows, "rows", "", "explain these rows, named by their line in the CSV file (header = line 1), e.g. 3,17,42")
+	fs.StringVar(&f.instances, "instances", "", "explain new instances from this CSV file: the data's feature columns, in any order (the target column may be absent)")
+	fs.StringVar(&f.jsonPath, "json", "", help.json)
+	fs.StringVar(&f.csvPath, "csv", "", help.csv)
+	fs.StringVar(&f.svgDir, "svg", "", help.svg)
+	f.pictures.register(fs)
+	f.cons.register(fs)
+}
+
+// explained is what explain and summary share: the prepared models, the settings, the rows
+// chosen with their constraints, and their explanations.
+type explained struct {
+	s      *pipeline.Setup
+	cfg    quce.Config
+	sel    *selection
+	cons   quce.Constraints
+	ex     []*quce.Explanation
+	report io.Writer // the text report: stdout, or stderr when -json or -csv writes to stdout
+}
+
+// explainRows does what explain and summary share once their flags are parsed: it checks
+// the settings, the rows, the constraints and the outputs before any model is trained,
+// prepares the models and explains the rows. pictures, called with the data, the rows chosen
+// and the constraints before any training, checks the command's own flags against them and
+// returns the files -svg will write, which are checked with the other outputs.
+func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictures func(*data.Dataset, *selection, quce.Constraints) ([]string, error)) (*explained, error) {
+	cfg, err := f.config()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.rowFlags(); err != nil {
+		return nil, err
+	}
+	f.jsonPath, f.csvPath = stdoutName(f.jsonPath, stdout), stdoutName(f.csvPath, stdout)
+	files := []outputFile{{"-json", f.jsonPath}, {"-csv", f.csvPath}}
+	if err := f.checkOutputs(files, f.svgDir, nil); err != nil {
+		return nil, err
+	}
+	r := &explained{report: stdout}
+	// The text report must not mix with JSON or CSV on standard output.
+	if f.jsonPath == "-" || f.csvPath == "-" {
+		r.report = f.stderr
+	}
+	if _, err := f.pictures.options(); err != nil {
+		return nil, err
+	}
+	s, err := f.prepare(ctx, func(ds *data.Dataset, tr, te []int) error {
+		if r.cons, err = f.cons.constraints(ds.Columns); err != nil {
+			return err
+		}
+		if r.sel, err = f.selectRows(ds, tr, te); err != nil {
+			return err
+		}
+		pics, err := pictures(ds, r.sel, r.cons)
+		if err != nil {
+			return err
+		}
+		return f.checkOutputs(files, f.svgDir, pics)
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.s = s
+	sel := r.sel
+	if r.cfg, err = f.withBound(s, cfg); err != nil {
+		return nil, err
+	}
+	cfg = r.cfg
+	if !slices.Equal(s.TrainIdx, sel.trainIdx) || !slices.Equal(s.TestIdx, sel.testIdx) {
+		return nil, fmt.Errorf("internal error: the split of the prepared models differs from the split the rows were chosen from")
+	}
+	target, err := eval.ClassIndex(s.Data.Labels, f.class)
+	if err != nil {
+		return nil, err
+	}
+	qs := make([]quce.Query, len(sel.picks))
+	for i, p := range sel.picks {
+		if qs[i], err = s.Explainer.Constrain(quce.Query{X: s.Scaler.TransformRow(p.x), Original: p.x, Target: target}, r.cons); err != nil {
+			return nil, fmt.Errorf("%s: %w", sel.name(p), err)
+		}
+	}
+	lambdas := fmt.Sprintf("λ = %g, %g, %g", cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
+	if cfg.Auto != nil {
+		lambdas = fmt.Sprintf("λ1 = %g, (λ2, λ3) chosen per instance among %d candidates", cfg.Lambda1, len(cfg.Auto.Grid))
+	}
+	f.logf("explaining %d rows of %s: %d steps of %s, %s", len(qs), sel.file, cfg.Steps, cfg.Optimizer, lambdas)
+	ex, tm, err := s.Explainer.ExplainTimed(ctx, cfg, qs)
+	if err != nil {
+		return nil, err
+	}
+	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs", tm.Optimisation, tm.Uncertainty)
+	r.ex = ex
+	return r, nil
+}
+
+// write writes the outputs all or nothing (writeOutputs) and logs them; pictures is how
+// many of them are -svg pictures.
+func (f *explainFlags) write(stdout io.Writer, outs []output, pictures int) error {
 	if err := writeOutputs(stdout, outs); err != nil {
 		return err
 	}
@@ -167,7 +229,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	if f.svgDir != "" {
-		f.logf("wrote %d plots into %s", len(svgs), f.svgDir)
+		f.logf("wrote %d plots into %s", pictures, f.svgDir)
 	}
 	return nil
 }
@@ -470,6 +532,15 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 			r.CompletenessGap, r.Inputs = jnum(math.NaN()), inputsJSON{XOriginal: pk.x}
 		}
 	}
+	doc := runDoc(s, cfg, f, sel)
+	doc["results"] = results
+	return doc
+}
+
+// runDoc is what the JSON of explain and summary both record, so that a run can be
+// repeated and checked: the data, the backend, the versions, every setting, the models,
+// the scaler and the columns.
+func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection) map[string]any {
 	lines := []int{}
 	if l, _ := f.lineList(); l != nil {
 		lines = l
@@ -493,9 +564,8 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 		},
 		"scaler":       map[string]any{"mean": jvec(s.Scaler.Mean), "std": jvec(s.Scaler.Std), "min": jvec(s.Scaler.Min), "max": jvec(s.Scaler.Max)},
 		"features":     s.Data.Features,
-		"columns":      columnsJSON(cols),
+		"columns":      columnsJSON(s.Explainer.Columns()),
 		"line_numbers": lineNote,
-		"results":      results,
 	}
 	if sel.instances {
 		doc["instance_file"] = sel.file

@@ -1,6 +1,7 @@
 // Command quce explains a neural network's decisions with QUCE, from the command line.
 //
 //	quce explain [flags]   explain rows (-n, -rows) or new instances (-instances); print, write JSON, CSV, SVG
+//	quce summary [flags]   recourse across many rows: per column, per row cost, per group with intervals and tests
 //	quce eval [flags]      compare QUCE with its baselines on the paper's metrics
 //	quce bench [flags]     time every phase and print JSON
 //
@@ -76,6 +77,7 @@ const usage = `usage: quce <command> [flags]
 
 commands:
   explain   explain instances with QUCE (prediction before/after, top features)
+  summary   recourse across rows: which columns change, its cost, and differences between groups (-group-by)
   eval      QUCE against IG, AGI, Wachter and DiCE-random on the paper's metrics
   bench     time each phase (training, optimisation, attribution, uncertainty) as JSON
 
@@ -90,6 +92,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "explain":
 		return runExplain(ctx, args[1:], stdout, stderr)
+	case "summary":
+		return runSummary(ctx, args[1:], stdout, stderr)
 	case "eval":
 		return runEval(ctx, args[1:], stdout, stderr)
 	case "bench":

@@ -336,7 +336,7 @@ func TestBrokenModelsRefused(t *testing.T) {
 // the wrong units, and bench records the check in its JSON.
 func TestEveryCommandChecksTheModel(t *testing.T) {
 	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
-	for _, cmd := range []string{"eval", "bench"} {
+	for _, cmd := range []string{"eval", "bench", "summary"} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), []string{cmd, "-data", wbcCSV, "-model", fixture("models/wbc_std.onnx"), "-cache", cacheDir(), "-q"}, &stdout, &stderr)
 		if err == nil || !strings.Contains(err.Error(), "-model-input (now raw") {

@@ -20,7 +20,7 @@ import (
 // quceRun runs the command with the test cache and few steps.
 func quceRun(args ...string) (stdout, stderr string, err error) {
 	var o, e bytes.Buffer
-	if len(args) > 0 && (args[0] == "explain" || args[0] == "eval") {
+	if len(args) > 0 && (args[0] == "explain" || args[0] == "eval" || args[0] == "summary") {
 		args = append(args, "-steps", "50", "-cache", cacheDir())
 	}
 	err = run(context.Background(), args, &o, &e)

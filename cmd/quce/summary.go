@@ -1,0 +1,473 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/plots"
+	"github.com/quce-go/quce/population"
+	"github.com/quce-go/quce/quce"
+)
+
+// summaryFlags are quce summary's flags: explain's, and the grouping and resampling ones.
+type summaryFlags struct {
+	explainFlags
+	groupBy, bins, binNames string
+	bootstrap, permutations int
+}
+
+// runSummary explains rows as quce explain does and summarises them as a population
+// (package population): per column, per row measure and, with -group-by, per group with
+// bootstrap intervals and permutation tests.
+func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f := &summaryFlags{}
+	f.stderr = stderr
+	fs := flag.NewFlagSet("quce summary", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	f.registerRows(fs, rowsHelp{
+		n:    "summarise the first n rows of the split, or all (default all)",
+		json: "write the summary as JSON to this file: every figure with its interval, the tests, and each row's cost (- for standard output, the text report then going to standard error)",
+		csv:  "write the summary as a table with one row per column and group (all rows first) to this CSV file (- for standard output, the text report then going to standard error)",
+		svg:  "write the summary's pictures into this folder: summary-columns, summary-cost and, with -group-by, summary-groups (SVG unless -format says otherwise)",
+	})
+	fs.IntVar(&f.top, "top", 10, "columns printed in the text's tables, those most often changed first (0: all)")
+	fs.StringVar(&f.groupBy, "group-by", "", "summarise per group of this column too: a categorical, ordinal or binary column by its values, a numeric one by -bins")
+	fs.StringVar(&f.bins, "bins", "", "with a numeric -group-by column: the cut points of its bins, ascending, e.g. 30,50 for below 30, 30 to below 50, and 50 or more")
+	fs.StringVar(&f.binNames, "bin-names", "", "names of the -bins, lowest first, e.g. young,middle,old (default: age<30,30<=age<50,age>=50)")
+	fs.IntVar(&f.bootstrap, "bootstrap", population.DefaultBootstrap, "resamples of each percentile bootstrap interval")
+	fs.IntVar(&f.permutations, "permutations", population.DefaultPermutations, "relabellings of each permutation test between groups")
+	if err := f.parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q; fix: put flags before nothing else (quce summary -group-by foreign_worker)", fs.Arg(0))
+	}
+	if !f.set["n"] && f.rows == "" {
+		f.n = "all"
+	}
+	if f.top < 0 {
+		return fmt.Errorf("-top %d: fix: print 0 (all) or more columns", f.top)
+	}
+	opts, err := population.Options{Bootstrap: f.bootstrap, Permutations: f.permutations, Seed: f.seed}.Resolve()
+	if err != nil {
+		return err
+	}
+	edges, names, err := f.binFlags()
+	if err != nil {
+		return err
+	}
+	var grouping *population.Grouping
+	r, err := f.explainRows(ctx, stdout, func(ds *data.Dataset, _ *selection, cons quce.Constraints) ([]string, error) {
+		if f.groupBy != "" {
+			var err error
+			if grouping, err = population.NewGrouping(ds.Columns, f.groupBy, edges, names); err != nil {
+				return nil, err
+			}
+			if !slices.Contains(cons.Frozen, f.groupBy) {
+				f.logf("note: %s", changeableNote(f.groupBy))
+			}
+		}
+		return f.summaryPictures()
+	})
+	if err != nil {
+		return err
+	}
+	in := population.Input{Columns: r.s.Explainer.Columns(), Explanations: r.ex}
+	for _, p := range r.sel.picks {
+		in.Rows = append(in.Rows, p.x)
+	}
+	frozen := grouping == nil || slices.Contains(r.cons.Frozen, f.groupBy)
+	if grouping != nil {
+		in.Groups, in.GroupOrder = grouping.Groups(in.Rows), grouping.Names()
+		if !frozen {
+			for _, e := range r.ex {
+				in.CounterfactualGroups = append(in.CounterfactualGroups, grouping.Group(e.Path0().CounterfactualOriginal))
+			}
+		}
+	}
+	t0 := time.Now()
+	sum, err := population.Summarise(in, opts)
+	if err != nil {
+		return err
+	}
+	f.logf("summarised in %.2fs (%d resamples per interval, %d relabellings per test)", time.Since(t0).Seconds(), opts.Bootstrap, opts.Permutations)
+	fmt.Fprint(r.report, modelHeader(&f.common, r.s))
+	f.printSummary(r.report, r, sum, frozen)
+	if err := noneSucceeded(r.ex); err != nil {
+		return err
+	}
+	var outs []output
+	if f.jsonPath != "" {
+		doc := runDoc(r.s, r.cfg, &f.explainFlags, r.sel)
+		config := doc["config"].(map[string]any)
+		config["group_by"], config["bins"], config["bin_names"] = f.groupBy, splitList(f.bins), splitList(f.binNames)
+		config["bootstrap"], config["permutations"], config["level"], config["resampling_seed"] = opts.Bootstrap, opts.Permutations, opts.Level, opts.Seed
+		if grouping != nil {
+			doc["group"] = map[string]any{"column": f.groupBy, "frozen": frozen, "groups": grouping.Names(), "edges": grouping.Edges(),
+				"note": groupNote(f.groupBy, frozen)}
+		}
+		doc["target"] = targetNote(r, f.class)
+		doc["summary"] = summaryJSON(sum)
+		doc["rows"] = rowsJSON(r.sel, sum)
+		b, err := marshalJSON(doc)
+		if err != nil {
+			return err
+		}
+		outs = append(outs, output{f.jsonPath, b})
+	}
+	if f.csvPath != "" {
+		b, err := summaryCSV(f.groupBy, sum)
+		if err != nil {
+			return err
+		}
+		outs = append(outs, output{f.csvPath, b})
+	}
+	pics, err := f.drawSummary(r, sum)
+	if err != nil {
+		return err
+	}
+	outs = append(outs, pics...)
+	return f.write(stdout, outs, len(pics))
+}
+
+// binFlags reads -bins and -bin-names (checked against the column by
+// population.NewGrouping).
+func (f *summaryFlags) binFlags() ([]float64, []string, error) {
+	if f.groupBy == "" {
+		for _, name := range []string{"bins", "bin-names"} {
+			if f.set[name] {
+				return nil, nil, fmt.Errorf("-%s cuts the -group-by column into groups, and there is none; fix: add -group-by COLUMN, or drop -%s", name, name)
+			}
+		}
+		return nil, nil, nil
+	}
+	var edges []float64
+	for _, p := range splitList(f.bins) {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-bins %q: %q is not a number; fix: list cut points in the column's units, ascending, such as 30,50", f.bins, p)
+		}
+		edges = append(edges, v)
+	}
+	var names []string
+	if f.set["bin-names"] {
+		names = splitList(f.binNames)
+	}
+	return edges, names, nil
+}
+
+// summaryPictureNames are the pictures of quce summary, with -group-by or without.
+func (f *summaryFlags) summaryPictureNames() []string {
+	if f.groupBy == "" {
+		return []string{"summary-columns", "summary-cost"}
+	}
+	return []string{"summary-columns", "summary-cost", "summary-groups"}
+}
+
+// summaryPictures are the -svg files (none without -svg).
+func (f *summaryFlags) summaryPictures() ([]string, error) {
+	if f.svgDir == "" {
+		return nil, nil
+	}
+	o, err := f.pictures.options()
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, name := range f.summaryPictureNames() {
+		files = append(files, filepath.Join(f.svgDir, name+o.Format.Ext()))
+	}
+	return files, nil
+}
+
+// drawSummary draws the -svg pictures.
+func (f *summaryFlags) drawSummary(r *explained, sum *population.Summary) ([]output, error) {
+	files, err := f.summaryPictures()
+	if err != nil || files == nil {
+		return nil, err
+	}
+	o, err := f.pictures.options()
+	if err != nil {
+		return nil, err
+	}
+	o.Classes = r.s.Data.Labels
+	o.Note = fmt.Sprintf("%s; %s", rowsText(r), targetNote(r, f.class))
+	var outs []output
+	for k, name := range f.summaryPictureNames() {
+		var b []byte
+		switch name {
+		case "summary-columns":
+			b, err = plots.RecourseColumns(sum, o)
+		case "summary-cost":
+			b, err = plots.RecourseCost(sum, f.groupBy, o)
+		case "summary-groups":
+			b, err = plots.RecourseGroups(sum, f.groupBy, o)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("plotting %s: %w", files[k], err)
+		}
+		outs = append(outs, output{files[k], b})
+	}
+	return outs, nil
+}
+
+// rowsText names the rows summarised: "200 rows of german_credit.csv (test split)".
+func rowsText(r *explained) string {
+	what := r.sel.file
+	if !r.sel.instances {
+		splits := map[string]bool{}
+		for _, p := range r.sel.picks {
+			splits[p.split] = true
+		}
+		if len(splits) == 1 {
+			what += fmt.Sprintf(" (%s split)", r.sel.picks[0].split)
+		}
+	}
+	return fmt.Sprintf("%d rows of %s", len(r.sel.picks), what)
+}
+
+// targetNote says which class the rows are moved to: the -class, or each row's other class.
+func targetNote(r *explained, class string) string {
+	labels := r.s.Data.Labels
+	targets := map[int]bool{}
+	for _, e := range r.ex {
+		targets[e.Target] = true
+	}
+	switch {
+	case len(targets) == 1 && class == "":
+		return fmt.Sprintf("target class %q (each row's other class: no -class)", labels[r.ex[0].Target])
+	case len(targets) == 1:
+		return fmt.Sprintf("target class %q", labels[r.ex[0].Target])
+	case len(labels) == 2:
+		return fmt.Sprintf("target: each row's other class (no -class), so rows predicted %q are moved to %q and the others the other way; for recourse, name the class wanted with -class", labels[0], labels[1])
+	}
+	return "target: each row's most probable other class (no -class); for recourse, name the class wanted with -class"
+}
+
+// changeableNote says what happens when the -group-by column is not frozen.
+func changeableNote(column string) string {
+	return fmt.Sprintf("-group-by %s is not -frozen, so a counterfactual may change it: each row is grouped by its own value, and the counterfactuals that left their group are counted (left_group); to compare the groups as they are, add -frozen %s", column, column)
+}
+
+// groupNote says how rows were grouped, for the text and the JSON.
+func groupNote(column string, frozen bool) string {
+	if frozen {
+		return fmt.Sprintf("%s is frozen: every counterfactual keeps its row's group", column)
+	}
+	return changeableNote(column)
+}
+
+// fewMark marks a comparison with few rows on a side (population.Comparison.Few).
+const fewMark = "(!)"
+
+// printSummary writes the text report.
+func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.Summary, frozen bool) {
+	all, o := sum.Overall, sum.Options
+	level := 100 * o.Level
+	fmt.Fprintf(w, "\nRecourse over %s, %s.\n", rowsText(r), targetNote(r, f.class))
+	if all.AlreadyTarget > 0 {
+		fmt.Fprintf(w, "%d rows already have the target class: nothing to change, so they are left out of everything below.\n", all.AlreadyTarget)
+	}
+	fmt.Fprintf(w, "%d rows searched, %d valid counterfactuals (%s). Validity is over the searched rows; costs, uncertainty and columns over the valid counterfactuals.\n",
+		all.Searched, all.Valid, percent(float64(all.Valid), float64(all.Searched)))
+	if all.Failed > 0 {
+		fmt.Fprintf(w, "The search of %d rows failed (it diverged, or its attribution is unreliable): they have no counterfactual and count as not valid; quce explain -rows on them says why, with the fix.\n", all.Failed)
+	}
+	fmt.Fprintf(w, "Intervals: %g%% percentile bootstrap intervals of the mean (%d resamples, seed %d).\n\n", level, o.Bootstrap, o.Seed)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "measure\tn\tmean [%g%% interval]\tsd\tmin\tq1\tmedian\tq3\tmax\n", level)
+	for _, e := range all.Measures {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", population.MeasureNames[e.Measure], e.N, e.String(),
+			e.SD, e.Min, e.Q1, e.Median, e.Q3, e.Max)
+	}
+	tw.Flush()
+
+	order := population.ByChangeRate(all.Columns)
+	shown := order
+	if f.top > 0 && f.top < len(order) {
+		shown = order[:f.top]
+	}
+	if all.Valid == 0 {
+		fmt.Fprintln(w, "\nNo valid counterfactual: nothing to say of the columns, the costs or the groups.")
+		return
+	}
+	fmt.Fprintf(w, "\nColumns by how often the valid counterfactuals change them (%d of %d shown; -top):\n", len(shown), len(order))
+	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "column\tchanged\tmean change\tmean |Φ|\tmean |Φ−|\tmean |Φ+|\tmost frequent changes")
+	for _, ci := range shown {
+		c := all.Columns[ci]
+		fmt.Fprintf(tw, "%s\t%d (%s)\t%s\t%s\t%s\t%s\t%s\n", c.Column, c.Changed, percent(float64(c.Changed), float64(all.Valid)),
+			c.Change(), c.MeanAbsAttribution, c.MeanAbsMinus, c.MeanAbsPlus, transitionsText(c.Transitions))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "mean change: counterfactual minus row, in the data's units, over the counterfactuals that change the column; |Φ|, |Φ−|, |Φ+|: the column's attribution and its uncertainty, averaged in size over all valid counterfactuals.")
+	if sum.Groups == nil {
+		return
+	}
+
+	fmt.Fprintf(w, "\nBy %s (%s):\n", f.groupBy, groupNote(f.groupBy, frozen))
+	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	header := "group\trows\talready target\tsearched\tvalid"
+	if all.Failed > 0 {
+		header += "\tfailed"
+	}
+	header += "\tvalidity [%g%%]\tcost L1 [%g%%]\tcost L0 [%g%%]\tuncertainty [%g%%]"
+	if !frozen {
+		header += "\tleft group"
+	}
+	fmt.Fprintf(tw, header+"\n", level, level, level, level)
+	for _, g := range sum.Groups {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d", g.Name, g.Rows, g.AlreadyTarget, g.Searched, g.Valid)
+		if all.Failed > 0 {
+			fmt.Fprintf(tw, "\t%d", g.Failed)
+		}
+		for _, m := range []string{population.Validity, population.CostL1, population.CostL0, population.CFUncertainty} {
+			e := g.Measure(m)
+			fmt.Fprintf(tw, "\t%s", e.String())
+		}
+		if !frozen {
+			fmt.Fprintf(tw, "\t%d", g.LeftGroup)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	if len(sum.Absent) > 0 {
+		fmt.Fprintf(w, "No rows in: %s.\n", strings.Join(sum.Absent, ", "))
+	}
+	if len(sum.Comparisons) > 0 {
+		what := fmt.Sprintf("%s − %s", sum.Comparisons[0].Group, sum.Comparisons[0].Versus)
+		if sum.Comparisons[0].Versus == population.Rest {
+			what = "each group − the rest of the rows"
+		}
+		fmt.Fprintf(w, "\nDifferences in mean (%s), with %g%% bootstrap intervals and two-sided permutation p-values (%d relabellings, p = (1 + as extreme) / (1 + relabellings)):\n",
+			what, level, o.Permutations)
+		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "measure\tgroups\tn\tdifference [interval]\tp")
+		few := false
+		for _, c := range sum.Comparisons {
+			mark := ""
+			if c.Few() {
+				mark, few = " "+fewMark, true
+			}
+			fmt.Fprintf(tw, "%s\t%s − %s\t%d, %d%s\t%s\t%s\n", population.MeasureNames[c.Measure], c.Group, c.Versus, c.N, c.NVersus, mark,
+				c.String(), c.P.String())
+		}
+		tw.Flush()
+		if few {
+			fmt.Fprintf(w, "%s fewer than %d rows on a side: the interval (none for 1 row) and the p-value rest on very few rows, so read them with care.\n", fewMark, population.FewRows)
+		}
+		fmt.Fprintln(w, "Each test stands alone: no correction for testing several measures or groups. The tests assume the rows are independent draws and, under no difference, that the group labels are exchangeable.")
+	}
+	fmt.Fprintln(w, "\nShare of each group's valid counterfactuals that change the column:")
+	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "column")
+	for _, g := range sum.Groups {
+		fmt.Fprintf(tw, "\t%s", g.Name)
+	}
+	fmt.Fprintln(tw)
+	for _, ci := range shown {
+		fmt.Fprint(tw, all.Columns[ci].Column)
+		for _, g := range sum.Groups {
+			fmt.Fprintf(tw, "\t%s", percent(float64(g.Columns[ci].Changed), float64(g.Valid)))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// percent is a/b as a percentage, "NA" for b = 0.
+func percent(a, b float64) string {
+	if b == 0 {
+		return "NA"
+	}
+	return strconv.FormatFloat(100*a/b, 'f', 1, 64) + "%"
+}
+
+// transitionsText lists a column's most frequent changes: "rent → own (12), …".
+func transitionsText(ts []population.Transition) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = fmt.Sprintf("%s → %s (%d)", t.From, t.To, t.Count)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// summaryJSON is the summary for the JSON, without its rows (rowsJSON has them).
+func summaryJSON(sum *population.Summary) population.Summary {
+	out := *sum
+	out.Rows = nil
+	return out
+}
+
+// summaryRowJSON is one row in quce summary's JSON: where it is, and its recourse.
+type summaryRowJSON struct {
+	File  string `json:"file"`
+	Line  int    `json:"line"`
+	Split string `json:"split"`
+	population.Row
+}
+
+func rowsJSON(sel *selection, sum *population.Summary) []summaryRowJSON {
+	out := make([]summaryRowJSON, len(sum.Rows))
+	for i, r := range sum.Rows {
+		p := sel.picks[i]
+		out[i] = summaryRowJSON{File: sel.file, Line: p.line, Split: p.split, Row: r}
+	}
+	return out
+}
+
+// summaryCSVColumns are the columns of quce summary's -csv table: one row per data column
+// and group, the rows of all the rows (group "all") first; the group's own figures are
+// repeated on each of its rows.
+var summaryCSVColumns = []string{
+	"group_by", "group", "column", "changed", "change_rate", "mean_change",
+	"mean_abs_attribution", "mean_abs_attribution_minus", "mean_abs_attribution_plus", "transitions",
+	"rows", "already_target", "searched", "valid", "left_group",
+	"validity", "validity_lo", "validity_hi", "cost_l1", "cost_l1_lo", "cost_l1_hi",
+	"cost_l0", "cost_l0_lo", "cost_l0_hi", "cost_l1_data", "cost_l1_data_lo", "cost_l1_data_hi",
+	"cf_uncertainty", "cf_uncertainty_lo", "cf_uncertainty_hi",
+}
+
+// summaryCSV is the -csv table: numbers in full precision, NA where one is not defined.
+func summaryCSV(groupBy string, sum *population.Summary) ([]byte, error) {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	if err := w.Write(summaryCSVColumns); err != nil {
+		return nil, err
+	}
+	full := func(v population.Number) string {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return "NA"
+		}
+		return strconv.FormatFloat(float64(v), 'g', -1, 64)
+	}
+	for _, sc := range slices.Concat([]population.Scope{sum.Overall}, sum.Groups) {
+		own := []string{strconv.Itoa(sc.Rows), strconv.Itoa(sc.AlreadyTarget), strconv.Itoa(sc.Searched), strconv.Itoa(sc.Valid), strconv.Itoa(sc.LeftGroup)}
+		for _, m := range population.Measures {
+			e := sc.Measure(m)
+			own = append(own, full(e.Mean), full(e.Lo), full(e.Hi))
+		}
+		for _, c := range sc.Columns {
+			rec := []string{groupBy, sc.Name, c.Column, strconv.Itoa(c.Changed), full(c.ChangeRate), full(c.MeanChange),
+				full(c.MeanAbsAttribution), full(c.MeanAbsMinus), full(c.MeanAbsPlus), transitionsText(c.Transitions)}
+			if err := w.Write(append(rec, own...)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
+}
