@@ -10,11 +10,12 @@
 //   - C > 2 classes: C logits, P(y=c|x) = softmax(z)_c, trained with softmax cross-entropy on
 //     labels 0..C-1.
 //
-// Training uses GoMLX's train.Trainer with Adam (β = 0.9, 0.999 and ε = 1e-8, as in PyTorch
-// and the paper) on shuffled minibatches. The variable initialisation (GoMLX's default He
-// initialiser, seeded from the store's initializer_seed) and the shuffling both derive from
-// Config.Seed, so the same data and configuration train bit-identical weights on the same
-// backend.
+// Training is the loop the VAE shares (package internal/trainloop): GoMLX's train.Trainer
+// with Adam (β = 0.9, 0.999 and ε = 1e-8, as in PyTorch and the paper) on shuffled
+// minibatches, for Config.Epochs epochs within the step budget. The variable initialisation
+// (GoMLX's default He initialiser, seeded from the store's initializer_seed) and the
+// shuffling both derive from Config.Seed, so the same data and configuration train
+// bit-identical weights on the same backend.
 //
 // The trained variables live in a model.Store (Store), and the architecture is a model
 // function (ModelFn), so a user can run the classifier in their own GoMLX code. Save writes a
@@ -46,19 +47,12 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
-	"github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/gomlxmodel"
 	"github.com/quce-go/quce/internal/budget"
 	"github.com/quce-go/quce/internal/savedmodel"
-)
-
-// Adam's constants, as in PyTorch and the paper (GoMLX's own default ε is 1e-7).
-const (
-	adamBeta1   = 0.9
-	adamBeta2   = 0.999
-	adamEpsilon = 1e-8
+	"github.com/quce-go/quce/internal/trainloop"
 )
 
 // Config holds the architecture and training settings.
@@ -195,78 +189,22 @@ func Train(b compute.Backend, X [][]float32, y []int, classes int, cfg Config) (
 	}
 
 	outputs := outputsFor(classes)
-	fn := modelFn(cfg.Hidden, outputs)
-	store := model.NewStore()
-	// The store's random generator (used by the initialisers) starts from this seed.
-	store.RootScope().SetParam(model.ParamInitialSeed, int64(cfg.Seed))
 	lossFn := loss.SparseCategoricalCrossEntropyLogits
 	if outputs == 1 {
 		lossFn = loss.BinaryCrossentropyLogits
 	}
-	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(adamBeta1, adamBeta2).Epsilon(adamEpsilon).Done()
-	trainer := train.NewTrainer(b, store, fn, lossFn, opt, nil, nil)
-
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x636c6173))
-	bs := budget.Batch(cfg.BatchSize, len(X))
-	maxSteps := cmp.Or(cfg.MaxSteps, DefaultMaxSteps)
-	total := min(cfg.Epochs*(len(X)/bs), maxSteps)
-	order := make([]int, len(X))
-	for i := range order {
-		order[i] = i
-	}
-	steps := 0
-	for epoch := 0; epoch < cfg.Epochs && steps < maxSteps; epoch++ {
-		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
-		// Whole batches only, so one compiled step serves them all; the shuffle means
-		// every row is used over the epochs.
-		var last float32
-		for start := 0; start+bs <= len(order) && steps < maxSteps; start += bs {
-			steps++
-			batch := order[start : start+bs]
-			// The trainer takes ownership of (and frees) the batch tensors: fresh ones each step.
-			metrics, err := trainer.TrainStep(train.Batch{
-				Inputs: []*tensors.Tensor{rowsTensor(X, batch, j)},
-				Labels: []*tensors.Tensor{labelsTensor(y, batch, outputs)},
-			})
-			if err != nil {
-				return nil, fmt.Errorf("classifier: training step: %w", err)
-			}
-			last = tensors.ToScalar[float32](metrics[0])
-			for _, m := range metrics {
-				m.FinalizeAll()
-			}
-		}
-		// A NaN in the weights keeps the loss NaN, so checking once an epoch is enough.
-		if math.IsNaN(float64(last)) || math.IsInf(float64(last), 0) {
-			return nil, fmt.Errorf("classifier: training loss became %v at epoch %d; fix: lower the learning rate (Config.LearningRate in Go), or check the data for extreme values", last, epoch)
-		}
-		cfg.Progress.Report(steps, total)
-	}
-	weights, err := trainedVariables(store)
+	trained, err := trainloop.Run(b, modelFn(cfg.Hidden, outputs), lossFn, trainloop.Spec{
+		Model: "classifier", Seed: cfg.Seed, LearningRate: cfg.LearningRate, BatchSize: cfg.BatchSize,
+		MaxEpochs: cfg.Epochs, MaxSteps: cmp.Or(cfg.MaxSteps, DefaultMaxSteps), Progress: cfg.Progress,
+		Rows: len(X), Rand: rand.New(rand.NewPCG(cfg.Seed, 0x636c6173)),
+		Batch: func(rows []int) train.Batch {
+			return train.Batch{Inputs: []*tensors.Tensor{rowsTensor(X, rows, j)}, Labels: []*tensors.Tensor{labelsTensor(y, rows, outputs)}}
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
-	return newClassifier(cfg, j, classes, weights)
-}
-
-// trainedVariables copies the model's variables out of the training store, leaving the
-// optimizer's moments, step counters, metrics and random state behind: what a user loads
-// should be the model, not the training run.
-func trainedVariables(from *model.Store) (*model.Store, error) {
-	to := model.NewStore()
-	for v := range from.IterVariables() {
-		if !v.Trainable {
-			continue
-		}
-		value, err := v.Value()
-		if err != nil {
-			return nil, fmt.Errorf("classifier: variable %s: %w", v.Path(), err)
-		}
-		if _, err := to.CreateVariable(v.Path(), value); err != nil {
-			return nil, fmt.Errorf("classifier: variable %s: %w", v.Path(), err)
-		}
-	}
-	return to, nil
+	return newClassifier(cfg, j, classes, trained.Weights)
 }
 
 // FromStore makes a classifier of the given configuration from variables already in store,
@@ -388,45 +326,26 @@ func (c *Classifier) Accuracy(b compute.Backend, X [][]float32, y []int) (float6
 	return float64(right) / float64(len(pred)), nil
 }
 
-// kind tells a saved classifier from a saved VAE.
-const kind = "classifier"
-
-// meta is what the manifest records besides the weights: enough to rebuild ModelFn.
+// meta is what a saved classifier's manifest records besides its kind: FromStore's arguments.
 type meta struct {
-	Kind     string `json:"kind"`
 	Config   Config `json:"config"`
 	Features int    `json:"features"`
 	Classes  int    `json:"classes"`
 }
 
-// Save writes the classifier into the folder dir (created or replaced atomically): a GoMLX
-// checkpoint of Store plus a manifest with the configuration and checksums.
+// saved is the classifier's kind of saved model.
+var saved = savedmodel.Kind[meta, *Classifier]{Name: "classifier", Build: func(store *model.Store, m meta) (*Classifier, error) {
+	return FromStore(store, m.Config, m.Features, m.Classes)
+}}
+
+// Save writes the classifier into the folder dir, created or replaced atomically: a GoMLX
+// checkpoint of Store (which ModelFn reads back in a user's own code) and a manifest with
+// the kind, the configuration and checksums (package internal/savedmodel).
 func (c *Classifier) Save(dir string) error {
-	return savedmodel.Save(dir, c.store, meta{Kind: kind, Config: c.Config, Features: c.features, Classes: c.classes})
+	return saved.Save(dir, c.store, meta{Config: c.Config, Features: c.features, Classes: c.classes})
 }
 
 // Load reads a classifier written by Save. A damaged folder gives an error wrapping
-// savedmodel.ErrCorrupt; a missing one an error wrapping fs.ErrNotExist.
-func Load(dir string) (*Classifier, error) {
-	var m meta
-	store, err := savedmodel.Load(dir, &m)
-	if err != nil {
-		return nil, err
-	}
-	if m.Kind != kind {
-		return nil, savedmodel.Corrupt(dir, "it holds a %q, not a %s", m.Kind, kind)
-	}
-	if err := m.Config.Validate(); err != nil {
-		return nil, savedmodel.Corrupt(dir, "%v", err)
-	}
-	if m.Features <= 0 || m.Classes < 2 {
-		return nil, savedmodel.Corrupt(dir, "%d features and %d classes", m.Features, m.Classes)
-	}
-	c, err := newClassifier(m.Config, m.Features, m.Classes, store)
-	if err != nil {
-		// The checksums matched, so the variables are what was saved, but they do not fit
-		// the recorded architecture.
-		return nil, savedmodel.Corrupt(dir, "the variables do not fit the configuration: %v", err)
-	}
-	return c, nil
-}
+// savedmodel.ErrCorrupt, a saved VAE one wrapping savedmodel.ErrWrongKind, and a missing
+// folder one wrapping fs.ErrNotExist.
+func Load(dir string) (*Classifier, error) { return saved.Load(dir) }

@@ -6,72 +6,33 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/internal/savedmodel"
-	"github.com/quce-go/quce/internal/savedmodel/savedmodeltest"
 )
-
-func testBackend(t testing.TB) compute.Backend {
-	t.Helper()
-	b, _, err := backend.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// split returns the standardised train and test rows of ds (20% test, seed 1).
-func split(t testing.TB, ds *data.Dataset) (xtr, xte [][]float32, ytr, yte []int) {
-	t.Helper()
-	tr, te, err := data.Split(ds, 0.2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	train, test := ds.Subset(tr), ds.Subset(te)
-	sc := data.FitScaler(train.X)
-	return data.ToFloat32(sc.Transform(train.X)), data.ToFloat32(sc.Transform(test.X)), train.Y, test.Y
-}
 
 func wbcSplit(t testing.TB) (xtr, xte [][]float32, ytr, yte []int) {
 	t.Helper()
-	return split(t, data.WBC())
+	return modeltest.Split(t, data.WBC())
 }
-
-var (
-	wbcOnce sync.Once
-	wbcClf  *classifier.Classifier
-	wbcErr  error
-)
 
 // trainedWBC is the default classifier on W-BC, trained once for the tests that only read it.
-func trainedWBC(t testing.TB) *classifier.Classifier {
-	t.Helper()
-	wbcOnce.Do(func() {
-		xtr, _, ytr, _ := wbcSplit(t)
-		t0 := time.Now()
-		wbcClf, wbcErr = classifier.Train(testBackend(t), xtr, ytr, 2, classifier.DefaultConfig())
-		t.Logf("W-BC training took %v", time.Since(t0))
-	})
-	if wbcErr != nil {
-		t.Fatal(wbcErr)
-	}
-	return wbcClf
-}
+var trainedWBC = modeltest.Once("W-BC", func(t testing.TB) (*classifier.Classifier, error) {
+	xtr, _, ytr, _ := wbcSplit(t)
+	return classifier.Train(modeltest.Backend(t), xtr, ytr, 2, classifier.DefaultConfig())
+})
 
 func TestTrainQuality(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	iris, err := data.Load(filepath.Join("..", "testdata", "iris.csv"), data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +50,7 @@ func TestTrainQuality(t *testing.T) {
 		{"iris", iris, 300, 3e-3, 3, 0.9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			xtr, xte, ytr, yte := split(t, tc.ds)
+			xtr, xte, ytr, yte := modeltest.Split(t, tc.ds)
 			var c *classifier.Classifier
 			if tc.name == "wbc" {
 				c = trainedWBC(t)
@@ -121,12 +82,12 @@ func TestTrainQuality(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	xtr, _, ytr, _ := wbcSplit(t)
 	cfg := classifier.DefaultConfig()
 	cfg.Epochs = 5
 	// Weights and biases of 2 layers.
-	savedmodeltest.CheckSeededTraining(t, func(seed uint64) *model.Store {
+	modeltest.CheckSeededTraining(t, func(seed uint64) *model.Store {
 		cfg.Seed = seed
 		c, err := classifier.Train(b, xtr, ytr, 2, cfg)
 		if err != nil {
@@ -137,7 +98,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestSaveLoad(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	c := trainedWBC(t)
 	_, xte, _, _ := wbcSplit(t)
 	want, err := c.Logits(b, xte)
@@ -176,23 +137,16 @@ func TestSaveLoad(t *testing.T) {
 
 func TestDamagedSave(t *testing.T) {
 	c := trainedWBC(t)
-	savedmodeltest.CheckDamageDetected(t, c.Save, func(dir string) error {
-		_, err := classifier.Load(dir)
-		return err
-	})
+	modeltest.CheckDamageDetected(t, c.Save, classifier.Load)
 }
 
 func TestBadInput(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	X := [][]float32{{0, 1}, {1, 0}, {1, 1}, {0, 0}}
 	y := []int{0, 1, 1, 0}
 	good := classifier.DefaultConfig()
 	good.Epochs = 1
-	with := func(f func(*classifier.Config)) classifier.Config {
-		c := good
-		f(&c)
-		return c
-	}
+	with := modeltest.Variants(good)
 	for _, tc := range []struct {
 		name    string
 		X       [][]float32
@@ -221,7 +175,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestWrongFeatureCount(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	c := trainedWBC(t)
 	xtr, _, _, _ := wbcSplit(t)
 	short := [][]float32{xtr[0][:29]}
@@ -261,8 +215,8 @@ func TestVariablesDoNotFit(t *testing.T) {
 				}
 			}
 			dir := filepath.Join(t.TempDir(), "clf")
-			meta := map[string]any{"kind": "classifier", "config": c.Config, "features": 30, "classes": 2}
-			if err := savedmodel.Save(dir, store, meta); err != nil {
+			meta := map[string]any{"config": c.Config, "features": 30, "classes": 2}
+			if err := (savedmodel.Kind[map[string]any, any]{Name: "classifier"}).Save(dir, store, meta); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := classifier.Load(dir); !errors.Is(err, savedmodel.ErrCorrupt) {
@@ -276,7 +230,7 @@ func TestVariablesDoNotFit(t *testing.T) {
 
 // FromStore takes weights made elsewhere: here logit = x1 + 2·x2 − 0.5 with no hidden layer.
 func TestFromStore(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	store := model.NewStore()
 	for path, v := range map[string]*tensors.Tensor{
 		"/output/dense/weights": tensors.FromValue([][]float32{{1}, {2}}),
@@ -321,7 +275,7 @@ func TestStepBudget(t *testing.T) {
 			cfg.Epochs, cfg.MaxSteps = tc.epochs, tc.maxSteps
 			done, total := 0, 0
 			cfg.Progress = func(d, tot int) { done, total = d, tot }
-			if _, err := classifier.Train(testBackend(t), xtr, ytr, 2, cfg); err != nil {
+			if _, err := classifier.Train(modeltest.Backend(t), xtr, ytr, 2, cfg); err != nil {
 				t.Fatal(err)
 			}
 			if done != tc.wantDone || total != tc.wantTot {

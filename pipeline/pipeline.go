@@ -391,8 +391,8 @@ func shortList(names []string) string {
 }
 
 // loadCached loads a model from the cache; no cache (path "") or a missing entry gives nil,
-// and a damaged one is reported as a warning and retrained (the new file replaces it
-// atomically).
+// and a damaged one, or one holding the other kind of model, is reported as a warning and
+// retrained (the new folder replaces it atomically).
 func loadCached[M any](path string, load func(string) (*M, error), s *Setup) (*M, error) {
 	if path == "" {
 		return nil, nil
@@ -404,7 +404,7 @@ func loadCached[M any](path string, load func(string) (*M, error), s *Setup) (*M
 	if err == nil {
 		return m, nil
 	}
-	if errors.Is(err, savedmodel.ErrCorrupt) {
+	if errors.Is(err, savedmodel.ErrCorrupt) || errors.Is(err, savedmodel.ErrWrongKind) {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("damaged cache entry %s was retrained: %v", path, err))
 		return nil, nil
 	}

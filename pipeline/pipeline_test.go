@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/savedmodel"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/vae"
 )
@@ -130,5 +132,36 @@ func TestModelsTrainedTogetherAsAlone(t *testing.T) {
 		if len(a) == 0 || !bytes.Equal(a, c) {
 			t.Errorf("%s: the weights trained together with the other model differ from those trained alone", tc.name)
 		}
+	}
+}
+
+// A cache entry that holds the other kind of model (a VAE where the classifier belongs) is
+// not loaded as one: Load names the folder and both kinds, and Prepare warns and retrains.
+func TestCacheEntryOfTheOtherKind(t *testing.T) {
+	dir := t.TempDir()
+	first, err := pipeline.Prepare(opts(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clfPath, vaePath := filepath.Join(dir, first.CacheKey, "classifier"), filepath.Join(dir, first.CacheKey, "vae")
+	_, err = classifier.Load(vaePath)
+	if !errors.Is(err, savedmodel.ErrWrongKind) || !strings.Contains(err.Error(), vaePath) || !strings.Contains(err.Error(), "holds a vae, not a classifier") {
+		t.Errorf("loading the VAE's folder as a classifier: %v", err)
+	}
+	if err := os.RemoveAll(clfPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(clfPath, os.DirFS(vaePath)); err != nil {
+		t.Fatal(err)
+	}
+	second, err := pipeline.Prepare(opts(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Cached || len(second.Warnings) == 0 || !strings.Contains(second.Warnings[0], "not a classifier") {
+		t.Errorf("a VAE in the classifier's place: cached=%v warnings %q", second.Cached, second.Warnings)
+	}
+	if _, err := classifier.Load(clfPath); err != nil {
+		t.Errorf("the entry was not rewritten with a classifier: %v", err)
 	}
 }

@@ -1,7 +1,8 @@
 // Package vae is the variational autoencoder whose loss QUCE uses as the uncertainty (or
 // implausibility) of a point. It is an ordinary GoMLX model: the variables live in a
 // model.Store, the two networks are model functions, training runs GoMLX's train.Trainer
-// with Adam, and Save writes a GoMLX checkpoint.
+// with Adam in the loop the classifier shares (package internal/trainloop), and Save writes a
+// GoMLX checkpoint.
 //
 // The encoder maps a row x of J inputs to q(z|x) = N(μ(x), diag(exp(logvar(x)))); the prior
 // is N(0, I); the decoder maps a code z to J outputs x̂ = dec(z). Both networks are dense
@@ -62,19 +63,12 @@ import (
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train"
-	"github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/gomlxmodel"
 	"github.com/quce-go/quce/internal/budget"
 	"github.com/quce-go/quce/internal/savedmodel"
-)
-
-// Adam's constants, as in PyTorch and the paper (GoMLX's own default ε is 1e-7).
-const (
-	adamBeta1   = 0.9
-	adamBeta2   = 0.999
-	adamEpsilon = 1e-8
+	"github.com/quce-go/quce/internal/trainloop"
 )
 
 // logvarBound clips logvar(x) to [−logvarBound, logvarBound].
@@ -480,82 +474,39 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 		}
 	}
 
-	store := model.NewStore()
-	// The store's random generator (used by the initialisers) starts from this seed.
-	store.RootScope().SetParam(model.ParamInitialSeed, int64(cfg.Seed))
 	// The model's "prediction" is the per-row loss, with one code sampled from the noise
 	// input; the trainer's loss is its mean, there being no labels.
 	modelFn := func(scope *model.Scope, x, noise *Node) *Node {
 		return scopeNets(scope, cfg, j).pointLoss(x, ExpandAxes(noise, 0), cfg.Sigma, Trained)
 	}
 	meanLoss := func(_, perRow []*Node) *Node { return ReduceAllMean(perRow[0]) }
-	opt := optimizer.Adam().LearningRate(cfg.LearningRate).Betas(adamBeta1, adamBeta2).Epsilon(adamEpsilon).Done()
-	trainer := train.NewTrainer(b, store, modelFn, meanLoss, opt, nil, nil)
-	// The validation loss uses the mean code, as the explainer's scores do.
-	valExec, err := model.NewExec(b, store, func(scope *model.Scope, x *Node) *Node {
-		return ReduceAllMean(scopeNets(scope, cfg, j).pointLoss(x, nil, cfg.Sigma, Trained))
+	trained, err := trainloop.Run(b, modelFn, meanLoss, trainloop.Spec{
+		Model: "vae", Seed: cfg.Seed, LearningRate: cfg.LearningRate, BatchSize: cfg.BatchSize,
+		MaxEpochs: cfg.MaxEpochs, MaxSteps: cmp.Or(cfg.MaxSteps, DefaultMaxSteps), Progress: cfg.Progress,
+		Rows: len(fit), Rand: rng,
+		Batch: func(rows []int) train.Batch {
+			batch := make([][]float32, len(rows))
+			for k, i := range rows {
+				batch[k] = fit[i]
+			}
+			noise := make([]float32, len(rows)*cfg.Latent)
+			for k := range noise {
+				noise[k] = float32(rng.NormFloat64())
+			}
+			return train.Batch{Inputs: []*tensors.Tensor{matrix(batch, j), tensors.FromFlatDataAndDimensions(noise, len(rows), cfg.Latent)}}
+		},
+		// The validation loss uses the mean code, as the explainer's scores do.
+		Validation: &trainloop.Validation{
+			Loss: func(scope *model.Scope, x *Node) *Node {
+				return ReduceAllMean(scopeNets(scope, cfg, j).pointLoss(x, nil, cfg.Sigma, Trained))
+			},
+			Rows: matrix(val, j), Patience: cfg.Patience,
+		},
 	})
 	if err != nil {
 		return nil, err
 	}
-	defer valExec.Finalize()
-	valT := matrix(val, j)
-
-	bs := budget.Batch(cfg.BatchSize, len(fit))
-	maxSteps := cmp.Or(cfg.MaxSteps, DefaultMaxSteps)
-	total := min(cfg.MaxEpochs*(len(fit)/bs), maxSteps)
-	best, since, epoch, steps := math.Inf(1), 0, 0, 0
-	var bestWeights *model.Store
-	for epoch = 1; epoch <= cfg.MaxEpochs && since < cfg.Patience && steps < maxSteps; epoch++ {
-		rng.Shuffle(len(fit), func(a, b int) { fit[a], fit[b] = fit[b], fit[a] })
-		var last float32
-		// Whole batches only, so one compiled step serves them all.
-		for start := 0; start+bs <= len(fit) && steps < maxSteps; start += bs {
-			steps++
-			noise := make([]float32, bs*cfg.Latent)
-			for k := range noise {
-				noise[k] = float32(rng.NormFloat64())
-			}
-			// The trainer takes ownership of (and frees) the batch tensors: fresh ones each step.
-			metrics, err := trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{
-				matrix(fit[start:start+bs], j),
-				tensors.FromFlatDataAndDimensions(noise, bs, cfg.Latent),
-			}})
-			if err != nil {
-				return nil, fmt.Errorf("vae: training step: %w", err)
-			}
-			last = tensors.ToScalar[float32](metrics[0])
-			for _, m := range metrics {
-				m.FinalizeAll()
-			}
-		}
-		// A NaN in the weights keeps the loss NaN, so checking once an epoch is enough.
-		if math.IsNaN(float64(last)) || math.IsInf(float64(last), 0) {
-			return nil, fmt.Errorf("vae: training loss became %v at epoch %d; fix: lower the learning rate (Config.LearningRate in Go), or check the data for extreme values", last, epoch)
-		}
-		out, err := valExec.Call(valT)
-		if err != nil {
-			return nil, fmt.Errorf("vae: validation loss: %w", err)
-		}
-		vl := float64(tensors.ToScalar[float32](out[0]))
-		out[0].FinalizeAll()
-		if vl < best {
-			// The trainer donates the variables' buffers to the next step: keep a copy.
-			if bestWeights, err = trainedVariables(store, true); err != nil {
-				return nil, err
-			}
-			best, since = vl, 0
-		} else {
-			since++
-		}
-		cfg.Progress.Report(steps, total)
-	}
-	if bestWeights == nil { // no validation loss was finite; the NaN check makes this unlikely
-		if bestWeights, err = trainedVariables(store, false); err != nil {
-			return nil, err
-		}
-	}
-	return newVAE(cfg, j, epoch-1, bestWeights)
+	return newVAE(cfg, j, trained.Epochs, trained.Weights)
 }
 
 // checkBlockValues reports a training value outside [0, 1] in a categorical block: the
@@ -572,29 +523,6 @@ func checkBlockValues(X [][]float32, blocks []Block) error {
 		}
 	}
 	return nil
-}
-
-// trainedVariables copies the model's variables out of the training store (cloning their
-// values if asked), leaving the optimizer's moments, step counters, metrics and random
-// state behind: what a user loads should be the model, not the training run.
-func trainedVariables(from *model.Store, clone bool) (*model.Store, error) {
-	to := model.NewStore()
-	for v := range from.IterVariables() {
-		if !v.Trainable {
-			continue
-		}
-		value, err := v.Value()
-		if err == nil && clone {
-			value, err = value.Clone()
-		}
-		if err == nil {
-			_, err = to.CreateVariable(v.Path(), value)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("vae: variable %s: %w", v.Path(), err)
-		}
-	}
-	return to, nil
 }
 
 // FromStore makes a VAE of the given configuration for rows of the given width from
@@ -727,48 +655,32 @@ func matrix(rows [][]float32, cols int) *tensors.Tensor {
 	return tensors.FromFlatDataAndDimensions(flat, len(rows), cols)
 }
 
-// kind tells a saved VAE from a saved classifier.
-const kind = "vae"
-
-// meta is what the manifest records besides the weights: enough to rebuild both networks.
+// meta is what a saved VAE's manifest records besides its kind: FromStore's arguments and
+// the epochs run.
 type meta struct {
-	Kind     string `json:"kind"`
 	Config   Config `json:"config"`
 	Features int    `json:"features"`
 	Epochs   int    `json:"epochs"`
 }
 
-// Save writes the VAE into the folder dir (created or replaced atomically): a GoMLX
-// checkpoint of Store plus a manifest with the configuration and checksums.
-func (v *VAE) Save(dir string) error {
-	return savedmodel.Save(dir, v.store, meta{Kind: kind, Config: v.Config, Features: v.features, Epochs: v.Epochs})
-}
-
-// Load reads a VAE written by Save. A damaged folder gives an error wrapping
-// savedmodel.ErrCorrupt; a missing one an error wrapping fs.ErrNotExist.
-func Load(dir string) (*VAE, error) {
-	var m meta
-	store, err := savedmodel.Load(dir, &m)
+// saved is the VAE's kind of saved model.
+var saved = savedmodel.Kind[meta, *VAE]{Name: "vae", Build: func(store *model.Store, m meta) (*VAE, error) {
+	v, err := FromStore(store, m.Config, m.Features)
 	if err != nil {
 		return nil, err
 	}
-	if m.Kind != kind {
-		return nil, savedmodel.Corrupt(dir, "it holds a %q, not a %s", m.Kind, kind)
-	}
-	if err := m.Config.Validate(); err != nil {
-		return nil, savedmodel.Corrupt(dir, "%v", err)
-	}
-	if m.Features <= 0 {
-		return nil, savedmodel.Corrupt(dir, "%d features", m.Features)
-	}
-	if err := m.Config.checkBlocks(m.Features); err != nil {
-		return nil, savedmodel.Corrupt(dir, "%v", err)
-	}
-	v, err := newVAE(m.Config, m.Features, m.Epochs, store)
-	if err != nil {
-		// The checksums matched, so the variables are what was saved, but they do not fit
-		// the recorded architecture.
-		return nil, savedmodel.Corrupt(dir, "the variables do not fit the configuration: %v", err)
-	}
+	v.Epochs = m.Epochs
 	return v, nil
+}}
+
+// Save writes both networks into the folder dir, created or replaced atomically, for Load
+// or for EncoderFn and DecoderFn in a user's own code (package internal/savedmodel has the
+// layout: one GoMLX checkpoint, and a manifest with the kind, configuration and checksums).
+func (v *VAE) Save(dir string) error {
+	return saved.Save(dir, v.store, meta{Config: v.Config, Features: v.features, Epochs: v.Epochs})
 }
+
+// Load reads a VAE written by Save. A damaged folder gives an error wrapping
+// savedmodel.ErrCorrupt, a saved classifier one wrapping savedmodel.ErrWrongKind, and a
+// missing folder one wrapping fs.ErrNotExist.
+func Load(dir string) (*VAE, error) { return saved.Load(dir) }

@@ -7,66 +7,29 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
-	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/savedmodel/savedmodeltest"
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/vae"
 )
 
-func testBackend(t testing.TB) compute.Backend {
-	t.Helper()
-	b, _, err := backend.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func wbc(t testing.TB) (xtr, xte [][]float32) {
 	t.Helper()
-	ds := data.WBC()
-	tr, te, err := data.Split(ds, 0.2, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := data.FitScaler(ds.Subset(tr).X)
-	return data.ToFloat32(sc.Transform(ds.Subset(tr).X)), data.ToFloat32(sc.Transform(ds.Subset(te).X))
+	xtr, xte, _, _ = modeltest.Split(t, data.WBC())
+	return xtr, xte
 }
 
-// trainedOnce trains a VAE the first time a test asks for it, for the tests that only read it.
-func trainedOnce(name string, rows func(testing.TB) [][]float32, cfg func() vae.Config) func(testing.TB) *vae.VAE {
-	var (
-		once sync.Once
-		v    *vae.VAE
-		err  error
-	)
-	return func(t testing.TB) *vae.VAE {
-		t.Helper()
-		once.Do(func() {
-			X := rows(t)
-			t0 := time.Now()
-			v, err = vae.Train(testBackend(t), X, cfg())
-			t.Logf("%s training took %v", name, time.Since(t0))
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
-// trainedWBC is the default VAE on W-BC.
-var trainedWBC = trainedOnce("W-BC", func(t testing.TB) [][]float32 { xtr, _ := wbc(t); return xtr }, vae.DefaultConfig)
+// trainedWBC is the default VAE on W-BC, trained once for the tests that only read it.
+var trainedWBC = modeltest.Once("W-BC", func(t testing.TB) (*vae.VAE, error) {
+	xtr, _ := wbc(t)
+	return vae.Train(modeltest.Backend(t), xtr, vae.DefaultConfig())
+})
 
 // Mixed data: x0, a one-hot block of 3 categories (columns 1 to 3), x1. The category is the
 // third of the standard normal that x0 falls in, so a VAE can reconstruct it from a code.
@@ -105,14 +68,17 @@ func mixedConfig() vae.Config {
 }
 
 // trainedMixed is the mixed-data VAE.
-var trainedMixed = trainedOnce("mixed", func(testing.TB) [][]float32 { X, _ := mixedRows(mixedRowCount, 1); return X }, mixedConfig)
+var trainedMixed = modeltest.Once("mixed", func(t testing.TB) (*vae.VAE, error) {
+	X, _ := mixedRows(mixedRowCount, 1)
+	return vae.Train(modeltest.Backend(t), X, mixedConfig())
+})
 
 // TestMixedLikelihood checks the reconstruction and the loss of the mixed data against their
 // definitions, computed here from the reconstruction: within the block r is a probability
 // vector, and trained − paper form = ½ Σ_{Gaussian j} (x_j − r_j)²/σ² + CE − (1/J) Σ_j (x_j − r_j)²
 // with CE = −Σ_k x_k·log r_k over the block (the KL cancels).
 func TestMixedLikelihood(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	v := trainedMixed(t)
 	X, _ := mixedRows(200, 2)
 	recon, err := v.Reconstruct(b, X)
@@ -171,7 +137,7 @@ func TestMixedLikelihood(t *testing.T) {
 // with a Gaussian likelihood on the block (no Config.Categorical), half and half rows scored
 // only 0.12 above the real ones.
 func TestMixedPlausibility(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	v := trainedMixed(t)
 	X, cats := mixedRows(200, 2)
 	// changed copies X with each row's block set by set, given the row's category.
@@ -218,7 +184,7 @@ func TestMixedPlausibility(t *testing.T) {
 // central differences, at rows whose block holds relaxed values in (0, 1) that need not sum
 // to 1, as during the search.
 func TestMixedGradient(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	v := trainedMixed(t)
 	X, _ := mixedRows(40, 3)
 	rng := rand.New(rand.NewPCG(3, 1))
@@ -290,7 +256,7 @@ func TestMixedGradient(t *testing.T) {
 // samples) against the mean code: with zero noise every sampled code is μ(x), so both forms of
 // L_ε must agree.
 func TestMixedSampledCodes(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	v := trainedMixed(t)
 	X, _ := mixedRows(50, 4)
 	const samples = 3
@@ -317,7 +283,7 @@ func TestMixedSampledCodes(t *testing.T) {
 }
 
 func TestTrainNotCollapsed(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	xtr, xte := wbc(t)
 	v := trainedWBC(t)
 	dtr, err := v.Diagnose(b, xtr)
@@ -362,7 +328,7 @@ func TestTrainNotCollapsed(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	xtr, _ := wbc(t)
 	xmixed, _ := mixedRows(mixedRowCount, 1)
 	for _, tc := range []struct {
@@ -379,7 +345,7 @@ func TestDeterministic(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
 			cfg.MaxEpochs = 3
-			savedmodeltest.CheckSeededTraining(t, func(seed uint64) *model.Store {
+			modeltest.CheckSeededTraining(t, func(seed uint64) *model.Store {
 				cfg.Seed = seed
 				v, err := vae.Train(b, tc.X, cfg)
 				if err != nil {
@@ -392,7 +358,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestSaveLoad(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	_, xte := wbc(t)
 	xmixed, _ := mixedRows(100, 2)
 	for _, tc := range []struct {
@@ -443,14 +409,11 @@ func TestSaveLoad(t *testing.T) {
 
 func TestDamagedSave(t *testing.T) {
 	v := trainedWBC(t)
-	savedmodeltest.CheckDamageDetected(t, v.Save, func(dir string) error {
-		_, err := vae.Load(dir)
-		return err
-	})
+	modeltest.CheckDamageDetected(t, v.Save, vae.Load)
 }
 
 func TestBadInput(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	X := [][]float32{{0, 1}, {1, 0}, {1, 1}, {0, 0}}
 	mixed, _ := mixedRows(4, 1)
 	standardised := slices.Clone(mixed)
@@ -458,11 +421,7 @@ func TestBadInput(t *testing.T) {
 	blocks := func(b ...vae.Block) func(*vae.Config) { return func(c *vae.Config) { c.Categorical = b } }
 	good := vae.DefaultConfig()
 	good.MaxEpochs = 1
-	with := func(f func(*vae.Config)) vae.Config {
-		c := good
-		f(&c)
-		return c
-	}
+	with := modeltest.Variants(good)
 	for _, tc := range []struct {
 		name string
 		X    [][]float32
@@ -496,7 +455,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestCollapseDetected(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	xtr, _ := wbc(t)
 	cfg := vae.DefaultConfig()
 	cfg.MaxEpochs = 1
@@ -539,7 +498,7 @@ func TestStepBudget(t *testing.T) {
 	cfg.MaxSteps = 20
 	done, total := 0, 0
 	cfg.Progress = func(d, tot int) { done, total = d, tot }
-	v, err := vae.Train(testBackend(t), xtr, cfg)
+	v, err := vae.Train(modeltest.Backend(t), xtr, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -554,7 +513,7 @@ func TestStepBudget(t *testing.T) {
 // for both forms, with the mean code and with sampled codes, on W-BC and on mixed data with
 // relaxed blocks.
 func TestTapedLossGradient(t *testing.T) {
-	b := testBackend(t)
+	b := modeltest.Backend(t)
 	xtr, _ := wbc(t)
 	mixed, _ := mixedRows(30, 5)
 	rng := rand.New(rand.NewPCG(5, 1))

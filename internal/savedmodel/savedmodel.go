@@ -6,13 +6,17 @@
 //   - one GoMLX checkpoint of the model's variables (checkpoint-….json and checkpoint-….bin,
 //     written by package checkpoint), so a user can load it in their own GoMLX code with
 //     checkpoint.Load(store).Dir(dir).Done();
-//   - manifest.json: the format, the caller's metadata (configuration, feature count, …) and
-//     the SHA-256 of every checkpoint file, itself protected by a SHA-256 of its body.
+//   - manifest.json: the format, the model's kind ("classifier", "vae"), the caller's
+//     metadata (configuration, feature count, …) and the SHA-256 of every checkpoint file,
+//     itself protected by a SHA-256 of its body.
 //
 // Load verifies the manifest and every checksum before it touches the variables, so a
 // truncated, edited or missing file is reported (as an error wrapping ErrCorrupt) instead of
 // being loaded as a wrong model; GoMLX's checkpoint format has no checksum of its own. The
-// variables are then read from the verified bytes, not from the files again.
+// variables are then read from the verified bytes, not from the files again. A model of
+// another kind than the caller asks for is refused (ErrWrongKind) before anything is read,
+// and the caller's check of the metadata against the variables (Load's build) is the last
+// step, so every model package loads the same way.
 //
 // Save writes everything into a temporary sibling folder, syncs it and renames it into place
 // (swapping it atomically with an existing folder on Linux), so neither a reader nor a crash
@@ -40,14 +44,19 @@ import (
 )
 
 // Format names the on-disk layout; put it in cache keys so a change of layout misses old
-// entries instead of tripping over them. Version 1 was a single checksummed JSON file.
-const Format = "quce-model/2"
+// entries instead of tripping over them. Version 1 was a single checksummed JSON file;
+// version 2 kept the kind inside the caller's metadata.
+const Format = "quce-model/3"
 
 // ManifestName is the manifest's file name inside a saved model's folder.
 const ManifestName = "manifest.json"
 
 // ErrCorrupt is wrapped by every Load error that comes from a damaged saved model.
 var ErrCorrupt = errors.New("damaged saved model")
+
+// ErrWrongKind is wrapped by the Load error for a sound saved model of another kind than
+// asked for (a VAE's folder where a classifier's is wanted).
+var ErrWrongKind = errors.New("saved model of another kind")
 
 // checkpointPrefix starts the names of GoMLX's checkpoint files.
 const checkpointPrefix = "checkpoint-"
@@ -61,23 +70,36 @@ type manifest struct {
 
 type body struct {
 	Format string            `json:"format"`
+	Kind   string            `json:"kind"`
 	Meta   json.RawMessage   `json:"meta"`
 	Files  map[string]string `json:"files"` // file name → SHA-256 (hex)
 }
 
-// Save writes the variables of store as a GoMLX checkpoint, and meta (any JSON-serialisable
-// value) with the checksums into manifest.json, into dir, replacing whatever dir held. The
-// store is not changed. Only the checkpoint's files are saved: nothing else is kept in dir.
-func Save(dir string, store *model.Store, meta any) error {
-	if err := save(dir, store, meta); err != nil {
+// Kind is one kind of saved model: the name its manifest records, and how a model of that
+// kind is made from the variables and the metadata (Meta, any JSON-serialisable type) saved
+// with them. Each model package declares its Kind once and saves and loads through it.
+type Kind[Meta, M any] struct {
+	Name string
+	// Build makes the model; an error says that the metadata and the variables do not fit.
+	Build func(store *model.Store, meta Meta) (M, error)
+}
+
+// Save writes the variables of store as a GoMLX checkpoint, and the kind's name and meta with
+// the checksums into manifest.json, into dir, replacing whatever dir held. The store is not
+// changed. Only the checkpoint's files are saved: nothing else is kept in dir.
+func (k Kind[Meta, M]) Save(dir string, store *model.Store, meta Meta) error {
+	if err := save(dir, store, k.Name, meta); err != nil {
 		return fmt.Errorf("saving model to %s: %w", dir, err)
 	}
 	return nil
 }
 
-func save(dir string, store *model.Store, meta any) (err error) {
+func save(dir string, store *model.Store, kind string, meta any) (err error) {
 	if store == nil {
 		return errors.New("no store given")
+	}
+	if kind == "" {
+		return errors.New("no kind given")
 	}
 	metaJSON, err := json.Marshal(meta)
 	if err != nil {
@@ -104,7 +126,7 @@ func save(dir string, store *model.Store, meta any) (err error) {
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(body{Format: Format, Meta: metaJSON, Files: files})
+	b, err := json.Marshal(body{Format: Format, Kind: kind, Meta: metaJSON, Files: files})
 	if err != nil {
 		return err
 	}
@@ -256,10 +278,29 @@ func replace(tmp, dir string) error {
 	return os.RemoveAll(trash)
 }
 
-// Load verifies the saved model in dir, unmarshals its metadata into meta (a pointer) and
-// returns a new store holding its variables. A folder that does not exist gives an error
-// wrapping fs.ErrNotExist; any damage gives an error wrapping ErrCorrupt that names the file.
-func Load(dir string, meta any) (*model.Store, error) {
+// Load verifies the saved model in dir and returns what Build makes of a new store holding
+// its variables and of its metadata. A folder that does not exist gives an error wrapping
+// fs.ErrNotExist, a model of another kind an error wrapping ErrWrongKind, and any damage an
+// error wrapping ErrCorrupt that names the file. An error from Build is damage too: the
+// checksums matched, so the metadata and the variables are what was saved, but they do not
+// fit each other.
+func (k Kind[Meta, M]) Load(dir string) (M, error) {
+	var meta Meta
+	var none M
+	store, err := load(dir, k.Name, &meta)
+	if err != nil {
+		return none, err
+	}
+	m, err := k.Build(store, meta)
+	if err != nil {
+		return none, corrupt(dir, "%s and the variables do not make a %s: %v", ManifestName, k.Name, err)
+	}
+	return m, nil
+}
+
+// load verifies the saved model of the given kind in dir, unmarshals its metadata into meta
+// (a pointer) and returns a new store holding its variables.
+func load(dir, kind string, meta any) (*model.Store, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -292,6 +333,12 @@ func Load(dir string, meta any) (*model.Store, error) {
 	}
 	if b.Format != Format {
 		return nil, corrupt(dir, "%s holds format %q, want %q", ManifestName, b.Format, Format)
+	}
+	if b.Kind == "" {
+		return nil, corrupt(dir, "%s names no kind of model", ManifestName)
+	}
+	if b.Kind != kind {
+		return nil, fmt.Errorf("loading model from %s: %w: it holds a %s, not a %s; fix: give the folder of a saved %s", dir, ErrWrongKind, b.Kind, kind, kind)
 	}
 
 	// Every listed file must be there, unchanged; no other checkpoint may be, since GoMLX's
@@ -338,10 +385,6 @@ func Load(dir string, meta any) (*model.Store, error) {
 	}
 	return store, nil
 }
-
-// Corrupt returns an error wrapping ErrCorrupt for the saved model in dir, for callers that
-// find damage Load cannot see (metadata that does not match the variables).
-func Corrupt(dir, format string, args ...any) error { return corrupt(dir, format, args...) }
 
 func corrupt(dir, format string, args ...any) error {
 	return fmt.Errorf("loading model from %s: %w: %s; fix: delete the folder and retrain", dir, ErrCorrupt, fmt.Sprintf(format, args...))

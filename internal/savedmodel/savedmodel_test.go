@@ -3,6 +3,7 @@ package savedmodel
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,8 +17,25 @@ import (
 )
 
 type testMeta struct {
-	Kind  string `json:"kind"`
-	Width int    `json:"width"`
+	Width int `json:"width"`
+}
+
+// loaded is what the tests' kind of model builds: the store and the metadata as loaded.
+type loaded struct {
+	store *model.Store
+	meta  testMeta
+}
+
+// testKind is the kind of model the tests save.
+var testKind = Kind[testMeta, loaded]{Name: "test", Build: func(store *model.Store, m testMeta) (loaded, error) {
+	return loaded{store, m}, nil
+}}
+
+// loadTest loads a model of testKind from dir into a store, with its metadata into m.
+func loadTest(dir string, m *testMeta) (*model.Store, error) {
+	l, err := testKind.Load(dir)
+	*m = l.meta
+	return l.store, err
 }
 
 func testStore(t *testing.T, scale float32) *model.Store {
@@ -63,18 +81,18 @@ func sameValues(a, b map[string][]float32) bool {
 func TestRoundTrip(t *testing.T) {
 	store := testStore(t, 1)
 	dir := filepath.Join(t.TempDir(), "a", "model")
-	if err := Save(dir, store, testMeta{"test", 3}); err != nil {
+	if err := testKind.Save(dir, store, testMeta{3}); err != nil {
 		t.Fatal(err)
 	}
 	if store.NumVariables() != 2 || store.Loader() != nil {
 		t.Errorf("Save changed the store: %d variables, loader %v", store.NumVariables(), store.Loader())
 	}
 	var m testMeta
-	loaded, err := Load(dir, &m)
+	loaded, err := loadTest(dir, &m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m != (testMeta{"test", 3}) {
+	if m != (testMeta{3}) {
 		t.Errorf("meta %+v", m)
 	}
 	if !sameValues(values(t, store), values(t, loaded)) {
@@ -121,11 +139,11 @@ func TestReplace(t *testing.T) {
 			dir := filepath.Join(parent, "model")
 			for i, scale := range []float32{1, 2, 3} {
 				store := testStore(t, scale)
-				if err := Save(dir, store, testMeta{Width: i}); err != nil {
+				if err := testKind.Save(dir, store, testMeta{Width: i}); err != nil {
 					t.Fatal(err)
 				}
 				var m testMeta
-				loaded, err := Load(dir, &m)
+				loaded, err := loadTest(dir, &m)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -142,10 +160,10 @@ func TestReplace(t *testing.T) {
 			if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := Save(file, testStore(t, 1), testMeta{}); err != nil {
+			if err := testKind.Save(file, testStore(t, 1), testMeta{}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Load(file, &testMeta{}); err != nil {
+			if _, err := loadTest(file, &testMeta{}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -155,14 +173,14 @@ func TestReplace(t *testing.T) {
 func TestFailedSaveKeepsOldModel(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "model")
-	if err := Save(dir, testStore(t, 1), testMeta{Width: 1}); err != nil {
+	if err := testKind.Save(dir, testStore(t, 1), testMeta{Width: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Save(dir, testStore(t, 2), make(chan int)); err == nil {
+	if err := (Kind[any, any]{Name: testKind.Name}).Save(dir, testStore(t, 2), make(chan int)); err == nil {
 		t.Fatal("saving unmarshalable metadata succeeded")
 	}
 	var m testMeta
-	if _, err := Load(dir, &m); err != nil || m.Width != 1 {
+	if _, err := loadTest(dir, &m); err != nil || m.Width != 1 {
 		t.Errorf("after a failed save: %v, width %d", err, m.Width)
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
@@ -285,11 +303,11 @@ func TestDamage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "model")
-			if err := Save(dir, testStore(t, 1), testMeta{"test", 3}); err != nil {
+			if err := testKind.Save(dir, testStore(t, 1), testMeta{3}); err != nil {
 				t.Fatal(err)
 			}
 			want := tc.damage(t, dir)
-			_, err := Load(dir, &testMeta{})
+			_, err := loadTest(dir, &testMeta{})
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("got %v, want an error wrapping ErrCorrupt", err)
 			}
@@ -301,8 +319,78 @@ func TestDamage(t *testing.T) {
 }
 
 func TestMissing(t *testing.T) {
-	_, err := Load(filepath.Join(t.TempDir(), "none"), &testMeta{})
+	_, err := loadTest(filepath.Join(t.TempDir(), "none"), &testMeta{})
 	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrCorrupt) {
 		t.Errorf("got %v, want a not-exist error", err)
+	}
+}
+
+// A sound model of another kind is refused with an error that names the folder, both kinds
+// and the fix, and is not taken for damage (which would tell the user to delete it).
+func TestWrongKind(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vae")
+	if err := (Kind[testMeta, loaded]{Name: "vae"}).Save(dir, testStore(t, 1), testMeta{3}); err != nil {
+		t.Fatal(err)
+	}
+	built := false
+	classifier := Kind[testMeta, bool]{Name: "classifier", Build: func(*model.Store, testMeta) (bool, error) { built = true; return true, nil }}
+	_, err := classifier.Load(dir)
+	if !errors.Is(err, ErrWrongKind) || errors.Is(err, ErrCorrupt) || built {
+		t.Fatalf("got %v (built %v), want an error wrapping ErrWrongKind only, before build", err, built)
+	}
+	for _, want := range []string{dir, "holds a vae, not a classifier", "fix: give the folder of a saved classifier"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if err := (Kind[testMeta, loaded]{}).Save(filepath.Join(t.TempDir(), "m"), testStore(t, 1), testMeta{}); err == nil || !strings.Contains(err.Error(), "no kind given") {
+		t.Errorf("saving without a kind: %v", err)
+	}
+}
+
+// The kind lives in the manifest's body, next to the format: a manifest without one is
+// damaged, and a manifest of the previous format (kind inside the metadata) is refused as
+// another format, so a cache keyed by Format retrains it.
+func TestKindInManifest(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*body)
+		want string
+	}{
+		{"no kind", func(b *body) { b.Kind = "" }, ManifestName + " names no kind of model"},
+		{"format 2", func(b *body) { b.Format, b.Kind = "quce-model/2", "" }, `holds format "quce-model/2"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "model")
+			if err := testKind.Save(dir, testStore(t, 1), testMeta{3}); err != nil {
+				t.Fatal(err)
+			}
+			rewriteManifest(t, dir, tc.edit)
+			_, err := loadTest(dir, &testMeta{})
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error wrapping ErrCorrupt saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// An error from build (metadata that does not fit the variables) is reported as damage to
+// the folder, with the caller's reason.
+func TestBuildError(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "model")
+	if err := testKind.Save(dir, testStore(t, 1), testMeta{3}); err != nil {
+		t.Fatal(err)
+	}
+	misfit := Kind[testMeta, *testMeta]{Name: testKind.Name, Build: func(_ *model.Store, m testMeta) (*testMeta, error) {
+		return &m, fmt.Errorf("width %d does not fit", m.Width)
+	}}
+	got, err := misfit.Load(dir)
+	if got != nil || !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("got %v and %v, want nil and an error wrapping ErrCorrupt", got, err)
+	}
+	for _, want := range []string{dir, "width 3 does not fit", "fix: delete the folder and retrain"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
 	}
 }

@@ -1,7 +1,8 @@
-// Package savedmodeltest holds the checks the classifier and the VAE share, for models kept
-// in a GoMLX store and saved with package savedmodel: a damaged folder is detected, and
-// training is seeded.
-package savedmodeltest
+// Package modeltest holds what the tests of the built-in models (package classifier and
+// package vae) share: the backend, the standardised W-BC split, a model trained once per
+// test binary, and the checks that training is seeded and that a damaged saved model
+// (package savedmodel) is detected.
+package modeltest
 
 import (
 	"errors"
@@ -13,13 +14,64 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 
+	"github.com/quce-go/quce/backend"
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/savedmodel"
 )
+
+// Backend is the default backend; it fails the test when there is none.
+func Backend(t testing.TB) compute.Backend {
+	t.Helper()
+	b, _, err := backend.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Split returns the standardised train and test rows of ds and their labels (20% test,
+// seed 1).
+func Split(t testing.TB, ds *data.Dataset) (xtr, xte [][]float32, ytr, yte []int) {
+	t.Helper()
+	tr, te, err := data.Split(ds, 0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := ds.Subset(tr), ds.Subset(te)
+	sc := data.FitScaler(train.X)
+	return data.ToFloat32(sc.Transform(train.X)), data.ToFloat32(sc.Transform(test.X)), train.Y, test.Y
+}
+
+// Once returns a function that trains a model with train the first time a test asks for it
+// and gives every later test the same model (or the same failure), for the tests that only
+// read it. The training time is logged, named by name.
+func Once[M any](name string, train func(testing.TB) (M, error)) func(testing.TB) M {
+	var (
+		once sync.Once
+		m    M
+		err  error
+	)
+	return func(t testing.TB) M {
+		t.Helper()
+		once.Do(func() {
+			t0 := time.Now()
+			m, err = train(t)
+			t.Logf("%s training took %v", name, time.Since(t0))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+}
 
 // CheckSeededTraining trains three times with train, twice with one seed and once with
 // another, and checks that the store holds wantVars variables, that the same seed gives
@@ -62,7 +114,7 @@ func weights(t *testing.T, s *model.Store) map[string][]float32 {
 // truncated checkpoint, an edited manifest, a missing checkpoint file, a missing manifest)
 // and checks that load reports an error wrapping savedmodel.ErrCorrupt that names the damaged
 // file and says how to fix it; a missing folder must be fs.ErrNotExist instead.
-func CheckDamageDetected(t *testing.T, save, load func(dir string) error) {
+func CheckDamageDetected[M any](t *testing.T, save func(dir string) error, load func(dir string) (M, error)) {
 	t.Helper()
 	for _, tc := range []struct {
 		name   string
@@ -117,7 +169,7 @@ func CheckDamageDetected(t *testing.T, save, load func(dir string) error) {
 				t.Fatal(err)
 			}
 			file := tc.damage(t, dir)
-			err := load(dir)
+			_, err := load(dir)
 			if !errors.Is(err, savedmodel.ErrCorrupt) {
 				t.Fatalf("got %v, want an error wrapping savedmodel.ErrCorrupt", err)
 			}
@@ -127,7 +179,7 @@ func CheckDamageDetected(t *testing.T, save, load func(dir string) error) {
 		})
 	}
 	t.Run("missing folder", func(t *testing.T) {
-		err := load(filepath.Join(t.TempDir(), "none"))
+		_, err := load(filepath.Join(t.TempDir(), "none"))
 		if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, savedmodel.ErrCorrupt) {
 			t.Errorf("got %v, want a not-exist error", err)
 		}
@@ -148,4 +200,14 @@ func findFile(t *testing.T, dir, suffix string) string {
 	}
 	t.Fatalf("no *%s file in %s", suffix, dir)
 	return ""
+}
+
+// Variants returns a function that gives a copy of base changed by edit, for tables of
+// configurations that each differ from a good one in one setting.
+func Variants[C any](base C) func(edit func(*C)) C {
+	return func(edit func(*C)) C {
+		c := base
+		edit(&c)
+		return c
+	}
 }
