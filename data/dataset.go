@@ -39,6 +39,22 @@ func (d *Dataset) NumFeatures() int { return len(d.Features) }
 // target. Every d.Y[i] is in [0, NumClasses()).
 func (d *Dataset) NumClasses() int { return len(d.Labels) }
 
+// NoClass is ClassIndex's answer when no class is named: each instance then gets its default
+// target class (quce.AutoTarget is this value).
+const NoClass = -1
+
+// ClassIndex is the index of the class labelled name among labels, or NoClass for "". An
+// unknown name is an error, naming the -class flag, that lists the classes.
+func ClassIndex(labels []string, name string) (int, error) {
+	if name == "" {
+		return NoClass, nil
+	}
+	if i := slices.Index(labels, name); i >= 0 {
+		return i, nil
+	}
+	return 0, fmt.Errorf("-class %q names no class of the target; fix: use one of %q", name, labels)
+}
+
 // Subset returns a new Dataset holding copies of the rows idx (in the given
 // order; an index may repeat), with their Lines. Name, features, columns,
 // labels, target, checksum and the counts of the load are kept. It panics

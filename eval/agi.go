@@ -4,14 +4,94 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/quce"
 )
+
+// AGI is the individual AGI path: x ← x − η·sign(∇ log F(f(x)|x)) until the class flips
+// or the step limit is reached.
+const AGI Method = "agi"
+
+type agiRunner struct{}
+
+func (agiRunner) about() about {
+	return about{name: AGI, title: "AGI", path: true, ownCounterfactual: true}
+}
+
+// run walks AGI from every instance inside its box, ends each path at the legal row nearest
+// its end, measures the paths with the explainer's attribution and records in the report how
+// many runs flipped.
+func (agiRunner) run(ctx context.Context, s *split) ([]*outcome, error) {
+	s.logf("eval: %s: AGI on %d instances (η %v, at most %d steps)", s.name, len(s.xs), s.o.AGI.Eta, s.o.AGI.MaxSteps)
+	e := s.d.Explainer
+	var legal func(i int, pt []float64) ([]float64, error)
+	if slices.ContainsFunc(e.Columns(), func(c data.Column) bool { return c.Type != data.Continuous }) {
+		legal = func(i int, pt []float64) ([]float64, error) { return e.Legalize(s.queries[i], pt) }
+	}
+	agi, err := s.mdl.agi(ctx, legal, s.boxes, s.targets, s.o.AGI, s.o.Config.Threshold)
+	if err != nil {
+		return nil, fmt.Errorf("eval: AGI on the %s split: %w", s.name, err)
+	}
+	paths := make([][][]float64, len(agi))
+	for i, p := range agi {
+		paths[i] = p.Points
+		end := p.Points[len(p.Points)-1]
+		legal, err := e.Legalize(s.queries[i], end)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(legal, end) {
+			// The end is projected onto the nearest legal row as QUCE's is, and the
+			// projection walked in pieces as the explainer walks its own, so the metrics
+			// are the legal row's and the attribution still integrates to it.
+			paths[i] = append(slices.Clip(p.Points), straightLine(end, legal, projectPieces+1)[1:]...)
+		}
+	}
+	ex, err := e.ExplainPaths(ctx, s.cfg, s.queries, paths)
+	if err != nil {
+		return nil, fmt.Errorf("eval: measuring the AGI paths on the %s split: %w", s.name, err)
+	}
+	outs := pathOutcomes(s.base, s.xs, ex, s.o.Config.Threshold, "AGI reached the other class, but the legal row nearest its end is ")
+	if s.rep.AGIFlipped == nil {
+		s.rep.AGIFlipped = map[string]int{}
+	}
+	s.rep.AGIFlipped[s.name] = agiFailures(agi, outs, s.o.Config.Threshold)
+	return outs, nil
+}
+
+// agiFailures says in each outcome why its AGI run has no valid result, and returns how many
+// runs flipped.
+func agiFailures(agi []*AGIPath, outs []*outcome, threshold float64) (flipped int) {
+	for i, p := range agi {
+		oc := outs[i]
+		oc.res.Steps = p.Steps // the projection's pieces are no AGI steps
+		switch {
+		case p.Failure != "":
+			oc.res.Valid = false
+			oc.res.Failure = "AGI stopped: " + p.Failure
+		case p.Flipped:
+			flipped++
+		case !oc.measured:
+			oc.res.Failure = fmt.Sprintf("AGI did not reach the other class in %d steps; %s", p.Steps, oc.res.Failure)
+		default:
+			oc.res.Valid = false
+			oc.res.Failure = fmt.Sprintf("AGI did not reach the other class in %d steps (F(τ|·) = %.3g < ϑ = %v at the last point)", p.Steps, p.ProbEnd, threshold)
+		}
+	}
+	return flipped
+}
+
+// projectPieces is the number of straight pieces in which AGI's end is walked to the nearest
+// legal row: as many as the explainer walks its own projection in, where the attribution's
+// integration error stays below 1e-3.
+const projectPieces = 8
 
 // AGIConfig holds the settings of the individual AGI baseline.
 type AGIConfig struct {
@@ -49,95 +129,35 @@ type AGIPath struct {
 	Failure string
 }
 
-// model runs the classifier in graphs of its own: class probabilities in fixed-size chunks
-// (one compiled shape) and the AGI step. It is safe for concurrent use.
+// model runs the classifier for the baselines: its class probabilities (quce.ClassProbs:
+// a row where the model's output is not finite gets non-finite probabilities, which the
+// baselines count as that row's failure) and the AGI step, in a graph compiled on first use.
+// It is safe for concurrent use.
 type model struct {
-	b   compute.Backend
-	clf *quce.Classifier
+	b     compute.Backend
+	clf   *quce.Classifier
+	probs *quce.ClassProbs
 
-	mu    sync.Mutex
-	probs *graph.Exec
-	step  *graph.Exec
+	mu   sync.Mutex
+	step *graph.Exec
 }
 
 func newModel(b compute.Backend, clf *quce.Classifier) *model {
-	return &model{b: b, clf: clf}
+	return &model{b: b, clf: clf, probs: quce.NewClassProbs(b, clf)}
 }
 
-// chunk is the fixed row count of probability executions.
-const chunk = 4096
-
-func (m *model) exec(slot **graph.Exec, fn any) (*graph.Exec, error) {
+// stepExec is the compiled AGI step (agiStepGraph).
+func (m *model) stepExec() (*graph.Exec, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if *slot == nil {
-		var (
-			ex  *graph.Exec
-			err error
-		)
-		switch f := fn.(type) {
-		case func(*graph.Node) *graph.Node:
-			ex, err = graph.NewExec(m.b, f)
-		case func([]*graph.Node) []*graph.Node:
-			ex, err = graph.NewExec(m.b, f)
-		}
+	if m.step == nil {
+		ex, err := graph.NewExec(m.b, m.agiStepGraph)
 		if err != nil {
 			return nil, err
 		}
-		*slot = ex
+		m.step = ex
 	}
-	return *slot, nil
-}
-
-// classProbs returns F(c|x) for every class at standardised points (float64 in, float32
-// model), in chunks of one compiled shape.
-func (m *model) classProbs(ctx context.Context, pts [][]float64) ([][]float64, error) {
-	for i, pt := range pts {
-		if j := m.clf.NumFeatures(); len(pt) != j {
-			return nil, fmt.Errorf("eval: point %d has %d features, the classifier has %d", i, len(pt), j)
-		}
-	}
-	out := make([][]float64, 0, len(pts))
-	for start := 0; start < len(pts); start += chunk {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		probs, err := m.probsPadded(pts[start:min(start+chunk, len(pts))], chunk)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, probs...)
-	}
-	return out, nil
-}
-
-// probsPadded runs the classifier once on pts (rows of the classifier's width) padded with
-// zero rows to size rows (the compiled shape).
-func (m *model) probsPadded(pts [][]float64, size int) ([][]float64, error) {
-	ex, err := m.exec(&m.probs, func(x *graph.Node) *graph.Node { return graph.Exp(m.clf.LogProbs(x)) })
-	if err != nil {
-		return nil, err
-	}
-	j, c := m.clf.NumFeatures(), m.clf.NumClasses()
-	buf := make([]float32, size*j)
-	for i, pt := range pts {
-		for f, v := range pt {
-			buf[i*j+f] = float32(v)
-		}
-	}
-	res, err := ex.Call(tensors.FromFlatDataAndDimensions(buf, size, j))
-	if err != nil {
-		return nil, fmt.Errorf("eval: running the classifier: %w", err)
-	}
-	p := tensors.MustCopyFlatData[float32](res[0])
-	out := make([][]float64, len(pts))
-	for i := range out {
-		out[i] = make([]float64, c)
-		for k := range out[i] {
-			out[i][k] = float64(p[i*c+k])
-		}
-	}
-	return out, nil
+	return m.step, nil
 }
 
 // targets resolves the target class of each row: targets[i] when given (≥ 0), else the
@@ -213,11 +233,55 @@ func (m *model) agi(ctx context.Context, legal func(i int, pt []float64) ([]floa
 	if len(boxes) == 0 {
 		return nil, nil
 	}
+	w, err := m.newAGIWalk(ctx, boxes, targets, threshold)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := m.stepExec()
+	if err != nil {
+		return nil, err
+	}
+	for step := 1; step <= cfg.MaxSteps && w.running(); step++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pts, probs, err := w.step(ex, cfg.Eta)
+		if err != nil {
+			return nil, fmt.Errorf("eval: AGI step %d: %w", step, err)
+		}
+		if legal != nil {
+			// With discrete columns a run is judged at the legal row nearest its point.
+			rows := make([][]float64, len(pts))
+			for i, pt := range pts {
+				if rows[i], err = legal(i, pt); err != nil {
+					return nil, err
+				}
+			}
+			if probs, err = m.probs.At(ctx, rows); err != nil {
+				return nil, fmt.Errorf("eval: AGI step %d: %w", step, err)
+			}
+		}
+		w.advance(step, pts, probs, threshold)
+	}
+	return w.paths, nil
+}
+
+// agiWalk is the state of AGI's runs: the current points and, per run, whether it still
+// moves, as the step graph takes them.
+type agiWalk struct {
+	paths                []*AGIPath
+	n, j, c              int
+	cur, active          []float32 // [n·j] the current points, [n] 1 while a run moves
+	target, move, lo, hi *tensors.Tensor
+}
+
+// newAGIWalk starts a run from each box's instance towards its target class.
+func (m *model) newAGIWalk(ctx context.Context, boxes []box, targets []int, threshold float64) (*agiWalk, error) {
 	xs := make([][]float64, len(boxes))
 	for i, b := range boxes {
 		xs[i] = b.x
 	}
-	probs0, err := m.classProbs(ctx, xs)
+	probs0, err := m.probs.At(ctx, xs)
 	if err != nil {
 		return nil, err
 	}
@@ -225,98 +289,95 @@ func (m *model) agi(ctx context.Context, legal func(i int, pt []float64) ([]floa
 	if err != nil {
 		return nil, err
 	}
-	ex, err := m.exec(&m.step, m.agiStepGraph)
-	if err != nil {
-		return nil, err
-	}
 	n, j, c := len(xs), m.clf.NumFeatures(), m.clf.NumClasses()
-	paths := make([]*AGIPath, n)
-	cur := make([]float32, n*j)
+	w := &agiWalk{paths: make([]*AGIPath, n), n: n, j: j, c: c, cur: make([]float32, n*j), active: make([]float32, n)}
 	onehot := make([]float32, n*c)
-	active := make([]float32, n)
 	move, lo, hi := make([]float32, n*j), make([]float32, n*j), make([]float32, n*j)
 	for i, x := range xs {
 		p := &AGIPath{Points: [][]float64{append([]float64(nil), x...)}, Original: quce.PredictedClass(probs0[i], threshold), Target: tgt[i]}
 		p.ProbStart = probs0[i][tgt[i]]
 		p.ProbEnd = p.ProbStart
 		p.Flipped = p.ProbEnd >= threshold
-		paths[i] = p
+		w.paths[i] = p
 		onehot[i*c+tgt[i]] = 1
 		if !p.Flipped {
-			active[i] = 1
+			w.active[i] = 1
 		}
 		b := boxes[i]
 		for f, v := range x {
-			cur[i*j+f] = float32(v)
+			w.cur[i*j+f] = float32(v)
 			if b.move[f] {
 				move[i*j+f] = 1
 			}
 			lo[i*j+f], hi[i*j+f] = float32(b.slo[f]), float32(b.shi[f])
 		}
 	}
-	discrete := legal != nil
-	targetT := tensors.FromFlatDataAndDimensions(onehot, n, c)
-	moveT, loT, hiT := tensors.FromFlatDataAndDimensions(move, n, j), tensors.FromFlatDataAndDimensions(lo, n, j), tensors.FromFlatDataAndDimensions(hi, n, j)
-	for step := 1; step <= cfg.MaxSteps; step++ {
-		running := false
-		for _, a := range active {
-			running = running || a > 0
-		}
-		if !running {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		res, err := ex.Call(tensors.FromFlatDataAndDimensions(append([]float32(nil), cur...), n, j), targetT,
-			tensors.FromFlatDataAndDimensions(append([]float32(nil), active...), n), float32(cfg.Eta), moveT, loT, hiT)
-		if err != nil {
-			return nil, fmt.Errorf("eval: AGI step %d: %w", step, err)
-		}
-		next := tensors.MustCopyFlatData[float32](res[0])
-		probs := tensors.MustCopyFlatData[float32](res[1])
-		pts := make([][]float64, n)
-		for i := range pts {
-			pts[i] = make([]float64, j)
-			for f := range pts[i] {
-				pts[i][f] = float64(next[i*j+f])
-			}
-		}
-		var legalProbs [][]float64
-		if discrete {
-			rows := make([][]float64, n)
-			for i, pt := range pts {
-				if rows[i], err = legal(i, pt); err != nil {
-					return nil, err
-				}
-			}
-			// All rows every step, so one compiled shape serves the run.
-			if legalProbs, err = m.probsPadded(rows, n); err != nil {
-				return nil, fmt.Errorf("eval: AGI step %d: %w", step, err)
-			}
-		}
-		for i, p := range paths {
-			if active[i] == 0 {
-				continue
-			}
-			pr := float64(probs[i*c+p.Target])
-			if discrete {
-				pr = legalProbs[i][p.Target]
-			}
-			if !allFinite(pts[i]) || math.IsNaN(pr) || math.IsInf(pr, 0) {
-				p.Failure = fmt.Sprintf("the model's output or gradient was not finite at step %d", step)
-				active[i] = 0
-				continue
-			}
-			copy(cur[i*j:(i+1)*j], next[i*j:(i+1)*j])
-			p.Points = append(p.Points, pts[i])
-			p.Steps = step
-			p.ProbEnd = pr
-			if p.ProbEnd >= threshold {
-				p.Flipped = true
-				active[i] = 0
-			}
+	w.target = tensors.FromFlatDataAndDimensions(onehot, n, c)
+	w.move, w.lo, w.hi = tensors.FromFlatDataAndDimensions(move, n, j), tensors.FromFlatDataAndDimensions(lo, n, j), tensors.FromFlatDataAndDimensions(hi, n, j)
+	return w, nil
+}
+
+// running reports whether any run still moves.
+func (w *agiWalk) running() bool {
+	for _, a := range w.active {
+		if a > 0 {
+			return true
 		}
 	}
-	return paths, nil
+	return false
+}
+
+// step takes one step of every moving run with ex (agiStepGraph) and returns the points
+// reached and F(c|·) there; the step graph's results are freed.
+func (w *agiWalk) step(ex *graph.Exec, eta float64) ([][]float64, [][]float64, error) {
+	res, err := ex.Call(tensors.FromFlatDataAndDimensions(append([]float32(nil), w.cur...), w.n, w.j), w.target,
+		tensors.FromFlatDataAndDimensions(append([]float32(nil), w.active...), w.n), float32(eta), w.move, w.lo, w.hi)
+	if err != nil {
+		return nil, nil, err
+	}
+	next := tensors.MustCopyFlatData[float32](res[0])
+	probs := tensors.MustCopyFlatData[float32](res[1])
+	for _, t := range res {
+		t.FinalizeAll()
+	}
+	return rows64(next, w.n, w.j), rows64(probs, w.n, w.c), nil
+}
+
+// rows64 is the flat float32 data of an [n, k] tensor as n float64 rows.
+func rows64(flat []float32, n, k int) [][]float64 {
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, k)
+		for f := range out[i] {
+			out[i][f] = float64(flat[i*k+f])
+		}
+	}
+	return out
+}
+
+// advance moves every moving run to its point of this step, judged by F(τ|·) in probs: a
+// run stops at the flip, and fails (ending at its last finite point) where the point or its
+// probability is not finite.
+func (w *agiWalk) advance(step int, pts, probs [][]float64, threshold float64) {
+	for i, p := range w.paths {
+		if w.active[i] == 0 {
+			continue
+		}
+		pr := probs[i][p.Target]
+		if !allFinite(pts[i]) || math.IsNaN(pr) || math.IsInf(pr, 0) {
+			p.Failure = fmt.Sprintf("the model's output or gradient was not finite at step %d", step)
+			w.active[i] = 0
+			continue
+		}
+		for f, v := range pts[i] {
+			w.cur[i*w.j+f] = float32(v)
+		}
+		p.Points = append(p.Points, pts[i])
+		p.Steps = step
+		p.ProbEnd = pr
+		if p.ProbEnd >= threshold {
+			p.Flipped = true
+			w.active[i] = 0
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -16,7 +17,7 @@ func TestClassLeavesOutAlreadyTarget(t *testing.T) {
 	o := DefaultOptions()
 	o.N, o.Splits, o.Methods, o.Class = 12, []string{Test}, []Method{QUCE, DiceRandom}, "benign"
 	o.Config.Steps = 50
-	benign, err := ClassIndex(s.Data.Labels, o.Class)
+	benign, err := data.ClassIndex(s.Data.Labels, o.Class)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestClassLeavesOutAlreadyTarget(t *testing.T) {
 	if already == 0 || already == len(xs) {
 		t.Fatalf("%d of the %d instances are predicted benign: the test needs some of each", already, len(xs))
 	}
-	rep, err := Run(context.Background(), s, o)
+	rep, err := Run(context.Background(), FromSetup(s), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,11 @@ func TestClassLeavesOutAlreadyTarget(t *testing.T) {
 			onlyBenign = append(onlyBenign, xs[i])
 		}
 	}
-	_, _, err = leaveOutAlreadyTarget(s, o, Test, benign, onlyBenign, make([]int, len(onlyBenign)), &Report{})
+	ev, err := newEvaluation(FromSetup(s), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = ev.leaveOutAlreadyTarget(Test, onlyBenign, make([]int, len(onlyBenign)))
 	if err == nil || !strings.Contains(err.Error(), "-class") {
 		t.Errorf("only instances already in the class: error %v, want one naming -class", err)
 	}

@@ -14,6 +14,56 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
+// DiceRandom is DiCE's "random" strategy: random changes to a few features within the
+// training range until the class flips; the closest valid candidate is kept. No path.
+const DiceRandom Method = "dice-random"
+
+type diceRunner struct{}
+
+func (diceRunner) about() about {
+	return about{name: DiceRandom, title: "DiCE-random", aliases: []string{"dice", "dice_random", "dicerandom"}, ownCounterfactual: true}
+}
+
+func (diceRunner) run(ctx context.Context, s *split) ([]*outcome, error) {
+	s.logf("eval: %s: DiCE-random on %d instances (%d samples per round)", s.name, len(s.xs), s.o.Dice.Samples)
+	cols, sc := s.d.Explainer.Columns(), s.d.Explainer.Scaler()
+	spaces := make([]*diceSpace, len(s.xs))
+	for i, b := range s.boxes {
+		spaces[i] = newDiceSpace(cols, sc, b, s.lo, s.hi)
+	}
+	dr, err := s.mdl.dice(ctx, spaces, s.targets, s.o.Dice, s.o.Config.Threshold, s.o.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("eval: DiCE-random on the %s split: %w", s.name, err)
+	}
+	return diceOutcomes(s.base, s.xs, dr, s.d.Explainer, s.queries)
+}
+
+// diceOutcomes turns DiCE-random's results into outcomes, each counterfactual in the data's
+// units exactly as the explainer reports its own (quce.Explainer.DataUnits).
+func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *quce.Explainer, queries []quce.Query) ([]*outcome, error) {
+	out := make([]*outcome, len(dr))
+	for i, d := range dr {
+		r := base[i]
+		r.Original, r.Target = d.Original, d.Target
+		r.ProbEnd = d.ProbEnd
+		if d.Counterfactual != nil {
+			r.Valid = true
+			r.Counterfactual = d.Counterfactual
+			var err error
+			if r.CounterfactualOriginal, err = e.DataUnits(queries[i], d.Counterfactual); err != nil {
+				return nil, err
+			}
+		} else {
+			r.Failure = fmt.Sprintf("no candidate reached the target class (%d candidates changing up to %d features; best F(τ|·) = %.3g < ϑ)", d.Candidates, d.Features, d.ProbEnd)
+			if d.NonFinite > 0 {
+				r.Failure += fmt.Sprintf("; the model's F(τ|·) was not finite for %d of them", d.NonFinite)
+			}
+		}
+		out[i] = &outcome{res: r, x: xs[i]}
+	}
+	return out, nil
+}
+
 // DiceConfig holds the settings of the DiCE "random" baseline.
 type DiceConfig struct {
 	// Samples is the number of random candidates drawn per instance and per round (DiCE's
@@ -124,7 +174,7 @@ func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cf
 	if cfg.MaxFeatures > 0 {
 		maxK = min(maxK, cfg.MaxFeatures)
 	}
-	probs0, err := m.classProbs(ctx, xs)
+	probs0, err := m.probs.At(ctx, xs)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +207,7 @@ func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cf
 				cands = append(cands, spaces[i].draw(rngs[i], k))
 			}
 		}
-		probs, err := m.classProbs(ctx, cands)
+		probs, err := m.probs.At(ctx, cands)
 		if err != nil {
 			return nil, err
 		}

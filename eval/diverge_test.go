@@ -48,7 +48,7 @@ func TestNaNModelIsNeverValid(t *testing.T) {
 	o.N, o.Splits, o.Interp = 3, []string{Test}, 10
 	o.Config.Steps = 20
 	o.Dice.Samples = 50
-	rep, err := Run(context.Background(), s, o)
+	rep, err := Run(context.Background(), FromSetup(s), o)
 	var nonFinite *quce.NonFiniteOutputError
 	if !errors.As(err, &nonFinite) || rep != nil {
 		t.Fatalf("Run on a NaN model: report %v, error %v; want no report and a *quce.NonFiniteOutputError", rep != nil, err)
@@ -65,7 +65,7 @@ func TestNaNModelIsNeverValid(t *testing.T) {
 	for _, f := range wbc.Data.Features {
 		o.Constraints.Bounds[f] = [2]float64{math.NaN(), math.NaN()}
 	}
-	rep, err = Run(context.Background(), wbc, o)
+	rep, err = Run(context.Background(), FromSetup(wbc), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestEvalCancelStopsEveryPhase(t *testing.T) {
 					cancel()
 				}
 			}
-			rep, err := Run(ctx, s, o)
+			rep, err := Run(ctx, FromSetup(s), o)
 			if !seen {
 				t.Fatalf("no progress line holds %q", phase)
 			}

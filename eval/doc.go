@@ -21,6 +21,15 @@
 //   - dice-random: DiCE's random strategy (see RunDice), drawing columns and legal values
 //     (see below); no path, so only counterfactual metrics apply.
 //
+// Each method is one file (quce.go, quceauto.go, ig.go, agi.go, wachter.go, dice.go): its
+// Method name and a runner, which says what the method is (its title, whether it makes a
+// path and whether its counterfactual is its own, which decide the metrics that apply; the
+// methods whose outcomes it reads) and runs it on one split's instances. Adding a method is
+// such a file and its line in registry (methods.go); Run, the metrics, the tables and
+// ParseMethods need nothing more. Run takes Data, an explainer and its splits (FromSetup
+// makes it from a prepared pipeline.Setup), runs each chosen method once per split in table
+// order, and measures every outcome the same way.
+//
 // Every instance of every method has an InstanceResult; one that fails (an invalid
 // counterfactual, an AGI run that never flipped, no DiCE candidate in the other class, a
 // search that diverged, a probability that is not finite) says why in its Failure field, is

@@ -36,7 +36,7 @@ func TestRunBoundsExact(t *testing.T) {
 		cons.Bounds[name] = [2]float64{math.Floor((lo-0.1*sc.Std[f])*100) / 100, math.Ceil((hi+0.1*sc.Std[f])*100) / 100}
 	}
 	o.Constraints = cons
-	rep, err := Run(context.Background(), s, o)
+	rep, err := Run(context.Background(), FromSetup(s), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	o := eval.DefaultOptions() // N 100, train and test, every method, seed 1
-	rep, err := eval.Run(context.Background(), s, o)
+	rep, err := eval.Run(context.Background(), eval.FromSetup(s), o)
 	if err != nil {
 		log.Fatal(err)
 	}

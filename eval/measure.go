@@ -122,7 +122,7 @@ func measure(ctx context.Context, e *quce.Explainer, mdl *model, o Options, outs
 				}
 				gameOwners = append(gameOwners, oc)
 			}
-			if m != IG && oc.res.Counterfactual != nil && (oc.measured || !m.HasPath()) {
+			if a, _ := lookup(m); a.ownCounterfactual && oc.res.Counterfactual != nil && (oc.measured || !m.HasPath()) {
 				cfs = append(cfs, oc.res.Counterfactual)
 				cfOwners = append(cfOwners, oc)
 			}
@@ -151,7 +151,7 @@ func measure(ctx context.Context, e *quce.Explainer, mdl *model, o Options, outs
 		}
 	}
 	if len(game) > 0 {
-		probs, err := mdl.classProbs(ctx, game)
+		probs, err := mdl.probs.At(ctx, game)
 		if err != nil {
 			return err
 		}

@@ -1,54 +1,68 @@
 package eval
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// Method names an explanation method under evaluation.
+// Method names an explanation method under evaluation (the methods are listed in the
+// package documentation and in registry).
 type Method string
 
-// The methods (docs/METHOD.md#baselines).
-const (
-	// QUCE is the QUCE search with the options' Config.
-	QUCE Method = "quce"
-	// QUCEAuto is the QUCE search with λ2 and λ3 chosen per instance (quce.Auto, grid
-	// Options.Auto) under the plausibility bound of Options.PlausibilityQuantile.
-	QUCEAuto Method = "quce-auto"
-	// IG is the straight line from x to the QUCE counterfactual x_c (the paper's IG-QUCE),
-	// measured with the same path attribution.
-	IG Method = "ig"
-	// AGI is the individual AGI path: x ← x − η·sign(∇ log F(f(x)|x)) until the class flips
-	// or the step limit is reached.
-	AGI Method = "agi"
-	// Wachter is the QUCE search with λ3 = 0 (no uncertainty term).
-	Wachter Method = "wachter"
-	// DiceRandom is DiCE's "random" strategy: random changes to a few features within the
-	// training range until the class flips; the closest valid candidate is kept. No path.
-	DiceRandom Method = "dice-random"
-)
+// A runner is a method: what it is (about) and how it runs on a split's instances. Adding a
+// method is one file: its Method name, a runner for it, and its line in registry.
+type runner interface {
+	about() about
+	// run returns one outcome per instance of s, in order. It may read the outcomes of the
+	// methods it needs (about.needs), which run before it.
+	run(ctx context.Context, s *split) ([]*outcome, error)
+}
+
+// about describes a method.
+type about struct {
+	name    Method
+	title   string   // its name in the paper's tables
+	aliases []string // other names ParseMethods accepts
+	// path: the method makes a path, and so an attribution: the path and attribution
+	// metrics apply.
+	path bool
+	// ownCounterfactual: the counterfactual is the method's own (ig's is QUCE's): the
+	// counterfactual metrics apply.
+	ownCounterfactual bool
+	needs             []Method // methods whose outcomes run reads
+}
+
+// registry lists every method in table order, which is also the order they run in.
+var registry = []runner{quceRunner{}, quceAutoRunner{}, igRunner{}, agiRunner{}, wachterRunner{}, diceRunner{}}
 
 // AllMethods lists every method in table order.
-var AllMethods = []Method{QUCE, QUCEAuto, IG, AGI, Wachter, DiceRandom}
+var AllMethods = func() []Method {
+	names := make([]Method, len(registry))
+	for i, r := range registry {
+		names[i] = r.about().name
+	}
+	return names
+}()
+
+// lookup is the method named m, and whether there is one.
+func lookup(m Method) (about, bool) {
+	for _, r := range registry {
+		if a := r.about(); a.name == m {
+			return a, true
+		}
+	}
+	return about{}, false
+}
 
 // HasPath reports whether the method makes a path (and so an attribution).
-func (m Method) HasPath() bool { return m != DiceRandom }
+func (m Method) HasPath() bool { a, _ := lookup(m); return a.path }
 
 // Title is the method's name in the paper's tables.
 func (m Method) Title() string {
-	switch m {
-	case QUCE:
-		return "QUCE"
-	case QUCEAuto:
-		return "QUCE (automatic λ)"
-	case IG:
-		return "IG-QUCE"
-	case AGI:
-		return "AGI"
-	case Wachter:
-		return "Wachter (λ3=0)"
-	case DiceRandom:
-		return "DiCE-random"
+	if a, ok := lookup(m); ok {
+		return a.title
 	}
 	return string(m)
 }
@@ -64,14 +78,10 @@ func ParseMethods(s string) ([]Method, error) {
 	want := map[Method]bool{}
 	for _, part := range strings.Split(s, ",") {
 		name := Method(strings.ToLower(strings.TrimSpace(part)))
-		if name == "dice" || name == "dice_random" || name == "dicerandom" {
-			name = DiceRandom
-		}
-		if name == "auto" || name == "quce_auto" {
-			name = QUCEAuto
-		}
-		if name == "ig-quce" {
-			name = IG
+		for _, r := range registry {
+			if slices.Contains(r.about().aliases, string(name)) {
+				name = r.about().name
+			}
 		}
 		if !name.valid() {
 			return nil, fmt.Errorf("eval: unknown method %q; fix: use a comma-separated list of %s (or all)", strings.TrimSpace(part), methodList())
@@ -87,14 +97,7 @@ func ParseMethods(s string) ([]Method, error) {
 	return out, nil
 }
 
-func (m Method) valid() bool {
-	for _, k := range AllMethods {
-		if m == k {
-			return true
-		}
-	}
-	return false
-}
+func (m Method) valid() bool { _, ok := lookup(m); return ok }
 
 func methodList() string {
 	names := make([]string, len(AllMethods))

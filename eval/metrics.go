@@ -64,7 +64,8 @@ func Applies(m Method, metric string) bool {
 	case pathMetrics[metric] || attributionMetrics[metric]:
 		return m.HasPath()
 	case counterfactualMetrics[metric]:
-		return m != IG
+		a, _ := lookup(m)
+		return a.ownCounterfactual
 	}
 	return false
 }

@@ -190,7 +190,7 @@ func runConstrained(t *testing.T, s *pipeline.Setup, cons quce.Constraints) (*Re
 	cols, sc := e.Columns(), e.Scaler()
 	o := DefaultOptions()
 	o.N, o.Splits, o.KeepPaths, o.Constraints = 20, []string{Test}, true, cons
-	rep, err := Run(context.Background(), s, o)
+	rep, err := Run(context.Background(), FromSetup(s), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestRunConstraintErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := DefaultOptions()
 			o.N, o.Splits, o.Constraints = 5, []string{Test}, tc.c
-			_, err := Run(context.Background(), s, o)
+			_, err := Run(context.Background(), FromSetup(s), o)
 			if err == nil {
 				t.Fatal("accepted")
 			}

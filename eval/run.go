@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -254,52 +253,73 @@ type outcome struct {
 	measured bool       // the path is measured (no numerical failure)
 }
 
-// Run evaluates the chosen methods on N instances of each chosen split of s, with one
+// Run evaluates the chosen methods on N instances of each chosen split of d, with one
 // classifier, one VAE and the same batched machinery for every method, and computes the
-// metrics (docs/METHOD.md#metrics). QUCE runs once per split and ig reuses its counterfactuals.
-func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
+// metrics (docs/METHOD.md#metrics). Each method runs once per split, in table order; ig
+// reuses QUCE's counterfactuals.
+func Run(ctx context.Context, d Data, o Options) (*Report, error) {
 	start := time.Now()
+	ev, err := newEvaluation(d, o)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range ev.o.Splits {
+		s, err := ev.newSplit(name)
+		if err != nil {
+			return nil, err
+		}
+		secs, err := s.runMethods(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ev.logf("eval: %s: metrics", name)
+		if err := measure(ctx, d.Explainer, ev.mdl, ev.o, s.outs); err != nil {
+			return nil, err
+		}
+		ev.record(s, secs)
+	}
+	ev.rep.Seconds = time.Since(start).Seconds()
+	ev.logf("eval: done in %.1f s", ev.rep.Seconds)
+	return ev.rep, nil
+}
+
+// evaluation is one Run: its data, its options with their defaults, and what every split
+// and method shares.
+type evaluation struct {
+	d    Data
+	o    Options
+	logf func(format string, args ...any)
+	mdl  *model
+	rep  *Report
+	// target is τ of every instance (quce.AutoTarget: each its default).
+	target int
+	// lo and hi are the training rows' range, per input (DiCE-random's range).
+	lo, hi []float64
+	// cfg is QUCE's configuration, autoCfg quce-auto's and wachterCfg Wachter's (λ3 = 0),
+	// each with the plausibility bound it needs.
+	cfg, autoCfg, wachterCfg quce.Config
+	igPoints                 int // points of ig's straight line
+}
+
+// newEvaluation checks d and o and starts the report.
+func newEvaluation(d Data, o Options) (*evaluation, error) {
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	if s == nil || s.Explainer == nil || s.Model == nil {
-		return nil, fmt.Errorf("eval: the setup has no trained models; fix: prepare it with pipeline.Prepare")
+	if err := d.check(); err != nil {
+		return nil, err
 	}
-	logf := o.Progress
-	if logf == nil {
-		logf = func(string, ...any) {}
+	ev := &evaluation{d: d, o: o, logf: o.Progress, mdl: newModel(d.Backend, d.Explainer.Classifier())}
+	if ev.logf == nil {
+		ev.logf = func(string, ...any) {}
 	}
-	igPoints := o.IGPoints
-	if igPoints == 0 {
-		igPoints = o.Config.Steps + 1
+	ev.igPoints = o.IGPoints
+	if ev.igPoints == 0 {
+		ev.igPoints = o.Config.Steps + 1
 	}
-	interpName := "step"
-	if o.ArcLength {
-		interpName = "arc-length"
-	}
-	rep := &Report{
-		Dataset: s.Data.Name, N: o.N, Methods: o.Methods, Splits: o.Splits,
-		Metrics:   map[Method]map[string]map[string]float64{},
-		Rows:      map[string][]int{},
-		Counts:    map[Method]map[string]Counts{},
-		Instances: map[Method]map[string][]InstanceResult{},
-		Settings: Settings{
-			Seed: o.Seed, Config: o.Config, AGI: o.AGI, Dice: o.Dice, IGPoints: igPoints,
-			Interp: o.Interp, Interpolation: interpName, SparsityTol: o.SparsityTol,
-			AllCounterfactuals: o.AllCounterfactuals, Constraints: o.Constraints,
-		},
-		Backend: s.BackendInfo.String(),
-	}
-	if IsWBC(s.Data.Name) {
-		rep.Paper = PaperWBC
-	}
-	for _, m := range o.Methods {
-		rep.Metrics[m] = map[string]map[string]float64{}
-		rep.Counts[m] = map[string]Counts{}
-		rep.Instances[m] = map[string][]InstanceResult{}
-	}
-	cols, sc := s.Explainer.Columns(), s.Explainer.Scaler()
+	ev.rep = newReport(d, o, ev.igPoints)
+	cols := d.Explainer.Columns()
 	// Checked once here, so that a bad flag is not reported as a problem of one instance.
 	if err := quce.CheckConstraints(cols, o.Constraints); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
@@ -307,271 +327,196 @@ func Run(ctx context.Context, s *pipeline.Setup, o Options) (*Report, error) {
 	if !slices.ContainsFunc(cols, func(c data.Column) bool { return !slices.Contains(o.Constraints.Frozen, c.Name) }) {
 		return nil, fmt.Errorf("eval: -frozen freezes every column, so no method can change anything; fix: leave at least one column out of -frozen")
 	}
-	mdl := newModel(s.Backend, s.Explainer.Classifier())
-	target, err := ClassIndex(s.Data.Labels, o.Class)
-	if err != nil {
+	var err error
+	if ev.target, err = data.ClassIndex(d.Classes, o.Class); err != nil {
 		return nil, err
 	}
-	lines, err := pipeline.Lines(s.Data)
-	if err != nil {
+	ev.lo, ev.hi = trainRange(d.Train.X)
+	if err := ev.configs(); err != nil {
 		return nil, err
 	}
-	lo, hi := trainRange(s.XTrain)
+	return ev, nil
+}
+
+// configs sets the searches' configurations, each with its plausibility bound.
+func (ev *evaluation) configs() error {
 	// Every point of every path is kept, so the path uncertainty is measured along the
 	// path itself (and the points the explainer measured are reused), not a thinned copy.
-	cfg := o.Config
+	cfg := ev.o.Config
 	cfg.PathPoints = 0
 	acfg := cfg
-	acfg.Auto = o.Auto
-	if cfg, err = s.WithPlausibility(cfg, o.PlausibilityQuantile); err != nil {
+	acfg.Auto = ev.o.Auto
+	var err error
+	if ev.cfg, err = ev.d.WithPlausibility(cfg, ev.o.PlausibilityQuantile); err != nil {
+		return err
+	}
+	if ev.autoCfg, err = ev.d.WithPlausibility(acfg, ev.o.PlausibilityQuantile); err != nil {
+		return err
+	}
+	ev.rep.Settings.Config, ev.rep.Settings.AutoConfig = ev.cfg, ev.autoCfg
+	ev.wachterCfg = ev.cfg
+	ev.wachterCfg.Lambda3, ev.wachterCfg.Auto = 0, nil
+	return nil
+}
+
+// newReport is the report of d and o before any method has run.
+func newReport(d Data, o Options, igPoints int) *Report {
+	interp := "step"
+	if o.ArcLength {
+		interp = "arc-length"
+	}
+	rep := &Report{
+		Dataset: d.Name, N: o.N, Methods: o.Methods, Splits: o.Splits,
+		Metrics:   map[Method]map[string]map[string]float64{},
+		Rows:      map[string][]int{},
+		Counts:    map[Method]map[string]Counts{},
+		Instances: map[Method]map[string][]InstanceResult{},
+		Settings: Settings{
+			Seed: o.Seed, Config: o.Config, AGI: o.AGI, Dice: o.Dice, IGPoints: igPoints,
+			Interp: o.Interp, Interpolation: interp, SparsityTol: o.SparsityTol,
+			AllCounterfactuals: o.AllCounterfactuals, Constraints: o.Constraints,
+		},
+		Backend: d.BackendName,
+	}
+	if IsWBC(d.Name) {
+		rep.Paper = PaperWBC
+	}
+	for _, m := range o.Methods {
+		rep.Metrics[m] = map[string]map[string]float64{}
+		rep.Counts[m] = map[string]Counts{}
+		rep.Instances[m] = map[string][]InstanceResult{}
+	}
+	return rep
+}
+
+// split is one split's instances as every method gets them, and the methods' outcomes.
+type split struct {
+	*evaluation
+	name    string
+	xs      [][]float64 // the instances, standardised
+	base    []InstanceResult
+	queries []quce.Query // constrained (Options.Constraints)
+	boxes   []box
+	targets []int
+	outs    map[Method][]*outcome // per method run so far
+}
+
+// newSplit picks the named split's instances and constrains them.
+func (ev *evaluation) newSplit(name string) (*split, error) {
+	all := ev.d.split(name)
+	pick := sample(len(all.X), ev.o.N, ev.o.Seed, name)
+	if len(pick) == 0 {
+		return nil, fmt.Errorf("eval: the %s split is empty; fix: use a larger data set or another split", name)
+	}
+	s := &split{evaluation: ev, name: name, outs: map[Method][]*outcome{}}
+	rows := make([]int, len(pick))
+	s.xs = make([][]float64, len(pick))
+	for i, p := range pick {
+		s.xs[i], rows[i] = all.X[p], all.Rows[p]
+	}
+	var err error
+	if s.xs, rows, err = ev.leaveOutAlreadyTarget(name, s.xs, rows); err != nil {
 		return nil, err
 	}
-	if acfg, err = s.WithPlausibility(acfg, o.PlausibilityQuantile); err != nil {
-		return nil, err
-	}
-	rep.Settings.Config, rep.Settings.AutoConfig = cfg, acfg
-	// wachter is the fixed-λ search without the uncertainty term.
-	wcfg := cfg
-	wcfg.Lambda3, wcfg.Auto = 0, nil
-
-	for _, split := range o.Splits {
-		xsAll, idx := s.XTrain, s.TrainIdx
-		if split == Test {
-			xsAll, idx = s.XTest, s.TestIdx
+	ev.rep.Rows[name] = rows
+	n := len(s.xs)
+	s.base, s.queries, s.boxes, s.targets = make([]InstanceResult, n), make([]quce.Query, n), make([]box, n), make([]int, n)
+	for i, x := range s.xs {
+		r := rows[i]
+		s.base[i] = InstanceResult{Index: i, Row: r, Line: ev.d.Lines[r], Label: ev.d.Labels[r]}
+		q := quce.Query{X: x, Original: ev.d.Originals[r], Target: ev.target}
+		if s.queries[i], err = ev.d.Explainer.Constrain(q, ev.o.Constraints); err != nil {
+			return nil, fmt.Errorf("eval: the %s split's row %d (line %d): %w", name, r, ev.d.Lines[r], err)
 		}
-		pick := sample(len(xsAll), o.N, o.Seed, split)
-		if len(pick) == 0 {
-			return nil, fmt.Errorf("eval: the %s split is empty; fix: use a larger data set or another split", split)
-		}
-		xs := make([][]float64, len(pick))
-		rows := make([]int, len(pick))
-		for i, p := range pick {
-			xs[i], rows[i] = xsAll[p], idx[p]
-		}
-		if xs, rows, err = leaveOutAlreadyTarget(s, o, split, target, xs, rows, rep); err != nil {
+		if s.boxes[i], err = newBox(ev.d.Explainer, s.queries[i]); err != nil {
 			return nil, err
 		}
-		rep.Rows[split] = rows
-		base := make([]InstanceResult, len(xs))
-		for i := range xs {
-			base[i] = InstanceResult{Index: i, Row: rows[i], Line: lines[rows[i]], Label: s.Data.Y[rows[i]]}
-		}
-		queries := make([]quce.Query, len(xs))
-		boxes := make([]box, len(xs))
-		targets := make([]int, len(xs))
-		for i, x := range xs {
-			q := quce.Query{X: x, Original: s.Data.X[rows[i]], Target: target}
-			if queries[i], err = s.Explainer.Constrain(q, o.Constraints); err != nil {
-				return nil, fmt.Errorf("eval: the %s split's row %d (line %d): %w", split, rows[i], lines[rows[i]], err)
-			}
-			if boxes[i], err = newBox(s.Explainer, queries[i]); err != nil {
-				return nil, err
-			}
-			targets[i] = target
-		}
+		s.targets[i] = ev.target
+	}
+	return s, nil
+}
 
-		outs := map[Method][]*outcome{}
-		secs := map[Method]float64{}
-		// search runs one of the QUCE searches (quce, quce-auto, wachter) as method m.
-		search := func(m Method, c quce.Config, what string) ([]*quce.Explanation, error) {
-			logf("eval: %s: %s on %d instances (%d steps)", split, what, len(xs), c.Steps)
-			t0 := time.Now()
-			ex, err := s.Explainer.Explain(ctx, c, queries)
-			if err != nil {
-				return nil, fmt.Errorf("eval: %s on the %s split: %w", what, split, err)
-			}
-			secs[m] = time.Since(t0).Seconds()
-			outs[m] = pathOutcomes(base, xs, ex, o.Config.Threshold, "")
-			return ex, nil
-		}
-		var quceEx []*quce.Explanation
-		if slices.Contains(o.Methods, QUCE) || slices.Contains(o.Methods, IG) {
-			if quceEx, err = search(QUCE, cfg, "QUCE"); err != nil {
-				return nil, err
-			}
-		}
-		if slices.Contains(o.Methods, IG) {
-			logf("eval: %s: straight-line IG to QUCE's counterfactuals (%d points)", split, igPoints)
-			t0 := time.Now()
-			// IG goes to QUCE's counterfactual, so an instance whose QUCE search failed has
-			// no IG path.
-			var idx []int
-			var lines [][][]float64
-			var qs []quce.Query
-			for i, x := range xs {
-				if p := quceEx[i].Path0(); p.Failure == "" {
-					idx, qs = append(idx, i), append(qs, queries[i])
-					lines = append(lines, straightLine(x, p.Counterfactual, igPoints))
-				}
-			}
-			var ex []*quce.Explanation
-			if len(idx) > 0 {
-				if ex, err = s.Explainer.ExplainPaths(ctx, cfg, qs, lines); err != nil {
-					return nil, fmt.Errorf("eval: IG on the %s split: %w", split, err)
-				}
-			}
-			secs[IG] = time.Since(t0).Seconds()
-			measured := pathOutcomes(subset(base, idx), subset(xs, idx), ex, o.Config.Threshold, "ends at QUCE's counterfactual, which is not valid: ")
-			outs[IG] = make([]*outcome, len(xs))
-			for k, i := range idx {
-				outs[IG][i] = measured[k]
-			}
-			for i, oc := range outs[IG] {
-				if oc == nil {
-					r := base[i]
-					r.Original, r.Target = quceEx[i].PredictedClass, quceEx[i].Target
-					r.ProbEnd = math.NaN()
-					r.Failure = "QUCE's search failed, so there is no counterfactual for IG to go to: " + quceEx[i].Path0().Failure
-					outs[IG][i] = &outcome{res: r, x: xs[i]}
-				}
-			}
-		}
-		if slices.Contains(o.Methods, QUCEAuto) {
-			if _, err := search(QUCEAuto, acfg, fmt.Sprintf("QUCE with automatic λ (%d candidates each)", len(acfg.Auto.Grid))); err != nil {
-				return nil, err
-			}
-		}
-		if slices.Contains(o.Methods, Wachter) {
-			if _, err := search(Wachter, wcfg, "Wachter (λ3 = 0)"); err != nil {
-				return nil, err
-			}
-		}
-		if slices.Contains(o.Methods, AGI) {
-			logf("eval: %s: AGI on %d instances (η %v, at most %d steps)", split, len(xs), o.AGI.Eta, o.AGI.MaxSteps)
-			t0 := time.Now()
-			var legal func(i int, pt []float64) ([]float64, error)
-			if slices.ContainsFunc(cols, func(c data.Column) bool { return c.Type != data.Continuous }) {
-				legal = func(i int, pt []float64) ([]float64, error) { return s.Explainer.Legalize(queries[i], pt) }
-			}
-			agi, err := mdl.agi(ctx, legal, boxes, targets, o.AGI, o.Config.Threshold)
-			if err != nil {
-				return nil, fmt.Errorf("eval: AGI on the %s split: %w", split, err)
-			}
-			paths := make([][][]float64, len(agi))
-			for i, p := range agi {
-				paths[i] = p.Points
-				end := p.Points[len(p.Points)-1]
-				legal, err := s.Explainer.Legalize(queries[i], end)
-				if err != nil {
-					return nil, err
-				}
-				if !slices.Equal(legal, end) {
-					// The end is projected onto the nearest legal row as QUCE's is, and the
-					// projection walked in pieces as the explainer walks its own, so the metrics
-					// are the legal row's and the attribution still integrates to it.
-					paths[i] = append(slices.Clip(p.Points), straightLine(end, legal, projectPieces+1)[1:]...)
-				}
-			}
-			ex, err := s.Explainer.ExplainPaths(ctx, cfg, queries, paths)
-			if err != nil {
-				return nil, fmt.Errorf("eval: measuring the AGI paths on the %s split: %w", split, err)
-			}
-			secs[AGI] = time.Since(t0).Seconds()
-			outs[AGI] = pathOutcomes(base, xs, ex, o.Config.Threshold, "AGI reached the other class, but the legal row nearest its end is ")
-			flipped := 0
-			for i, p := range agi {
-				oc := outs[AGI][i]
-				oc.res.Steps = p.Steps // the projection's pieces are no AGI steps
-				switch {
-				case p.Failure != "":
-					oc.res.Valid = false
-					oc.res.Failure = "AGI stopped: " + p.Failure
-				case p.Flipped:
-					flipped++
-				case !oc.measured:
-					oc.res.Failure = fmt.Sprintf("AGI did not reach the other class in %d steps; %s", p.Steps, oc.res.Failure)
-				default:
-					oc.res.Valid = false
-					oc.res.Failure = fmt.Sprintf("AGI did not reach the other class in %d steps (F(τ|·) = %.3g < ϑ = %v at the last point)", p.Steps, p.ProbEnd, o.Config.Threshold)
-				}
-			}
-			if rep.AGIFlipped == nil {
-				rep.AGIFlipped = map[string]int{}
-			}
-			rep.AGIFlipped[split] = flipped
-		}
-		if slices.Contains(o.Methods, DiceRandom) {
-			logf("eval: %s: DiCE-random on %d instances (%d samples per round)", split, len(xs), o.Dice.Samples)
-			t0 := time.Now()
-			spaces := make([]*diceSpace, len(xs))
-			for i, b := range boxes {
-				spaces[i] = newDiceSpace(cols, sc, b, lo, hi)
-			}
-			dr, err := mdl.dice(ctx, spaces, targets, o.Dice, o.Config.Threshold, o.Seed)
-			if err != nil {
-				return nil, fmt.Errorf("eval: DiCE-random on the %s split: %w", split, err)
-			}
-			secs[DiceRandom] = time.Since(t0).Seconds()
-			if outs[DiceRandom], err = diceOutcomes(base, xs, dr, s.Explainer, queries); err != nil {
-				return nil, err
-			}
-		}
-
-		logf("eval: %s: metrics", split)
-		if err := measure(ctx, s.Explainer, mdl, o, outs); err != nil {
-			return nil, err
-		}
-		for _, m := range o.Methods {
-			rep.Metrics[m][split] = aggregate(m, outs[m], o)
-			rep.Metrics[m][split][SecondsPerInstance] = secs[m] / float64(len(xs))
-			c := Counts{Instances: len(xs)}
-			res := make([]InstanceResult, len(outs[m]))
-			for i, oc := range outs[m] {
-				res[i] = oc.res
-				if !o.KeepPaths {
-					res[i].Path = nil
-				}
-				if oc.res.Valid {
-					c.Valid++
-				}
-				if oc.res.Failure != "" {
-					c.Failed++
-				}
-			}
-			rep.Counts[m][split] = c
-			rep.Instances[m][split] = res
+// runMethods runs the chosen methods, and those they need, on the split, and returns each
+// one's wall seconds.
+func (s *split) runMethods(ctx context.Context) (map[Method]float64, error) {
+	run := map[Method]bool{}
+	for _, m := range s.o.Methods {
+		a, _ := lookup(m)
+		run[m] = true
+		for _, n := range a.needs {
+			run[n] = true
 		}
 	}
-	rep.Seconds = time.Since(start).Seconds()
-	logf("eval: done in %.1f s", rep.Seconds)
-	return rep, nil
+	secs := map[Method]float64{}
+	for _, r := range registry {
+		m := r.about().name
+		if !run[m] {
+			continue
+		}
+		t0 := time.Now()
+		outs, err := r.run(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		secs[m], s.outs[m] = time.Since(t0).Seconds(), outs
+	}
+	return secs, nil
+}
+
+// record writes the split's measured outcomes into the report.
+func (ev *evaluation) record(s *split, secs map[Method]float64) {
+	for _, m := range ev.o.Methods {
+		ev.rep.Metrics[m][s.name] = aggregate(m, s.outs[m], ev.o)
+		ev.rep.Metrics[m][s.name][SecondsPerInstance] = secs[m] / float64(len(s.xs))
+		c := Counts{Instances: len(s.xs)}
+		res := make([]InstanceResult, len(s.outs[m]))
+		for i, oc := range s.outs[m] {
+			res[i] = oc.res
+			if !ev.o.KeepPaths {
+				res[i].Path = nil
+			}
+			if oc.res.Valid {
+				c.Valid++
+			}
+			if oc.res.Failure != "" {
+				c.Failed++
+			}
+		}
+		ev.rep.Counts[m][s.name] = c
+		ev.rep.Instances[m][s.name] = res
+	}
 }
 
 // leaveOutAlreadyTarget drops the instances that the model already predicts as the target
 // class (-class): they have nothing to change, so no method can fail on them, and counting
-// them would inflate every method's validity. rep.AlreadyTarget records how many were left
-// out; when none is left, it is an error.
-func leaveOutAlreadyTarget(s *pipeline.Setup, o Options, split string, target int, xs [][]float64, rows []int, rep *Report) ([][]float64, []int, error) {
-	if target == quce.AutoTarget {
+// them would inflate every method's validity. The report's AlreadyTarget records how many
+// were left out; when none is left, it is an error.
+func (ev *evaluation) leaveOutAlreadyTarget(split string, xs [][]float64, rows []int) ([][]float64, []int, error) {
+	if ev.target == quce.AutoTarget {
 		return xs, rows, nil
 	}
-	probs, err := s.Explainer.Predict(xs)
+	probs, err := ev.d.Explainer.Predict(xs)
 	if err != nil {
 		return nil, nil, err
 	}
 	var keepX [][]float64
 	var keepRows []int
 	for i, p := range probs {
-		if quce.PredictedClass(p, o.Config.Threshold) != target {
+		if quce.PredictedClass(p, ev.o.Config.Threshold) != ev.target {
 			keepX, keepRows = append(keepX, xs[i]), append(keepRows, rows[i])
 		}
 	}
 	if left := len(xs) - len(keepX); left > 0 {
-		if rep.AlreadyTarget == nil {
-			rep.AlreadyTarget = map[string]int{}
+		if ev.rep.AlreadyTarget == nil {
+			ev.rep.AlreadyTarget = map[string]int{}
 		}
-		rep.AlreadyTarget[split] = left
+		ev.rep.AlreadyTarget[split] = left
 	}
 	if len(keepX) == 0 {
-		return nil, nil, fmt.Errorf("eval: the model already predicts %q for all %d instances of the %s split, so there is nothing to explain; fix: name another class with -class, or leave -class out", s.Data.Labels[target], len(xs), split)
+		return nil, nil, fmt.Errorf("eval: the model already predicts %q for all %d instances of the %s split, so there is nothing to explain; fix: name another class with -class, or leave -class out", ev.d.Classes[ev.target], len(xs), split)
 	}
 	return keepX, keepRows, nil
 }
-
-// projectPieces is the number of straight pieces in which AGI's end is walked to the nearest
-// legal row: as many as the explainer walks its own projection in, where the attribution's
-// integration error stays below 1e-3.
-const projectPieces = 8
 
 // sample picks n of size rows with a generator seeded by seed and the split's name, and
 // returns them in ascending order; all rows when n ≥ size.
@@ -605,95 +550,4 @@ func trainRange(x [][]float64) (lo, hi []float64) {
 		}
 	}
 	return lo, hi
-}
-
-// straightLine is the path of p points from x to xc (x and xc exactly at its ends).
-func straightLine(x, xc []float64, p int) [][]float64 {
-	out := make([][]float64, p)
-	out[0] = append([]float64(nil), x...)
-	for k := 1; k < p-1; k++ {
-		t := float64(k) / float64(p-1)
-		pt := make([]float64, len(x))
-		for j := range x {
-			pt[j] = x[j] + t*(xc[j]-x[j])
-		}
-		out[k] = pt
-	}
-	out[p-1] = append([]float64(nil), xc...)
-	return out
-}
-
-// pathOutcomes turns explanations (one path each) into outcomes.
-func pathOutcomes(base []InstanceResult, xs [][]float64, ex []*quce.Explanation, threshold float64, invalidPrefix string) []*outcome {
-	out := make([]*outcome, len(ex))
-	for i, e := range ex {
-		p := e.Path0()
-		r := base[i]
-		r.Original, r.Target = e.PredictedClass, e.Target
-		r.Valid, r.ProbEnd, r.Steps = p.Valid, p.ProbEnd, p.Steps
-		r.Counterfactual = p.Counterfactual
-		r.CounterfactualOriginal = p.CounterfactualOriginal
-		r.Attribution = p.Attribution
-		r.Auto = e.Auto
-		r.Path = p.Points
-		switch {
-		case p.Failure != "":
-			// A failed path has no counterfactual and no attribution (its numbers are NaN).
-			r.Counterfactual, r.CounterfactualOriginal, r.Attribution = nil, nil, nil
-			r.Failure = "failed: " + p.Failure
-		case !p.Valid:
-			r.Failure = fmt.Sprintf("%snot valid: F(τ|x_c) = %.3g < ϑ = %v", invalidPrefix, p.ProbEnd, threshold)
-		}
-		out[i] = &outcome{res: r, x: xs[i], path: p, measured: p.Failure == ""}
-	}
-	return out
-}
-
-// subset is the elements of v at idx.
-func subset[T any](v []T, idx []int) []T {
-	out := make([]T, len(idx))
-	for k, i := range idx {
-		out[k] = v[i]
-	}
-	return out
-}
-
-// diceOutcomes turns DiCE-random's results into outcomes, each counterfactual in the data's
-// units exactly as the explainer reports its own (quce.Explainer.DataUnits).
-func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *quce.Explainer, queries []quce.Query) ([]*outcome, error) {
-	out := make([]*outcome, len(dr))
-	for i, d := range dr {
-		r := base[i]
-		r.Original, r.Target = d.Original, d.Target
-		r.ProbEnd = d.ProbEnd
-		if d.Counterfactual != nil {
-			r.Valid = true
-			r.Counterfactual = d.Counterfactual
-			var err error
-			if r.CounterfactualOriginal, err = e.DataUnits(queries[i], d.Counterfactual); err != nil {
-				return nil, err
-			}
-		} else {
-			r.Failure = fmt.Sprintf("no candidate reached the target class (%d candidates changing up to %d features; best F(τ|·) = %.3g < ϑ)", d.Candidates, d.Features, d.ProbEnd)
-			if d.NonFinite > 0 {
-				r.Failure += fmt.Sprintf("; the model's F(τ|·) was not finite for %d of them", d.NonFinite)
-			}
-		}
-		out[i] = &outcome{res: r, x: xs[i]}
-	}
-	return out, nil
-}
-
-// ClassIndex is the index of the class labelled name among labels, or quce.AutoTarget for
-// "". An unknown name is an error that lists the classes.
-func ClassIndex(labels []string, name string) (int, error) {
-	if name == "" {
-		return quce.AutoTarget, nil
-	}
-	for i, l := range labels {
-		if l == name {
-			return i, nil
-		}
-	}
-	return 0, fmt.Errorf("-class %q names no class of the target; fix: use one of %q", name, labels)
 }

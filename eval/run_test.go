@@ -70,7 +70,7 @@ func TestRunSmallCSV(t *testing.T) {
 	o.AGI.MaxSteps = 300
 	o.Dice.Samples = 200
 	o.Interp = 100
-	rep, err := Run(context.Background(), s, o)
+	rep, err := Run(context.Background(), FromSetup(s), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestRunWBCSmall(t *testing.T) {
 	o := DefaultOptions()
 	o.N = 12
 	o.KeepPaths = true
-	rep, err := Run(context.Background(), s, o)
+	rep, err := Run(context.Background(), FromSetup(s), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func BenchmarkWBCFull(b *testing.B) {
 	first := true
 	for b.Loop() {
 		t0 := time.Now()
-		rep, err := Run(context.Background(), s, DefaultOptions())
+		rep, err := Run(context.Background(), FromSetup(s), DefaultOptions())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -17,7 +17,7 @@ func TestEvalOnMultiClassUserModel(t *testing.T) {
 	o := DefaultOptions()
 	o.N, o.Interp, o.Class = 10, 100, "virginica"
 	o.Dice.Samples = 200
-	rep, err := Run(context.Background(), s, o)
+	rep, err := Run(context.Background(), FromSetup(s), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestEvalOnMultiClassUserModel(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Run(context.Background(), s, Options{Class: "rose"}); err == nil {
+	if _, err := Run(context.Background(), FromSetup(s), Options{Class: "rose"}); err == nil {
 		t.Error("-class naming no class: no error")
 	}
 }

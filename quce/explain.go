@@ -20,8 +20,9 @@ import (
 )
 
 // AutoTarget asks for the default target class (see DefaultTarget): the other class of a
-// binary model, the most probable class other than the prediction of a multi-class one.
-const AutoTarget = -1
+// binary model, the most probable class other than the prediction of a multi-class one. It
+// is data.ClassIndex's answer when no class is named.
+const AutoTarget = data.NoClass
 
 // Query is one instance to explain, with its constraints.
 type Query struct {
@@ -399,7 +400,7 @@ func (e *Explainer) classProbs(ctx context.Context, pts [][]float32) ([][]float6
 	if err != nil {
 		return nil, err
 	}
-	return e.clf.probabilities(ctx, ex, pts)
+	return e.clf.probabilities(ctx, ex, pts, false)
 }
 
 func (e *Explainer) makeRows(ctx context.Context, cfg Config, queries []Query, pred [][]float64) ([]*row, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
@@ -12,10 +13,12 @@ import (
 
 // probabilities returns F(c|x) [rows][classes] for standardised rows, run by ex (compiled
 // from classGraph) in fixed-size chunks (one compiled shape). The model's own outputs must be
-// finite (a NaN or Inf is a *NonFiniteOutputError). For a model declared to output
-// probabilities it checks that they are: values outside [0, 1] mean the outputs are logits
-// (or something else), and explaining them as probabilities would be silently wrong.
-func (c *Classifier) probabilities(ctx context.Context, ex *graph.Exec, pts [][]float32) ([][]float64, error) {
+// finite (a NaN or Inf is a *NonFiniteOutputError), unless tolerant is set: a row whose
+// outputs are not finite then has non-finite probabilities, for the caller to count as that
+// row's failure. For a model declared to output probabilities it checks that its finite
+// outputs are: values outside [0, 1] mean the outputs are logits (or something else), and
+// explaining them as probabilities would be silently wrong.
+func (c *Classifier) probabilities(ctx context.Context, ex *graph.Exec, pts [][]float32, tolerant bool) ([][]float64, error) {
 	j, classes := c.NumFeatures(), c.NumClasses()
 	out := make([][]float64, 0, len(pts))
 	buf := make([]float32, probeChunk*j)
@@ -38,13 +41,13 @@ func (c *Classifier) probabilities(ctx context.Context, ex *graph.Exec, pts [][]
 		nOut := len(raw) / probeChunk
 		for i := 0; i < end-start; i++ {
 			for k, v := range raw[i*nOut : (i+1)*nOut] {
-				if !finite(v) {
+				if !finite(v) && !tolerant {
 					return nil, &NonFiniteOutputError{Row: start + i, Output: k, Value: float64(v)}
 				}
 			}
 			if c.output == Probabilities {
 				for k, v := range raw[i*nOut : (i+1)*nOut] {
-					if !(v >= -1e-6 && v <= 1+1e-6) {
+					if finite(v) && !(v >= -1e-6 && v <= 1+1e-6) {
 						return nil, fmt.Errorf("quce: the model is declared to output probabilities, but it output %v (output %d), outside [0, 1]; fix: declare its outputs as logits (-model-output logit)", v, k)
 					}
 				}
@@ -76,7 +79,47 @@ func (c *Classifier) Predict(b compute.Backend, xs [][]float64) ([][]float64, er
 		return nil, err
 	}
 	defer ex.Finalize()
-	return c.probabilities(context.Background(), ex, pts)
+	return c.probabilities(context.Background(), ex, pts, false)
+}
+
+// ClassProbs computes a classifier's class probabilities F(c|x) on one backend with one
+// graph, compiled on first use, for code that walks where the model may break (the
+// evaluation's baselines): a row whose model output is not finite gets non-finite
+// probabilities instead of an error, so that the caller can count it as that row's failure
+// (Explainer.Predict refuses such a row). It is safe for concurrent use.
+type ClassProbs struct {
+	b   compute.Backend
+	clf *Classifier
+
+	mu sync.Mutex
+	ex *graph.Exec
+}
+
+// NewClassProbs returns the class probabilities of clf on backend b.
+func NewClassProbs(b compute.Backend, clf *Classifier) *ClassProbs {
+	return &ClassProbs{b: b, clf: clf}
+}
+
+// At returns F(c|x) [rows][classes] at standardised points, in the data's class order.
+func (p *ClassProbs) At(ctx context.Context, xs [][]float64) ([][]float64, error) {
+	pts := make([][]float32, len(xs))
+	for i, x := range xs {
+		if len(x) != p.clf.NumFeatures() {
+			return nil, fmt.Errorf("quce: point %d has %d features, the model %d", i, len(x), p.clf.NumFeatures())
+		}
+		pts[i] = toF32(x)
+	}
+	p.mu.Lock()
+	if p.ex == nil {
+		ex, err := graph.NewExec(p.b, p.clf.classGraph)
+		if err != nil {
+			p.mu.Unlock()
+			return nil, err
+		}
+		p.ex = ex
+	}
+	p.mu.Unlock()
+	return p.clf.probabilities(ctx, p.ex, pts, true)
 }
 
 // classGraph returns log F(c|x) [R,C] and the model's own outputs [R,C] (to check that they

@@ -94,7 +94,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	r, err := eval.Run(ctx, s, o)
+	r, err := eval.Run(ctx, eval.FromSetup(s), o)
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, o
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
 		fmt.Fprintf(out.tables, "seed %d: %s", seed, modelHeader(f, s))
-		r, err := eval.Run(ctx, s, o)
+		r, err := eval.Run(ctx, eval.FromSetup(s), o)
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}

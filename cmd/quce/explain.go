@@ -17,7 +17,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -193,7 +192,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 	if !slices.Equal(s.TrainIdx, sel.trainIdx) || !slices.Equal(s.TestIdx, sel.testIdx) {
 		return nil, fmt.Errorf("internal error: the split of the prepared models differs from the split the rows were chosen from")
 	}
-	target, err := eval.ClassIndex(s.Data.Labels, f.class)
+	target, err := data.ClassIndex(s.Data.Labels, f.class)
 	if err != nil {
 		return nil, err
 	}

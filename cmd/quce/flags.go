@@ -15,7 +15,6 @@ import (
 
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/onnxmodel"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
@@ -345,7 +344,7 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	if c.noCache {
 		opts.CacheDir = ""
 	}
-	if _, err := eval.ClassIndex(ds.Labels, c.class); err != nil {
+	if _, err := data.ClassIndex(ds.Labels, c.class); err != nil {
 		return nil, err
 	}
 	if check != nil {
