@@ -11,6 +11,7 @@ import (
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/plots"
 	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/report"
 )
 
 // Prepare is pipeline.Prepare with a progress line in the cell and a one-line summary of
@@ -206,14 +207,11 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 // ShowMap displays the training data on its first two principal components with the QUCE
 // path of ex, the straight line to its counterfactual (IG) and the AGI path.
 func ShowMap(s *pipeline.Setup, ex *quce.Explanation) error {
-	paths := plots.ExplanationPaths(ex)
-	agi, err := eval.RunAGI(Context, s.Backend, s.Explainer.Classifier(), [][]float64{ex.X}, []int{ex.Target}, eval.DefaultAGIConfig(), 0.5)
+	paths, err := report.MapPaths(Context, s, []*quce.Explanation{ex}, 0.5)
 	if err != nil {
 		return err
 	}
-	paths = append(paths, plots.MapPath{Method: "agi", Points: agi[0].Points})
-	train := s.Data.Subset(s.TrainIdx)
-	svg, err := plots.Map(s.XTrain, train.Y, paths, plots.Options{Classes: s.Data.Labels})
+	svg, err := report.Map(s, paths[0], plots.Options{Classes: s.Data.Labels})
 	if err != nil {
 		return err
 	}
@@ -236,11 +234,7 @@ func ShowEvaluation(r *eval.Report) error {
 	if err := r.WriteTables(&tables); err != nil {
 		return err
 	}
-	table := plots.MetricTable{}
-	for m, splits := range r.Metrics {
-		table[string(m)] = splits
-	}
-	svg, err := plots.Evaluation(table, nil, plots.Options{})
+	svg, err := plots.Evaluation(report.EvaluationTable(r), nil, plots.Options{})
 	if err != nil {
 		return err
 	}
@@ -261,11 +255,7 @@ func ShowSweep(s *pipeline.Setup, cfg quce.Config, rows [][]float64, lambda stri
 	if err != nil {
 		return err
 	}
-	sp := make([]plots.SweepPoint, len(pts))
-	for i, q := range pts {
-		sp[i] = plots.SweepPoint{Lambda: q.Lambda, Validity: q.Validity, ProximityL1: q.ProximityL1, CFUncertainty: q.CFUncertainty}
-	}
-	svg, err := plots.Sweep(sp, lambda, plots.Options{})
+	svg, err := plots.Sweep(pts, lambda, plots.Options{})
 	if err != nil {
 		return err
 	}

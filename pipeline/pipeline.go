@@ -103,13 +103,18 @@ type Setup struct {
 
 // DefaultCacheDir is $QUCE_CACHE if set, else the user cache folder's "quce".
 func DefaultCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return CacheDirOr(filepath.Join(d, "quce"))
+	}
+	return CacheDirOr(filepath.Join(os.TempDir(), "quce-cache"))
+}
+
+// CacheDirOr is $QUCE_CACHE if set, else fallback: the one place that reads $QUCE_CACHE.
+func CacheDirOr(fallback string) string {
 	if d := os.Getenv("QUCE_CACHE"); d != "" {
 		return d
 	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "quce")
-	}
-	return filepath.Join(os.TempDir(), "quce-cache")
+	return fallback
 }
 
 // Prepare splits, scales, trains (or loads) and builds the explainer. The classifier and the

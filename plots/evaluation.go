@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/quce-go/quce/eval"
 )
 
 // MetricTable holds an evaluation's results, method → split → metric → value: the
@@ -334,19 +336,11 @@ func (l *barLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// SweepPoint is the evaluation of a set of instances at one value of a swept λ.
-type SweepPoint struct {
-	Lambda        float64 // the value of λ
-	Validity      float64 // share of valid counterfactuals, in [0, 1]
-	ProximityL1   float64 // mean ‖x_c − x‖₁ in standardised units
-	CFUncertainty float64 // mean L_ε(x_c), the VAE uncertainty of the counterfactuals
-}
-
 // Sweep draws validity, proximity and counterfactual uncertainty against a λ in three
 // aligned panels, the picture of the paper's Proposition 2 when the λ is λ3. lambda names
 // the λ for the axis ("λ3"; "" gives "λ"). The λ axis is logarithmic when every λ is
 // positive and they span more than a factor of 10.
-func Sweep(points []SweepPoint, lambda string, o Options) ([]byte, error) {
+func Sweep(points []eval.SweepPoint, lambda string, o Options) ([]byte, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -369,7 +363,7 @@ func Sweep(points []SweepPoint, lambda string, o Options) ([]byte, error) {
 	}
 	x, axis, note := lambdaAxis(pts)
 
-	series := func(value func(SweepPoint) float64, title, unit string) *plot.Plot {
+	series := func(value func(eval.SweepPoint) float64, title, unit string) *plot.Plot {
 		xys := make(plotter.XYs, len(pts))
 		for i, p := range pts {
 			xys[i] = plotter.XY{X: x(p.Lambda), Y: value(p)}
@@ -380,10 +374,10 @@ func Sweep(points []SweepPoint, lambda string, o Options) ([]byte, error) {
 		axis(&p.X)
 		return p
 	}
-	valid := series(func(p SweepPoint) float64 { return p.Validity }, "validity", "share valid")
+	valid := series(func(p eval.SweepPoint) float64 { return p.Validity }, "validity", "share valid")
 	valid.Y.Min, valid.Y.Max = 0, 1
-	prox := series(func(p SweepPoint) float64 { return p.ProximityL1 }, "proximity: mean ‖x_c − x‖₁", "standardised units")
-	unc := series(func(p SweepPoint) float64 { return p.CFUncertainty }, "counterfactual uncertainty: mean L_ε(x_c)", "L_ε")
+	prox := series(func(p eval.SweepPoint) float64 { return p.ProximityL1 }, "proximity: mean ‖x_c − x‖₁", "standardised units")
+	unc := series(func(p eval.SweepPoint) float64 { return p.CFUncertainty }, "counterfactual uncertainty: mean L_ε(x_c)", "L_ε")
 	panels := []*plot.Plot{valid, prox, unc}
 	for _, p := range panels {
 		pad(&p.Y, 0.06)
@@ -406,7 +400,7 @@ func Sweep(points []SweepPoint, lambda string, o Options) ([]byte, error) {
 // them and the positive ones span more than a factor of 10 (a linear axis would crowd the
 // small ones into a corner); else on a linear axis. x maps a λ to its position, axis sets
 // up an axis for the layout and note says so in the axis label.
-func lambdaAxis(pts []SweepPoint) (x func(float64) float64, axis func(*plot.Axis), note string) {
+func lambdaAxis(pts []eval.SweepPoint) (x func(float64) float64, axis func(*plot.Axis), note string) {
 	var vals []float64
 	for _, p := range pts {
 		if len(vals) == 0 || p.Lambda != vals[len(vals)-1] {

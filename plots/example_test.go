@@ -8,6 +8,7 @@ import (
 	"log"
 	"strings"
 
+	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/plots"
 	"github.com/quce-go/quce/quce"
 )
@@ -77,7 +78,7 @@ func ExampleEvaluation() {
 }
 
 func ExampleSweep() {
-	points := []plots.SweepPoint{
+	points := []eval.SweepPoint{
 		{Lambda: 0.01, Validity: 1, ProximityL1: 17.7, CFUncertainty: 6.3},
 		{Lambda: 0.1, Validity: 1, ProximityL1: 21.5, CFUncertainty: 2.1},
 		{Lambda: 1, Validity: 0.95, ProximityL1: 21.7, CFUncertainty: 1.8},

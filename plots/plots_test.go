@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -66,10 +67,10 @@ func metricFixture() MetricTable {
 	return t
 }
 
-func sweepFixture() []SweepPoint {
-	var pts []SweepPoint
+func sweepFixture() []eval.SweepPoint {
+	var pts []eval.SweepPoint
 	for i, l := range []float64{1, 0.01, 0.1, 0.03, 0.3} { // unsorted on purpose
-		pts = append(pts, SweepPoint{Lambda: l, Validity: 1 - 0.05*float64(i), ProximityL1: 10 + 10*l, CFUncertainty: 5 / (1 + 10*l)})
+		pts = append(pts, eval.SweepPoint{Lambda: l, Validity: 1 - 0.05*float64(i), ProximityL1: 10 + 10*l, CFUncertainty: 5 / (1 + 10*l)})
 	}
 	return pts
 }
@@ -523,9 +524,9 @@ func TestSweep(t *testing.T) {
 		{"narrow span", []float64{0.1, 0.2, 0.3}, "λ3", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var pts []SweepPoint
+			var pts []eval.SweepPoint
 			for _, l := range tc.lambda {
-				pts = append(pts, SweepPoint{Lambda: l, Validity: 0.9, ProximityL1: 1 + l, CFUncertainty: 2 - l/10})
+				pts = append(pts, eval.SweepPoint{Lambda: l, Validity: 0.9, ProximityL1: 1 + l, CFUncertainty: 2 - l/10})
 			}
 			b, err := Sweep(pts, "λ3", Options{})
 			if err != nil {
@@ -635,10 +636,10 @@ func TestBadInput(t *testing.T) {
 		}, false},
 		{"no sweep points", func() ([]byte, error) { return Sweep(nil, "λ3", Options{}) }, true},
 		{"NaN sweep value", func() ([]byte, error) {
-			return Sweep([]SweepPoint{{Lambda: 1, CFUncertainty: math.NaN()}}, "λ3", Options{})
+			return Sweep([]eval.SweepPoint{{Lambda: 1, CFUncertainty: math.NaN()}}, "λ3", Options{})
 		}, false},
-		{"negative λ", func() ([]byte, error) { return Sweep([]SweepPoint{{Lambda: -1}}, "λ3", Options{}) }, false},
-		{"validity above 1", func() ([]byte, error) { return Sweep([]SweepPoint{{Lambda: 1, Validity: 2}}, "λ3", Options{}) }, false},
+		{"negative λ", func() ([]byte, error) { return Sweep([]eval.SweepPoint{{Lambda: -1}}, "λ3", Options{}) }, false},
+		{"validity above 1", func() ([]byte, error) { return Sweep([]eval.SweepPoint{{Lambda: 1, Validity: 2}}, "λ3", Options{}) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := tc.draw()

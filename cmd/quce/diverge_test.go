@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
 )
 
@@ -239,7 +240,7 @@ func TestInterruptWritesNothing(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			stderr := &cancelOn{when: tc.when, cancel: cancel}
-			args := append(tc.args, "-json", js, "-svg", svg, "-steps", "50", "-cache", cacheDir())
+			args := append(tc.args, "-json", js, "-svg", svg, "-steps", "50", "-cache", testsetup.CacheDir())
 			err := run(ctx, args, new(strings.Builder), stderr)
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("error %v; want context.Canceled", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/plots"
 	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/report"
 )
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -106,15 +107,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := r.NoneSucceeded(); err != nil {
 		return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "eval: "))
 	}
-	table := plots.MetricTable{}
-	for m, v := range r.Metrics {
-		table[string(m)] = v
-	}
 	return out.write(f, func() ([]byte, error) {
 		var b bytes.Buffer
 		err := r.WriteJSON(&b)
 		return b.Bytes(), err
-	}, table, "")
+	}, report.EvaluationTable(r), "")
 }
 
 // evalOutputs is where quce eval writes: its tables, -json and the -svg plot.
@@ -204,16 +201,6 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, o
 	if failed != nil {
 		return fmt.Errorf("with every seed, %s; no output files were written", strings.TrimPrefix(failed.Error(), "eval: "))
 	}
-	table := plots.MetricTable{}
-	for m, splits := range sum.Metrics {
-		table[string(m)] = map[string]map[string]float64{}
-		for split, metrics := range splits {
-			table[string(m)][split] = map[string]float64{}
-			for k, v := range metrics {
-				table[string(m)][split][k] = v.Mean
-			}
-		}
-	}
 	doc := func() ([]byte, error) { return marshalJSON(map[string]any{"summary": sum, "reports": reports}) }
-	return out.write(f, doc, table, fmt.Sprintf("Means over %d seeds (the tables give ± sd).", len(seeds)))
+	return out.write(f, doc, report.SeedMeansTable(sum), fmt.Sprintf("Means over %d seeds (the tables give ± sd).", len(seeds)))
 }

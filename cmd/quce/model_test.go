@@ -30,7 +30,7 @@ func TestExplainONNXModel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "e.json")
-			args := append([]string{"explain", "-data", tc.data, "-model", fixture(tc.model), "-n", "3", "-steps", "300", "-json", out, "-cache", cacheDir()}, tc.extra...)
+			args := append([]string{"explain", "-data", tc.data, "-model", fixture(tc.model), "-n", "3", "-steps", "300", "-json", out, "-cache", testsetup.CacheDir()}, tc.extra...)
 			var stdout, stderr bytes.Buffer
 			if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 				t.Fatalf("explain: %v\n%s", err, stderr.String())
@@ -114,7 +114,7 @@ func TestModelErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := append([]string{"explain", "-n", "1", "-steps", "5", "-cache", cacheDir()}, tc.args...)
+			args := append([]string{"explain", "-n", "1", "-steps", "5", "-cache", testsetup.CacheDir()}, tc.args...)
 			err := run(context.Background(), args, &stdout, &stderr)
 			if err == nil {
 				t.Fatalf("no error; stderr:\n%s", stderr.String())

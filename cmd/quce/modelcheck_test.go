@@ -22,7 +22,7 @@ import (
 func explainRun(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), append([]string{"explain", "-cache", cacheDir()}, args...), &stdout, &stderr)
+	err := run(context.Background(), append([]string{"explain", "-cache", testsetup.CacheDir()}, args...), &stdout, &stderr)
 	return stdout.String(), err
 }
 
@@ -338,7 +338,7 @@ func TestEveryCommandChecksTheModel(t *testing.T) {
 	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
 	for _, cmd := range []string{"eval", "bench", "summary"} {
 		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), []string{cmd, "-data", wbcCSV, "-model", fixture("models/wbc_std.onnx"), "-cache", cacheDir(), "-q"}, &stdout, &stderr)
+		err := run(context.Background(), []string{cmd, "-data", wbcCSV, "-model", fixture("models/wbc_std.onnx"), "-cache", testsetup.CacheDir(), "-q"}, &stdout, &stderr)
 		if err == nil || !strings.Contains(err.Error(), "-model-input (now raw") {
 			t.Errorf("%s with a standardized model run as raw: error %v", cmd, err)
 		}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/quce-go/quce/internal/testsetup"
 )
 
 // entries lists the names in dir, sorted.
@@ -31,7 +33,7 @@ func entries(t *testing.T, dir string) []string {
 // -json - and -csv - write to standard output, and the text report goes to standard error
 // so that it does not corrupt them; no file named "-" appears.
 func TestOutputsToStandardOutput(t *testing.T) {
-	cache, err := filepath.Abs(cacheDir()) // found from the working folder, which changes
+	cache, err := filepath.Abs(testsetup.CacheDir()) // found from the working folder, which changes
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestOutputToStandardOutputsFile(t *testing.T) {
 		t.Skip("no /proc:", err)
 	}
 	var stderr bytes.Buffer
-	args := []string{"explain", "-n", "1", "-steps", "50", "-cache", cacheDir(), "-json", link}
+	args := []string{"explain", "-n", "1", "-steps", "50", "-cache", testsetup.CacheDir(), "-json", link}
 	if err := run(context.Background(), args, out, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}

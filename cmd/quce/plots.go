@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/plots"
 	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/report"
 )
 
 // pictureFlags are the flags that shape the -svg pictures: their format and size.
@@ -42,10 +42,10 @@ func (p *pictureFlags) options() (plots.Options, error) {
 	return o, nil
 }
 
-// picture is one kind of plot drawn per instance.
+// picture is one kind of plot drawn per instance, given the paths of its map.
 type picture struct {
 	name string
-	draw func(e *quce.Explanation, agi *eval.AGIPath) ([]byte, error)
+	draw func(e *quce.Explanation, paths []plots.MapPath) ([]byte, error)
 }
 
 // explainPlots are the -svg files of quce explain: per instance, the paper's Figure 1, the
@@ -112,26 +112,21 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection, files [][]str
 	o.Classes = s.Data.Labels
 	top := o
 	top.TopK = 15
-	labels := s.Data.Subset(s.TrainIdx).Y
-	draw := map[string]func(e *quce.Explanation, agi *eval.AGIPath) ([]byte, error){
-		"attribution": func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
+	draw := map[string]func(e *quce.Explanation, paths []plots.MapPath) ([]byte, error){
+		"attribution": func(e *quce.Explanation, _ []plots.MapPath) ([]byte, error) {
 			cols := s.Explainer.Columns()
 			return plots.Attribution(e.ByColumn(cols), data.Labels(cols, e.XOriginal, e.Path0().CounterfactualOriginal), top)
 		},
-		"path": func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
+		"path": func(e *quce.Explanation, _ []plots.MapPath) ([]byte, error) {
 			return plots.Path(e, s.Data.Features, s.Scaler, o)
 		},
-		"map": func(e *quce.Explanation, agi *eval.AGIPath) ([]byte, error) {
-			paths := plots.ExplanationPaths(e)
-			if agi != nil {
-				paths = append(paths, plots.MapPath{Method: "agi", Points: agi.Points})
-			}
-			return plots.Map(s.XTrain, labels, paths, o)
+		"map": func(_ *quce.Explanation, paths []plots.MapPath) ([]byte, error) {
+			return report.Map(s, paths, o)
 		},
-		"paths": func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
+		"paths": func(e *quce.Explanation, _ []plots.MapPath) ([]byte, error) {
 			return plots.Paths(e.ByColumn(s.Explainer.Columns()), data.Names(s.Explainer.Columns()), top)
 		},
-		"front": func(e *quce.Explanation, _ *eval.AGIPath) ([]byte, error) {
+		"front": func(e *quce.Explanation, _ []plots.MapPath) ([]byte, error) {
 			return plots.Front(e.Auto, o)
 		},
 	}
@@ -147,22 +142,20 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection, files [][]str
 // text says why). The maps need AGI's paths, which it finds for all those instances at once.
 func (ep *explainPlots) draw(ctx context.Context, ex []*quce.Explanation) ([]output, error) {
 	var drawn []int
-	var xs [][]float64
-	var targets []int
+	var exs []*quce.Explanation
 	for i, e := range ex {
 		if e.Path0().Failure != "" {
 			ep.logf("no pictures for %s: it failed (see above)", ep.names[i])
 			continue
 		}
 		if !e.AlreadyTarget {
-			drawn = append(drawn, i)
-			xs, targets = append(xs, e.X), append(targets, e.Target)
+			drawn, exs = append(drawn, i), append(exs, e)
 		}
 	}
 	if len(ep.pictures) == 0 || len(drawn) == 0 {
 		return nil, nil
 	}
-	agi, err := eval.RunAGI(ctx, ep.s.Backend, ep.s.Explainer.Classifier(), xs, targets, eval.DefaultAGIConfig(), ep.threshold)
+	paths, err := report.MapPaths(ctx, ep.s, exs, ep.threshold)
 	if err != nil {
 		return nil, fmt.Errorf("AGI's paths for the maps: %w", err)
 	}
@@ -173,7 +166,7 @@ func (ep *explainPlots) draw(ctx context.Context, ex []*quce.Explanation) ([]out
 		}
 		e := ex[i]
 		for k, pic := range ep.pictures {
-			b, err := pic.draw(e, agi[a])
+			b, err := pic.draw(e, paths[a])
 			if err != nil {
 				return nil, fmt.Errorf("plotting %s: %w", ep.files[i][k], err)
 			}

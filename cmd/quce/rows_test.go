@@ -21,7 +21,7 @@ import (
 func quceRun(args ...string) (stdout, stderr string, err error) {
 	var o, e bytes.Buffer
 	if len(args) > 0 && (args[0] == "explain" || args[0] == "eval" || args[0] == "summary") {
-		args = append(args, "-steps", "50", "-cache", cacheDir())
+		args = append(args, "-steps", "50", "-cache", testsetup.CacheDir())
 	}
 	err = run(context.Background(), args, &o, &e)
 	return o.String(), e.String(), err

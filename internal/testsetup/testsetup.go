@@ -12,12 +12,7 @@ import (
 )
 
 // CacheDir is $QUCE_CACHE, else .quce-cache at the repository's root (ignored by git).
-func CacheDir() string {
-	if d := os.Getenv("QUCE_CACHE"); d != "" {
-		return d
-	}
-	return filepath.Join(Root(), ".quce-cache")
-}
+func CacheDir() string { return pipeline.CacheDirOr(filepath.Join(Root(), ".quce-cache")) }
 
 // Root is the repository's root folder (where go.mod is), found from the working folder
 // up (that folder itself when no go.mod is found): not from CacheDir, which $QUCE_CACHE may
