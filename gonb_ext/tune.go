@@ -3,7 +3,9 @@ package gonbext
 import (
 	"fmt"
 	"html"
+	"html/template"
 	"math"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -62,107 +64,147 @@ func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOpti
 	if len(opts) > 0 && opts[0].Timeout > 0 {
 		timeout = opts[0].Timeout
 	}
-	uid := gonbui.UniqueID()
-	ids := func(name string) string { return "quce-" + name + "-" + uid }
-	gonbui.DisplayHTML(fmt.Sprintf(`<div style="display:grid;grid-template-columns:max-content max-content max-content;gap:2px 12px;align-items:center">
-<label for=%q>λ1 (class)</label><span id=%q></span><span id=%q></span>
-<label for=%q>λ2 (proximity)</label><span id=%q></span><span id=%q></span>
-<label for=%q>λ3 (uncertainty)</label><span id=%q></span><span id=%q></span>
-<label for=%q>learning rate</label><span id=%q></span><span id=%q></span>
-<label for=%q>steps</label><span id=%q></span><span id=%q></span>
-<label for=%q>instance</label><span id=%q></span><span></span>
-</div><div id=%q></div>`,
-		ids("lambda1"), ids("lambda1-box"), ids("lambda1-val"),
-		ids("lambda2"), ids("lambda2-box"), ids("lambda2-val"),
-		ids("lambda3"), ids("lambda3-box"), ids("lambda3-val"),
-		ids("lr"), ids("lr-box"), ids("lr-val"),
-		ids("steps"), ids("steps-box"), ids("steps-val"),
-		ids("instance"), ids("instance-box"), ids("done-box")))
-	gonbui.Sync()
-	l1 := widgets.Slider(1, sliderMax, SliderPosition(cfg.Lambda1)).WithHtmlId(ids("lambda1")).AppendTo(ids("lambda1-box")).Done()
-	l2 := widgets.Slider(0, sliderMax, SliderPosition(cfg.Lambda2)).WithHtmlId(ids("lambda2")).AppendTo(ids("lambda2-box")).Done()
-	l3 := widgets.Slider(0, sliderMax, SliderPosition(cfg.Lambda3)).WithHtmlId(ids("lambda3")).AppendTo(ids("lambda3-box")).Done()
-	lr := widgets.Slider(1, sliderUnity, SliderPosition(cfg.LearningRate)).WithHtmlId(ids("lr")).AppendTo(ids("lr-box")).Done()
-	steps := widgets.Slider(10, 2000, cfg.Steps).WithHtmlId(ids("steps")).AppendTo(ids("steps-box")).Done()
-	names := rowNames(s, rows)
-	inst := widgets.Select(names).WithHtmlId(ids("instance")).AppendTo(ids("instance-box")).Done()
-	done := widgets.Button("Done").AppendTo(ids("done-box")).Done()
-
-	// The values come from the Listen channels, not from Value(): gonbui delivers a change
-	// to the widget and to the channel in separate goroutines, so Value() can be stale.
-	controls := []struct {
-		name  string
-		c     <-chan int
-		value *atomic.Int64
-	}{
-		{"lambda1", l1.Listen().LatestOnly().C, newValue(l1.Value())},
-		{"lambda2", l2.Listen().LatestOnly().C, newValue(l2.Value())},
-		{"lambda3", l3.Listen().LatestOnly().C, newValue(l3.Value())},
-		{"lr", lr.Listen().LatestOnly().C, newValue(lr.Value())},
-		{"steps", steps.Listen().LatestOnly().C, newValue(steps.Value())},
-		{"instance", inst.Listen().LatestOnly().C, newValue(inst.Value())},
+	t, err := newTuner(s, rows, cfg)
+	if err != nil {
+		return err
 	}
-	changes := make(chan struct{}, 1)
-	for _, ctl := range controls {
-		go func() {
-			for v := range ctl.c {
-				ctl.value.Store(int64(v))
-				select {
-				case changes <- struct{}{}:
-				default:
-				}
-			}
-		}()
-	}
-	value := func(i int) int { return int(controls[i].value.Load()) }
-	plotID := ids("plot")
-	var last, settings string
-	redraw := func() {
-		c := cfg
-		c.Lambda1, c.Lambda2, c.Lambda3 = SliderValue(value(0)), SliderValue(value(1)), SliderValue(value(2))
-		c.LearningRate, c.Steps = SliderValue(value(3)), value(4)
-		for i, v := range []string{fmt.Sprintf("%.3g", c.Lambda1), fmt.Sprintf("%.3g", c.Lambda2),
-			fmt.Sprintf("%.3g", c.Lambda3), fmt.Sprintf("%.3g", c.LearningRate), fmt.Sprint(c.Steps)} {
-			dom.SetInnerText(ids(controls[i].name+"-val"), v)
-		}
-		row := min(max(value(5), 0), len(rows)-1)
-		settings = fmt.Sprintf("λ = (%.3g, %.3g, %.3g), learning rate %.3g, %d steps, %s", c.Lambda1, c.Lambda2, c.Lambda3,
-			c.LearningRate, c.Steps, names[row])
-		t0 := time.Now()
-		ex, err := s.Explainer.Explain(Context, c, []quce.Query{s.Query(rows[row])})
-		if err == nil {
-			last, err = ExplanationHTML(s, ex[0], plots.Options{TopK: 10})
-		}
-		if err != nil {
-			gonbui.UpdateHTML(plotID, "<p><b>Error:</b> "+html.EscapeString(err.Error())+"</p>")
-		} else {
-			gonbui.UpdateHTML(plotID, fmt.Sprintf("<p><small>updated in %.2f s</small></p>%s", time.Since(t0).Seconds(), last))
-		}
-		gonbui.Sync()
-	}
-	redraw()
-	doneC := done.Listen().C
+	t.redraw()
 	idle := time.NewTimer(timeout)
 	defer idle.Stop()
-	// finish replaces the live figures by a static copy captioned with the settings that made
-	// them, so the saved notebook shows them once and says how they were made.
-	finish := func() error {
-		gonbui.UpdateHTML(plotID, "")
-		return display("tune", "<p><small>Last settings: "+html.EscapeString(settings)+"</small></p>"+last)
-	}
 	for {
 		select {
-		case <-changes:
-			redraw()
+		case <-t.changes:
+			t.redraw()
 			idle.Reset(timeout)
-		case <-doneC:
-			return finish()
+		case <-t.done:
+			return t.finish()
 		case <-idle.C:
-			return finish()
+			return t.finish()
 		case <-Context.Done():
 			return Context.Err()
 		}
 	}
+}
+
+// tuneLayout is Tune's grid: per control its label, the control and its value, then the
+// Done button.
+var tuneLayout = template.Must(template.New("tune").Parse(`<div style="display:grid;grid-template-columns:max-content max-content max-content;gap:2px 12px;align-items:center">
+{{range .}}<label for="{{.ID}}">{{.Label}}</label><span id="{{.ID}}-box"></span><span{{if .Value}} id="{{.ID}}-val"{{end}}></span>
+{{end}}</div><div id="{{(index . 0).Done}}"></div>`))
+
+// tuneRow is one control of tuneLayout.
+type tuneRow struct {
+	ID, Label string
+	Value     bool   // it shows its value
+	Done      string // the Done button's box (read from the first row)
+}
+
+// control is one of Tune's controls: its name and its latest value.
+type control struct {
+	name  string
+	value *atomic.Int64
+}
+
+// tuner is a running Tune session.
+type tuner struct {
+	s        *pipeline.Setup
+	rows     [][]float64
+	names    []string // the rows' names
+	cfg      quce.Config
+	ids      func(name string) string
+	controls []control // lambda1, lambda2, lambda3, lr, steps, instance
+	changes  chan struct{}
+	done     <-chan int
+	// last is the figures last drawn, settings what made them.
+	last, settings string
+}
+
+// newTuner displays the controls and listens to them.
+func newTuner(s *pipeline.Setup, rows [][]float64, cfg quce.Config) (*tuner, error) {
+	uid := gonbui.UniqueID()
+	t := &tuner{s: s, rows: rows, names: rowNames(s, rows), cfg: cfg, changes: make(chan struct{}, 1),
+		ids: func(name string) string { return "quce-" + name + "-" + uid }}
+	var layout strings.Builder
+	labels := [][2]string{{"lambda1", "λ1 (class)"}, {"lambda2", "λ2 (proximity)"}, {"lambda3", "λ3 (uncertainty)"},
+		{"lr", "learning rate"}, {"steps", "steps"}, {"instance", "instance"}}
+	grid := make([]tuneRow, len(labels))
+	for i, l := range labels {
+		grid[i] = tuneRow{ID: t.ids(l[0]), Label: l[1], Value: l[0] != "instance", Done: t.ids("done-box")}
+	}
+	if err := tuneLayout.Execute(&layout, grid); err != nil {
+		return nil, err
+	}
+	gonbui.DisplayHTML(layout.String())
+	gonbui.Sync()
+	slider := func(name string, lo, hi, at int) *widgets.SliderBuilder {
+		return widgets.Slider(lo, hi, at).WithHtmlId(t.ids(name)).AppendTo(t.ids(name + "-box")).Done()
+	}
+	sliders := []*widgets.SliderBuilder{
+		slider("lambda1", 1, sliderMax, SliderPosition(cfg.Lambda1)),
+		slider("lambda2", 0, sliderMax, SliderPosition(cfg.Lambda2)),
+		slider("lambda3", 0, sliderMax, SliderPosition(cfg.Lambda3)),
+		slider("lr", 1, sliderUnity, SliderPosition(cfg.LearningRate)),
+		slider("steps", 10, 2000, cfg.Steps),
+	}
+	inst := widgets.Select(t.names).WithHtmlId(t.ids("instance")).AppendTo(t.ids("instance-box")).Done()
+	t.done = widgets.Button("Done").AppendTo(t.ids("done-box")).Done().Listen().C
+	// The values come from the Listen channels, not from Value(): gonbui delivers a change
+	// to the widget and to the channel in separate goroutines, so Value() can be stale.
+	for i, sl := range sliders {
+		t.listen(labels[i][0], sl.Value(), sl.Listen().LatestOnly().C)
+	}
+	t.listen("instance", inst.Value(), inst.Listen().LatestOnly().C)
+	return t, nil
+}
+
+// listen adds a control that starts at v and takes its values from c, signalling each
+// change on t.changes.
+func (t *tuner) listen(name string, v int, c <-chan int) {
+	ctl := control{name, newValue(v)}
+	t.controls = append(t.controls, ctl)
+	go func() {
+		for v := range c {
+			ctl.value.Store(int64(v))
+			select {
+			case t.changes <- struct{}{}:
+			default:
+			}
+		}
+	}()
+}
+
+func (t *tuner) value(i int) int { return int(t.controls[i].value.Load()) }
+
+// redraw explains the selected row with the controls' settings and shows the figures.
+func (t *tuner) redraw() {
+	c := t.cfg
+	c.Lambda1, c.Lambda2, c.Lambda3 = SliderValue(t.value(0)), SliderValue(t.value(1)), SliderValue(t.value(2))
+	c.LearningRate, c.Steps = SliderValue(t.value(3)), t.value(4)
+	for i, v := range []string{fmt.Sprintf("%.3g", c.Lambda1), fmt.Sprintf("%.3g", c.Lambda2),
+		fmt.Sprintf("%.3g", c.Lambda3), fmt.Sprintf("%.3g", c.LearningRate), fmt.Sprint(c.Steps)} {
+		dom.SetInnerText(t.ids(t.controls[i].name+"-val"), v)
+	}
+	row := min(max(t.value(5), 0), len(t.rows)-1)
+	t.settings = fmt.Sprintf("λ = (%.3g, %.3g, %.3g), learning rate %.3g, %d steps, %s", c.Lambda1, c.Lambda2, c.Lambda3,
+		c.LearningRate, c.Steps, t.names[row])
+	t0 := time.Now()
+	ex, err := t.s.Explainer.Explain(Context, c, []quce.Query{t.s.Query(t.rows[row])})
+	if err == nil {
+		t.last, err = ExplanationHTML(t.s, ex[0], plots.Options{TopK: 10})
+	}
+	if err != nil {
+		gonbui.UpdateHTML(t.ids("plot"), "<p><b>Error:</b> "+html.EscapeString(err.Error())+"</p>")
+	} else {
+		gonbui.UpdateHTML(t.ids("plot"), fmt.Sprintf("<p><small>updated in %.2f s</small></p>%s", time.Since(t0).Seconds(), t.last))
+	}
+	gonbui.Sync()
+}
+
+// finish replaces the live figures by a static copy captioned with the settings that made
+// them, so the saved notebook shows them once and says how they were made.
+func (t *tuner) finish() error {
+	gonbui.UpdateHTML(t.ids("plot"), "")
+	return display("tune", "<p><small>Last settings: "+html.EscapeString(t.settings)+"</small></p>"+t.last)
 }
 
 func newValue(v int) *atomic.Int64 {

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -48,115 +49,22 @@ func evaluationFigure(table MetricTable, metrics []string, o Options) (*figure, 
 	if err := o.check(); err != nil {
 		return nil, nil, 0, err
 	}
-	have := map[string]bool{}
-	var methods, splits []string
-	for m, bySplit := range table {
-		methods = append(methods, m)
-		for s, byMetric := range bySplit {
-			if !slices.Contains(splits, s) {
-				splits = append(splits, s)
-			}
-			for name, v := range byMetric {
-				if err := checkFinite(fmt.Sprintf("%s/%s/%s", m, s, name), v); err != nil {
-					return nil, nil, 0, err
-				}
-				have[name] = true
-			}
-		}
+	methods, splits, metrics, err := tableShape(table, metrics)
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	if len(have) == 0 {
-		return nil, nil, 0, fmt.Errorf("%w: the metric table is empty", errEmpty)
-	}
-	if metrics == nil {
-		for name := range have {
-			metrics = append(metrics, name)
-		}
-		sort.Strings(metrics)
-	}
-	if len(metrics) == 0 {
-		return nil, nil, 0, fmt.Errorf("%w: no metrics asked for", errEmpty)
-	}
-	for _, name := range metrics {
-		if !have[name] {
-			known := make([]string, 0, len(have))
-			for k := range have {
-				known = append(known, k)
-			}
-			sort.Strings(known)
-			return nil, nil, 0, fmt.Errorf("plots: no method has the metric %q; fix: use one of %s", name, strings.Join(known, ", "))
-		}
-	}
-	methods = ordered(methods, methodNames())
-	splits = ordered(splits, []string{"train", "validation", "test"})
-
 	var panels []*plot.Plot
 	var labels []*barLabels
 	drawn := map[string]*bars{}
 	lacking := map[string]int{} // method → metrics it has no value of on some split
 	for _, name := range metrics {
-		var present []*bars
-		scale := metricScale(table, name)
-		for _, m := range methods {
-			v := make([]float64, len(splits))
-			found, missing := false, false
-			for i, s := range splits {
-				x, ok := table[m][s][name]
-				if !ok {
-					x = math.NaN()
-				}
-				v[i], found, missing = x/scale.factor, found || ok, missing || !ok
-			}
-			if missing {
-				lacking[m]++
-			}
-			if found {
-				b := &bars{values: v, color: MethodColor(m)}
-				present = append(present, b)
-				if drawn[m] == nil {
-					drawn[m] = b
-				}
-			}
-		}
-		p := newPanel()
-		grid := plotter.NewGrid()
-		grid.Vertical.Color = nil
-		p.Add(grid)
-		w := 0.8 / float64(len(present))
-		for j, b := range present {
-			b.thickness, b.offset = w, (float64(j)-float64(len(present)-1)/2)*w
-			p.Add(b)
-		}
-		l := newBarLabels(present)
-		p.Add(l)
-		p.NominalX(splits...)
-		p.X.Min, p.X.Max = -0.5, float64(len(splits))-0.5
-		lo := p.Y.Min
-		pad(&p.Y, 0.05)
-		if lo == 0 {
-			p.Y.Min = 0
-		}
-		l.lo, l.hi = p.Y.Min, p.Y.Max
-		p.Title.Text = name
-		p.Y.Label.Text = scale.label
-		panels = append(panels, p)
-		labels = append(labels, l)
+		p, l := metricPanel(table, name, methods, splits, drawn, lacking)
+		panels, labels = append(panels, p), append(labels, l)
 	}
 	var legend []legendItem
-	var lack []string
 	for _, m := range methods {
 		if b := drawn[m]; b != nil {
 			legend = append(legend, legendItem{methodLabel(m), []plot.Thumbnailer{b}})
-		}
-		if n := lacking[m]; n > 0 {
-			lack = append(lack, fmt.Sprintf("%s for %d of the %d metrics", methodLabel(m), n, len(metrics)))
-		}
-	}
-	if len(metrics) == 1 && len(lack) > 0 {
-		lack = lack[:0]
-		for _, m := range methods {
-			if lacking[m] > 0 {
-				lack = append(lack, methodLabel(m))
-			}
 		}
 	}
 	cols := min(2, len(panels))
@@ -165,8 +73,8 @@ func evaluationFigure(table MetricTable, metrics []string, o Options) (*figure, 
 		auto = "Evaluation: the methods on each metric"
 	}
 	note := "Bars are labelled with their values (3 significant digits)"
-	if len(lack) > 0 {
-		note += "; no bar where a method has no value: " + strings.Join(lack, ", ")
+	if lack := lackingNote(methods, lacking, len(metrics)); lack != "" {
+		note += "; no bar where a method has no value: " + lack
 	}
 	f := &figure{
 		title:  o.title(auto),
@@ -183,6 +91,109 @@ func evaluationFigure(table MetricTable, metrics []string, o Options) (*figure, 
 	}
 	rows := (len(panels) + cols - 1) / cols
 	return f, labels, vg.Length(rows) * 2.3 * vg.Inch, nil
+}
+
+// tableShape checks table (every value finite, metrics among its metrics; nil metrics: all
+// of them, sorted) and returns its methods in their fixed order, its splits (train first,
+// then test, then the others) and the metrics to draw.
+func tableShape(table MetricTable, metrics []string) (methods, splits, names []string, err error) {
+	have := map[string]bool{}
+	for m, bySplit := range table {
+		methods = append(methods, m)
+		for s, byMetric := range bySplit {
+			if !slices.Contains(splits, s) {
+				splits = append(splits, s)
+			}
+			for name, v := range byMetric {
+				if err := checkFinite(fmt.Sprintf("%s/%s/%s", m, s, name), v); err != nil {
+					return nil, nil, nil, err
+				}
+				have[name] = true
+			}
+		}
+	}
+	if len(have) == 0 {
+		return nil, nil, nil, fmt.Errorf("%w: the metric table is empty", errEmpty)
+	}
+	known := slices.Sorted(maps.Keys(have))
+	if metrics == nil {
+		metrics = known
+	}
+	if len(metrics) == 0 {
+		return nil, nil, nil, fmt.Errorf("%w: no metrics asked for", errEmpty)
+	}
+	for _, name := range metrics {
+		if !have[name] {
+			return nil, nil, nil, fmt.Errorf("plots: no method has the metric %q; fix: use one of %s", name, strings.Join(known, ", "))
+		}
+	}
+	return ordered(methods, methodNames()), ordered(splits, []string{"train", "validation", "test"}), metrics, nil
+}
+
+// metricPanel is the panel of one metric: a group of bars per split, a bar per method that
+// has the metric, labelled with its value. It records in drawn each method's first bars
+// (for the legend) and counts in lacking the methods without a value on some split.
+func metricPanel(table MetricTable, name string, methods, splits []string, drawn map[string]*bars, lacking map[string]int) (*plot.Plot, *barLabels) {
+	var present []*bars
+	scale := metricScale(table, name)
+	for _, m := range methods {
+		v := make([]float64, len(splits))
+		found, missing := false, false
+		for i, s := range splits {
+			x, ok := table[m][s][name]
+			if !ok {
+				x = math.NaN()
+			}
+			v[i], found, missing = x/scale.factor, found || ok, missing || !ok
+		}
+		if missing {
+			lacking[m]++
+		}
+		if found {
+			b := &bars{values: v, color: MethodColor(m)}
+			present = append(present, b)
+			if drawn[m] == nil {
+				drawn[m] = b
+			}
+		}
+	}
+	p := newPanel()
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = nil
+	p.Add(grid)
+	w := 0.8 / float64(len(present))
+	for j, b := range present {
+		b.thickness, b.offset = w, (float64(j)-float64(len(present)-1)/2)*w
+		p.Add(b)
+	}
+	l := newBarLabels(present)
+	p.Add(l)
+	p.NominalX(splits...)
+	p.X.Min, p.X.Max = -0.5, float64(len(splits))-0.5
+	lo := p.Y.Min
+	pad(&p.Y, 0.05)
+	if lo == 0 {
+		p.Y.Min = 0
+	}
+	l.lo, l.hi = p.Y.Min, p.Y.Max
+	p.Title.Text = name
+	p.Y.Label.Text = scale.label
+	return p, l
+}
+
+// lackingNote names the methods that lack a value of some metric, with how many of the
+// metrics (just the names when there is one metric); "" when none does.
+func lackingNote(methods []string, lacking map[string]int, metrics int) string {
+	var lack []string
+	for _, m := range methods {
+		switch n := lacking[m]; {
+		case n > 0 && metrics == 1:
+			lack = append(lack, methodLabel(m))
+		case n > 0:
+			lack = append(lack, fmt.Sprintf("%s for %d of the %d metrics", methodLabel(m), n, metrics))
+		}
+	}
+	return strings.Join(lack, ", ")
 }
 
 // unitScale is the power of ten a metric is drawn in and its axis label.
