@@ -21,8 +21,9 @@
 //   - dice-random: DiCE's random strategy (see RunDice), drawing columns and legal values
 //     (see below); no path, so only counterfactual metrics apply.
 //
-// Each method is one file (quce.go, quceauto.go, ig.go, agi.go, wachter.go, dice.go): its
-// Method name and a runner, which says what the method is (its title, whether it makes a
+// Each method is one file (ig.go, agi.go, dice.go; quce.go holds the three that are the
+// explainer's own search with a configuration each: quce, quce-auto, wachter): its Method
+// name and a runner, which says what the method is (its title, whether it makes a
 // path and whether its counterfactual is its own, which decide the metrics that apply; the
 // methods whose outcomes it reads) and runs it on one split's instances. Adding a method is
 // such a file and its line in registry (methods.go); Run, the metrics, the tables and

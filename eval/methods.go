@@ -35,7 +35,7 @@ type about struct {
 }
 
 // registry lists every method in table order, which is also the order they run in.
-var registry = []runner{quceRunner{}, quceAutoRunner{}, igRunner{}, agiRunner{}, wachterRunner{}, diceRunner{}}
+var registry = []runner{quceRunner, quceAutoRunner, igRunner{}, agiRunner{}, wachterRunner, diceRunner{}}
 
 // AllMethods lists every method in table order.
 var AllMethods = func() []Method {

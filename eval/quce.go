@@ -7,22 +7,42 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
-// QUCE is the QUCE search with the options' Config.
-const QUCE Method = "quce"
+// The methods that are the explainer's own search, each with a configuration of its own.
+const (
+	// QUCE is the QUCE search with the options' Config.
+	QUCE Method = "quce"
+	// QUCEAuto is the QUCE search with λ2 and λ3 chosen per instance (quce.Auto, grid
+	// Options.Auto) under the plausibility bound of Options.PlausibilityQuantile.
+	QUCEAuto Method = "quce-auto"
+	// Wachter is the QUCE search with λ3 = 0 (no uncertainty term).
+	Wachter Method = "wachter"
+)
 
-type quceRunner struct{}
-
-func (quceRunner) about() about {
-	return about{name: QUCE, title: "QUCE", path: true, ownCounterfactual: true}
+// searchRunner is a method that runs the explainer's search (quce.Explainer.Explain) with a
+// configuration of its own.
+type searchRunner struct {
+	a      about
+	config func(s *split) quce.Config
+	what   func(c quce.Config) string // names the search in progress lines and errors
 }
 
-func (quceRunner) run(ctx context.Context, s *split) ([]*outcome, error) {
-	return s.search(ctx, s.cfg, "QUCE")
-}
+var (
+	quceRunner = searchRunner{about{name: QUCE, title: "QUCE", path: true, ownCounterfactual: true},
+		func(s *split) quce.Config { return s.cfg }, func(quce.Config) string { return "QUCE" }}
+	quceAutoRunner = searchRunner{about{name: QUCEAuto, title: "QUCE (automatic λ)", aliases: []string{"auto", "quce_auto"}, path: true, ownCounterfactual: true},
+		func(s *split) quce.Config { return s.autoCfg },
+		func(c quce.Config) string {
+			return fmt.Sprintf("QUCE with automatic λ (%d candidates each)", len(c.Auto.Grid))
+		}}
+	wachterRunner = searchRunner{about{name: Wachter, title: "Wachter (λ3=0)", path: true, ownCounterfactual: true},
+		func(s *split) quce.Config { return s.wachterCfg }, func(quce.Config) string { return "Wachter (λ3 = 0)" }}
+)
 
-// search runs the explainer's search (quce, quce-auto, wachter) with c on the split's
-// instances; what names it in the progress line and in errors.
-func (s *split) search(ctx context.Context, c quce.Config, what string) ([]*outcome, error) {
+func (r searchRunner) about() about { return r.a }
+
+func (r searchRunner) run(ctx context.Context, s *split) ([]*outcome, error) {
+	c := r.config(s)
+	what := r.what(c)
 	s.logf("eval: %s: %s on %d instances (%d steps)", s.name, what, len(s.xs), c.Steps)
 	ex, err := s.d.Explainer.Explain(ctx, c, s.queries)
 	if err != nil {

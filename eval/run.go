@@ -264,19 +264,9 @@ func Run(ctx context.Context, d Data, o Options) (*Report, error) {
 		return nil, err
 	}
 	for _, name := range ev.o.Splits {
-		s, err := ev.newSplit(name)
-		if err != nil {
+		if err := ev.evaluateSplit(ctx, name); err != nil {
 			return nil, err
 		}
-		secs, err := s.runMethods(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ev.logf("eval: %s: metrics", name)
-		if err := measure(ctx, d.Explainer, ev.mdl, ev.o, s.outs); err != nil {
-			return nil, err
-		}
-		ev.record(s, secs)
 	}
 	ev.rep.Seconds = time.Since(start).Seconds()
 	ev.logf("eval: done in %.1f s", ev.rep.Seconds)
@@ -434,6 +424,25 @@ func (ev *evaluation) newSplit(name string) (*split, error) {
 		s.targets[i] = ev.target
 	}
 	return s, nil
+}
+
+// evaluateSplit runs the methods on the named split's instances, measures their outcomes
+// and records them in the report.
+func (ev *evaluation) evaluateSplit(ctx context.Context, name string) error {
+	s, err := ev.newSplit(name)
+	if err != nil {
+		return err
+	}
+	secs, err := s.runMethods(ctx)
+	if err != nil {
+		return err
+	}
+	ev.logf("eval: %s: metrics", name)
+	if err := measure(ctx, ev.d.Explainer, ev.mdl, ev.o, s.outs); err != nil {
+		return err
+	}
+	ev.record(s, secs)
+	return nil
 }
 
 // runMethods runs the chosen methods, and those they need, on the split, and returns each
