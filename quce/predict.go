@@ -14,8 +14,8 @@ import (
 // probabilities returns F(c|x) [rows][classes] for standardised rows, run by ex (compiled
 // from classGraph) in fixed-size chunks (one compiled shape). The model's own outputs must be
 // finite (a NaN or Inf is a *NonFiniteOutputError), unless tolerant is set: a row whose
-// outputs are not finite then has non-finite probabilities, for the caller to count as that
-// row's failure. For a model declared to output probabilities it checks that its finite
+// outputs are not finite then has the probabilities its log-probabilities give (NaN for a
+// NaN output), for the caller to count as that row's failure. For a model declared to output probabilities it checks that its finite
 // outputs are: values outside [0, 1] mean the outputs are logits (or something else), and
 // explaining them as probabilities would be silently wrong.
 func (c *Classifier) probabilities(ctx context.Context, ex *graph.Exec, pts [][]float32, tolerant bool) ([][]float64, error) {
@@ -84,9 +84,10 @@ func (c *Classifier) Predict(b compute.Backend, xs [][]float64) ([][]float64, er
 
 // ClassProbs computes a classifier's class probabilities F(c|x) on one backend with one
 // graph, compiled on first use, for code that walks where the model may break (the
-// evaluation's baselines): a row whose model output is not finite gets non-finite
-// probabilities instead of an error, so that the caller can count it as that row's failure
-// (Explainer.Predict refuses such a row). It is safe for concurrent use.
+// evaluation's baselines): a row whose model output is not finite gets, instead of an
+// error, the probabilities its log-probabilities give (NaN for a NaN output), so that the
+// caller can count it as that row's failure (Explainer.Predict refuses such a row). It is
+// safe for concurrent use.
 type ClassProbs struct {
 	b   compute.Backend
 	clf *Classifier
