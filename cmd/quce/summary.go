@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -26,6 +25,15 @@ type summaryFlags struct {
 	explainFlags
 	groupBy, bins, binNames string
 	bootstrap, permutations int
+}
+
+// summaryRowsHelp is the help of quce summary's flags that mean something else to quce
+// explain.
+var summaryRowsHelp = rowsHelp{
+	n:    "summarise the first n rows of the split, or all (default all)",
+	json: "write the summary as JSON to this file: every figure with its interval, the tests, and each row's cost (- for standard output, the text report then going to standard error)",
+	csv:  "write the summary as a table with one row per column and group (all rows first) to this CSV file (- for standard output, the text report then going to standard error)",
+	svg:  "write the summary's pictures into this folder: summary-columns, summary-cost and, with -group-by, summary-groups (SVG unless -format says otherwise)",
 }
 
 // runSummary explains rows as quce explain does and summarises them as a population
@@ -88,16 +96,7 @@ func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // stderr).
 func parseSummaryFlags(args []string, stderr io.Writer) (*summaryFlags, error) {
 	f := &summaryFlags{}
-	f.stderr = stderr
-	fs := flag.NewFlagSet("quce summary", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
-	f.registerRows(fs, rowsHelp{
-		n:    "summarise the first n rows of the split, or all (default all)",
-		json: "write the summary as JSON to this file: every figure with its interval, the tests, and each row's cost (- for standard output, the text report then going to standard error)",
-		csv:  "write the summary as a table with one row per column and group (all rows first) to this CSV file (- for standard output, the text report then going to standard error)",
-		svg:  "write the summary's pictures into this folder: summary-columns, summary-cost and, with -group-by, summary-groups (SVG unless -format says otherwise)",
-	})
+	fs := f.newFlagSet("quce summary", stderr, summaryRowsHelp)
 	fs.IntVar(&f.top, "top", 10, "columns printed in the text's tables, those most often changed first (0: all)")
 	fs.StringVar(&f.groupBy, "group-by", "", "summarise per group of this column too: a categorical, ordinal or binary column by its values, a numeric one by -bins")
 	fs.StringVar(&f.bins, "bins", "", "with a numeric -group-by column: the cut points of its bins, ascending, e.g. 30,50 for below 30, 30 to below 50, and 50 or more")
