@@ -518,16 +518,12 @@ func cacheKey(ds *data.Dataset, o Options, backendConfig string) string {
 }
 
 // WithPlausibility returns cfg with the plausibility bound that automatic λ and sparsity
-// need (quce.Config.Plausibility): the q-quantile of L_ε over the training rows, so that
-// "plausible" means "as plausible as that share of real rows". A cfg with neither, or with a
-// bound already set, is returned as it is. The result is validated.
+// need (quce.Config.Plausibility): the q-quantile of L_ε over the training rows
+// (quce.Explainer.WithBound). A cfg with neither, or with a bound already set, is returned
+// as it is.
 func (s *Setup) WithPlausibility(cfg quce.Config, q float64) (quce.Config, error) {
 	if (cfg.Auto != nil || cfg.Sparse) && cfg.Plausibility == 0 {
-		bound, err := s.Explainer.PlausibilityBound(s.XTrain, q)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Plausibility, cfg.PlausibilityQuantile = bound, q
+		cfg.PlausibilityQuantile = q
 	}
-	return cfg, cfg.Validate()
+	return s.Explainer.WithBound(cfg, s.XTrain)
 }

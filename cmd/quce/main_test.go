@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
-func cacheDir() string { return testsetup.CacheDir() }
+func cacheDir() string { return pipelinetest.CacheDir() }
 
 // The command paces the garbage collector at gcPercent unless GOGC is set, in which case the
 // runtime's own reading of it stands.

@@ -14,14 +14,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // No error the command reports says "quce: quce:": the library's errors carry the prefix
 // already (a model declared with the wrong outputs is caught by quce.NewClassifier or by
 // the explainer, and reaches the command unwrapped).
 func TestErrorsSayQuceOnce(t *testing.T) {
-	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	wbcCSV := filepath.Join(pipelinetest.Root(), "data", "wbc.csv")
 	for _, tc := range []struct {
 		name, command string
 		args          []string
@@ -194,7 +194,7 @@ func TestExplainMarksDetours(t *testing.T) {
 
 // The README names the -csv table's columns as the file has them, in order.
 func TestREADMEListsTheCSVColumns(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "README.md"))
+	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

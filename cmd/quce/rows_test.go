@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // quceRun runs the command with the test cache and few steps.
@@ -114,7 +114,7 @@ func explainJSON(t *testing.T, args ...string) (explainOut, map[string]any) {
 // wbcLines is data/wbc.csv's lines (lines[0] is line 1, the header).
 func wbcLines(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "data", "wbc.csv"))
+	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "data", "wbc.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
