@@ -215,17 +215,50 @@ func (p *parser) readError(err error) *Error {
 }
 
 func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
-	// Header.
+	header, hline, err := p.readHeader()
+	if err != nil {
+		return nil, err
+	}
+	tcol, err := p.targetColumn(header, hline, opts)
+	if err != nil {
+		return nil, err
+	}
+	specs, err := p.columnSpecs(header, tcol, hline, opts)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{Name: p.name, Target: header[tcol]}
+	t, err := p.layout(d, header, tcol, hline, specs)
+	if err != nil {
+		return nil, err
+	}
+	labs, err := p.readRows(d, t, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.encode(t.cols, p.name); err != nil {
+		return nil, err
+	}
+	if err := p.checkClasses(d, labs); err != nil {
+		return nil, err
+	}
+	numberClasses(d, labs)
+	return d, nil
+}
+
+// readHeader reads the header row and returns the column names, trimmed,
+// and the line it is on.
+func (p *parser) readHeader() ([]string, int, error) {
 	rec, hline, err := p.next()
 	if err == io.EOF {
-		return nil, &Error{
+		return nil, 0, &Error{
 			File:    p.name,
 			Problem: "file is empty",
 			Fix:     "provide a CSV file with a header row naming the columns, then one row per sample",
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	header := make([]string, len(rec))
 	seen := make(map[string]int, len(rec))
@@ -234,10 +267,10 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 		if e := CheckText(h); e != nil {
 			e.File, e.Line = p.name, hline
 			e.Problem = fmt.Sprintf("in header column %d %s", j+1, e.Problem)
-			return nil, e
+			return nil, 0, e
 		}
 		if h == "" {
-			return nil, &Error{
+			return nil, 0, &Error{
 				File:    p.name,
 				Line:    hline,
 				Problem: fmt.Sprintf("header column %d has no name", j+1),
@@ -245,7 +278,7 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 			}
 		}
 		if k, dup := seen[h]; dup {
-			return nil, &Error{
+			return nil, 0, &Error{
 				File:    p.name,
 				Line:    hline,
 				Column:  h,
@@ -256,11 +289,17 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 		seen[h] = j
 		header[j] = h
 	}
+	return header, hline, nil
+}
+
+// targetColumn returns the header index of the target column, opts.Target
+// or the last column, and checks that another column is left for features.
+func (p *parser) targetColumn(header []string, hline int, opts LoadOptions) (int, error) {
 	tcol := len(header) - 1
 	if want := strings.TrimSpace(opts.Target); want != "" {
-		k, ok := seen[want]
-		if !ok {
-			return nil, &Error{
+		tcol = slices.Index(header, want) // the names are unique
+		if tcol < 0 {
+			return 0, &Error{
 				File:    p.name,
 				Line:    hline,
 				Column:  want,
@@ -268,10 +307,9 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 				Fix:     "pass one of the available columns with -target NAME (or leave -target out to use the last column)",
 			}
 		}
-		tcol = k
 	}
 	if len(header) < 2 {
-		return nil, &Error{
+		return 0, &Error{
 			File:    p.name,
 			Line:    hline,
 			Column:  header[tcol],
@@ -279,26 +317,34 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 			Fix:     "add at least one feature column (is the file separated by commas?)",
 		}
 	}
-	specs, err := p.columnSpecs(header, tcol, hline, opts)
-	if err != nil {
-		return nil, err
-	}
-	d := &Dataset{Name: p.name, Target: header[tcol]}
+	return tcol, nil
+}
+
+// columnLayout says what each header column holds.
+type columnLayout struct {
+	header []string
+	tcol   int // header index of the target column
 	// pos[j] is the column state of header column j, nil for the target
 	// and ignored columns.
-	pos := make([]*colState, len(header))
-	var cols []*colState
+	pos  []*colState
+	cols []*colState // the feature columns, in header order
+}
+
+// layout sets up a column state for each feature column and records the
+// ignored columns in d.Ignored.
+func (p *parser) layout(d *Dataset, header []string, tcol, hline int, specs map[string]TypeSpec) (*columnLayout, error) {
+	t := &columnLayout{header: header, tcol: tcol, pos: make([]*colState, len(header))}
 	for j, h := range header {
 		switch spec, ok := specs[h]; {
 		case j == tcol:
 		case ok && spec.Type == Ignored:
 			d.Ignored = append(d.Ignored, h)
 		default:
-			pos[j] = newColState(h, len(cols), spec)
-			cols = append(cols, pos[j])
+			t.pos[j] = newColState(h, len(t.cols), spec)
+			t.cols = append(t.cols, t.pos[j])
 		}
 	}
-	if len(cols) == 0 {
+	if len(t.cols) == 0 {
 		return nil, &Error{
 			File:    p.name,
 			Line:    hline,
@@ -306,14 +352,19 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 			Fix:     "ignore fewer columns with -ignore and -types NAME=ignore",
 		}
 	}
-	nf := len(cols)
+	return t, nil
+}
 
-	// Data rows. Classes are numbered in order of first appearance while
-	// reading and renumbered at the end (see classOrder).
+// readRows reads the data rows into d.X, d.Y and d.Lines (counting rows
+// dropped for missing values in d.Dropped) and returns the classes seen.
+// Classes are numbered in order of first appearance while reading and
+// renumbered at the end (see classOrder).
+func (p *parser) readRows(d *Dataset, t *columnLayout, opts LoadOptions) (*labelSet, error) {
 	var (
 		labs labelSet
 		slab []float64
 	)
+	nf := len(t.cols)
 	for {
 		rec, line, err := p.next()
 		if err == io.EOF {
@@ -322,70 +373,22 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(rec) != len(header) {
-			return nil, &Error{
-				File:    p.name,
-				Line:    line,
-				Problem: fmt.Sprintf("row has %d cells but the header has %d", len(rec), len(header)),
-				Fix:     "give every row one cell per header column (look for missing or extra commas; quote cells that contain commas)",
-			}
+		keep, err := p.checkRow(rec, line, t, opts)
+		if err != nil {
+			return nil, err
 		}
-		for j, cell := range rec {
-			rec[j] = strings.TrimSpace(cell)
-		}
-		// Missing values first, so that a dropped row leaves no trace.
-		if j := firstMissing(rec, pos, tcol); j >= 0 {
-			if opts.DropMissing {
-				d.Dropped++
-				continue
-			}
-			cl, _ := p.cr.FieldPos(j)
-			return nil, missingError(p.name, cl, header[j], rec[j], j == tcol)
-		}
-		for j, cell := range rec {
-			if pos[j] == nil && j != tcol {
-				continue // an ignored column is not read
-			}
-			if e := CheckText(cell); e != nil {
-				e.File, e.Column = p.name, header[j]
-				e.Line, _ = p.cr.FieldPos(j)
-				return nil, e
-			}
+		if !keep {
+			d.Dropped++
+			continue
 		}
 		if len(slab) < nf {
 			slab = make([]float64, max(nf, slabFloats/nf*nf))
 		}
 		row := slab[:nf:nf]
 		slab = slab[nf:]
-		y := 0
-		for j, s := range rec {
-			if j == tcol {
-				var ok bool
-				if y, ok = labs.find(s); ok {
-					continue
-				}
-				if len(labs.text) == MaxClasses {
-					cl, _ := p.cr.FieldPos(j)
-					return nil, &Error{
-						File:   p.name,
-						Line:   cl,
-						Column: header[j],
-						Value:  clip(s),
-						Problem: fmt.Sprintf("is distinct value number %d in the target column (first seen: %s, ...); at most %d classes are supported, so the column is probably a continuous measurement, not a class label",
-							MaxClasses+1, quoteList(labs.text[:3]), MaxClasses),
-						Fix: fmt.Sprintf("choose the class column with -target NAME (or group the values into at most %d classes)", MaxClasses),
-					}
-				}
-				y = labs.add(s)
-				continue
-			}
-			if c := pos[j]; c != nil {
-				if e := c.add(s, row, d.X, p.cr, j); e != nil {
-					e.File = p.name
-					e.Line, _ = p.cr.FieldPos(j)
-					return nil, e
-				}
-			}
+		y, err := p.readCells(rec, row, d.X, t, &labs)
+		if err != nil {
+			return nil, err
 		}
 		d.X = append(d.X, row)
 		d.Y = append(d.Y, y)
@@ -403,11 +406,94 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 		}
 		return nil, e
 	}
-	if err := d.encode(cols, p.name); err != nil {
-		return nil, err
+	return &labs, nil
+}
+
+// checkRow trims the cells of the data row rec in place and checks its
+// length, missing values and text. keep is false for a row with a missing
+// value that opts.DropMissing drops.
+func (p *parser) checkRow(rec []string, line int, t *columnLayout, opts LoadOptions) (keep bool, err error) {
+	if len(rec) != len(t.header) {
+		return false, &Error{
+			File:    p.name,
+			Line:    line,
+			Problem: fmt.Sprintf("row has %d cells but the header has %d", len(rec), len(t.header)),
+			Fix:     "give every row one cell per header column (look for missing or extra commas; quote cells that contain commas)",
+		}
 	}
+	for j, cell := range rec {
+		rec[j] = strings.TrimSpace(cell)
+	}
+	// Missing values first, so that a dropped row leaves no trace.
+	if j := firstMissing(rec, t.pos, t.tcol); j >= 0 {
+		if opts.DropMissing {
+			return false, nil
+		}
+		cl, _ := p.cr.FieldPos(j)
+		return false, missingError(p.name, cl, t.header[j], rec[j], j == t.tcol)
+	}
+	for j, cell := range rec {
+		if t.pos[j] == nil && j != t.tcol {
+			continue // an ignored column is not read
+		}
+		if e := CheckText(cell); e != nil {
+			e.File, e.Column = p.name, t.header[j]
+			e.Line, _ = p.cr.FieldPos(j)
+			return false, e
+		}
+	}
+	return true, nil
+}
+
+// readCells reads the feature cells of the checked row rec into row
+// (rows are the rows read before it) and returns the row's class.
+func (p *parser) readCells(rec []string, row []float64, rows [][]float64, t *columnLayout, labs *labelSet) (int, error) {
+	y := 0
+	for j, s := range rec {
+		if j == t.tcol {
+			var err error
+			if y, err = p.readClass(s, j, t, labs); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if c := t.pos[j]; c != nil {
+			if e := c.add(s, row, rows, p.cr, j); e != nil {
+				e.File = p.name
+				e.Line, _ = p.cr.FieldPos(j)
+				return 0, e
+			}
+		}
+	}
+	return y, nil
+}
+
+// readClass returns the class number of the target cell s in header
+// column j, adding it to labs if it is new.
+func (p *parser) readClass(s string, j int, t *columnLayout, labs *labelSet) (int, error) {
+	if y, ok := labs.find(s); ok {
+		return y, nil
+	}
+	if len(labs.text) == MaxClasses {
+		cl, _ := p.cr.FieldPos(j)
+		return 0, &Error{
+			File:   p.name,
+			Line:   cl,
+			Column: t.header[j],
+			Value:  clip(s),
+			Problem: fmt.Sprintf("is distinct value number %d in the target column (first seen: %s, ...); at most %d classes are supported, so the column is probably a continuous measurement, not a class label",
+				MaxClasses+1, quoteList(labs.text[:3]), MaxClasses),
+			Fix: fmt.Sprintf("choose the class column with -target NAME (or group the values into at most %d classes)", MaxClasses),
+		}
+	}
+	return labs.add(s), nil
+}
+
+// checkClasses checks that the target column of d, with the classes labs,
+// holds class labels: at least two, and not too many numbers.
+func (p *parser) checkClasses(d *Dataset, labs *labelSet) error {
 	if len(labs.text) < 2 {
-		return nil, &Error{
+		return &Error{
 			File:    p.name,
 			Column:  d.Target,
 			Problem: fmt.Sprintf("target column has only one class (%q); a classifier needs at least two", clip(labs.text[0])),
@@ -415,7 +501,7 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 		}
 	}
 	if n := len(labs.text); n > MaxNumericClasses && !slices.Contains(labs.isNum, false) {
-		return nil, &Error{
+		return &Error{
 			File:   p.name,
 			Column: d.Target,
 			Problem: fmt.Sprintf("the target column holds %d distinct numbers (from %s to %s) in %d rows, so it looks like a measurement, not class labels; at most %d classes written as numbers are accepted",
@@ -423,6 +509,12 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 			Fix: fmt.Sprintf("choose the class column with -target NAME, or group the values into at most %d classes (bands such as 18-29, 30-44); classes that are numbered codes can be written as text (c1, c2, ...)", MaxNumericClasses),
 		}
 	}
+	return nil
+}
+
+// numberClasses renumbers d.Y from order of first appearance to the final
+// class order (see classOrder) and sets d.Labels.
+func numberClasses(d *Dataset, labs *labelSet) {
 	order := labs.classOrder()
 	remap := make([]int, len(order))
 	identity := true
@@ -439,7 +531,6 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 	for c, old := range order {
 		d.Labels[c] = labs.text[old]
 	}
-	return d, nil
 }
 
 // columnSpecs checks opts.Types and opts.Ignore against the header and

@@ -11,8 +11,8 @@ import (
 
 	"github.com/gomlx/gomlx/core/graph"
 
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -27,7 +27,7 @@ func (m nanModel) Forward(x *graph.Node) *graph.Node {
 
 // nanSetup is W-BC with its classifier replaced by nanModel (the VAE and scaler kept).
 func nanSetup(t *testing.T) *pipeline.Setup {
-	s := *testsetup.WBC(t)
+	s := *pipelinetest.WBC(t)
 	s.Model = nanModel{len(s.Data.Features)}
 	clf, err := quce.NewClassifier(s.Model, quce.Standardized, quce.Logits, s.Scaler)
 	if err != nil {
@@ -58,7 +58,7 @@ func TestNaNModelIsNeverValid(t *testing.T) {
 	// result, and the tables and the JSON hold no NaN or Inf.
 	o.Methods = []Method{QUCE, Wachter}
 	o.Config.LearningRate = 1e9
-	wbc := testsetup.WBC(t)
+	wbc := pipelinetest.WBC(t)
 	// Every column's range open (inside the default box, the observed range, the search
 	// bounces between the box's corners instead of running away).
 	o.Constraints.Bounds = map[string][2]float64{}
@@ -99,7 +99,7 @@ func TestNaNModelIsNeverValid(t *testing.T) {
 	}
 
 	// DiCE-random alone, as RunDice runs it: no NaN candidate is a counterfactual.
-	xs := testsetup.WBC(t).XTest[:2]
+	xs := pipelinetest.WBC(t).XTest[:2]
 	lo, hi := trainRange(s.XTrain)
 	dr, err := RunDice(context.Background(), s.Backend, s.Explainer.Classifier(), xs, nil, lo, hi, DiceConfig{Samples: 20}, 0.5, 1)
 	if err != nil {
@@ -130,7 +130,7 @@ func TestNoneSucceeded(t *testing.T) {
 // Cancelling stops an evaluation in every phase: cancelled from the progress line that
 // starts the phase (an event, not a race), Run returns context.Canceled and no report.
 func TestEvalCancelStopsEveryPhase(t *testing.T) {
-	s := testsetup.WBC(t)
+	s := pipelinetest.WBC(t)
 	for _, phase := range []string{"QUCE on", "straight-line IG", "automatic λ", "Wachter", "AGI on", "DiCE-random on", "metrics"} {
 		t.Run(phase, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -15,7 +15,7 @@ import (
 // float32 cannot hold), that the methods reach from inside, and a frozen column that reads as
 // given.
 func TestRunBoundsExact(t *testing.T) {
-	s := testsetup.WBC(t)
+	s := pipelinetest.WBC(t)
 	e := s.Explainer
 	sc := e.Scaler()
 	o := DefaultOptions()

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -131,7 +131,7 @@ func TestRunMixedConstrained(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every method on German credit")
 	}
-	rep, projected := runConstrained(t, testsetup.German(t), germanConstraints)
+	rep, projected := runConstrained(t, pipelinetest.German(t), germanConstraints)
 	if projected == 0 {
 		t.Error("no AGI end needed projecting: the case does not test it")
 	}
@@ -178,7 +178,7 @@ func TestRunNumericConstrained(t *testing.T) {
 			Bounds:   map[string][2]float64{"petal_length": {1, 7}},
 		}},
 	} {
-		t.Run(tc.kind, func(t *testing.T) { runConstrained(t, testsetup.KindNamed(t, tc.kind), tc.cons) })
+		t.Run(tc.kind, func(t *testing.T) { runConstrained(t, pipelinetest.KindNamed(t, tc.kind), tc.cons) })
 	}
 }
 
@@ -249,7 +249,7 @@ func runConstrained(t *testing.T, s *pipeline.Setup, cons quce.Constraints) (*Re
 // Constraints that cannot hold are refused before any search, naming the flag and, for a
 // bound that excludes an instance, the instance.
 func TestRunConstraintErrors(t *testing.T) {
-	s := testsetup.German(t)
+	s := pipelinetest.German(t)
 	var all []string
 	for _, c := range s.Explainer.Columns() {
 		all = append(all, c.Name)
@@ -282,7 +282,7 @@ func TestRunConstraintErrors(t *testing.T) {
 // Every candidate DiCE-random draws on German credit is a legal row that keeps the
 // constraints, and the draws do change every kind of column (the check is not vacuous).
 func TestDiceSpaceDrawsLegalRows(t *testing.T) {
-	s := testsetup.German(t)
+	s := pipelinetest.German(t)
 	e := s.Explainer
 	cols, sc := e.Columns(), e.Scaler()
 	lo, hi := trainRange(s.XTrain)

@@ -15,8 +15,8 @@ import (
 
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/vae"
 )
 
@@ -123,8 +123,8 @@ func TestRunSmallCSV(t *testing.T) {
 	t.Logf("\n%s", out)
 }
 
-// wbc is W-BC with the default models (see internal/testsetup).
-func wbc(t testing.TB) *pipeline.Setup { return testsetup.WBC(t) }
+// wbc is W-BC with the default models (see pipeline/pipelinetest).
+func wbc(t testing.TB) *pipeline.Setup { return pipelinetest.WBC(t) }
 
 // On W-BC with the default settings and a few instances: AGI paths stop exactly at the
 // flip, DiCE-random counterfactuals are valid and inside the training range, the metrics

@@ -4,13 +4,13 @@ import (
 	"context"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // The evaluation runs on a user's multi-class model (a PyTorch MLP for Iris, as ONNX): every
 // method reaches the named target class, and AGI and DiCE-random move towards it.
 func TestEvalOnMultiClassUserModel(t *testing.T) {
-	s := testsetup.KindNamed(t, "onnx-iris-logit")
+	s := pipelinetest.KindNamed(t, "onnx-iris-logit")
 	if s.Data.NumClasses() != 3 {
 		t.Fatalf("%s: %d classes", s.Data.Name, s.Data.NumClasses())
 	}

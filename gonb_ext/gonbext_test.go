@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	gonbext "github.com/quce-go/quce/gonb_ext"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -20,7 +20,7 @@ func TestOutsideNotebook(t *testing.T) {
 	}
 	dir := t.TempDir()
 	t.Setenv("QUCE_OUTPUT_DIR", dir)
-	s, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: testsetup.CacheDir()})
+	s, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: pipelinetest.CacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

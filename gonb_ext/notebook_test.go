@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // notebook is a saved notebook's cells: each cell's source and its outputs' text.
@@ -89,7 +89,7 @@ func prose(format string, v ...any) string {
 // Notebook 1's text quotes the numbers of its saved outputs, not those of an older run: each
 // claim below is built from the outputs and must appear in the text that reads them.
 func TestQuickstartProseQuotesItsOutputs(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "notebooks", "01_quickstart.ipynb"))
+	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "notebooks", "01_quickstart.ipynb"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // tables are the rows of the HTML tables in html, each a list of its cells' text.
@@ -41,7 +41,7 @@ func row(t *testing.T, rows [][]string, first ...string) []string {
 // Notebook 7's text quotes the numbers of its saved outputs: each claim below is built from
 // the outputs and must appear in the text that reads them.
 func TestPopulationProseQuotesItsOutputs(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "notebooks", "07_population.ipynb"))
+	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "notebooks", "07_population.ipynb"))
 	if err != nil {
 		t.Fatal(err)
 	}

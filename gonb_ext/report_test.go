@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	gonbext "github.com/quce-go/quce/gonb_ext"
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/plots"
 	"github.com/quce-go/quce/quce"
 )
@@ -14,7 +14,7 @@ import (
 // path); a column that ends unchanged with an attribution is marked in the table, with the
 // note that explains the mark.
 func TestExplanationSaysWhatHappened(t *testing.T) {
-	s := testsetup.WBC(t)
+	s := pipelinetest.WBC(t)
 	probs, err := s.Explainer.Predict(s.XTest[:1])
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestExplanationSaysWhatHappened(t *testing.T) {
 		t.Errorf("already the target: %s", html)
 	}
 
-	g := testsetup.German(t)
+	g := pipelinetest.German(t)
 	gex, err := gonbext.Explain(g, cfg, g.XTest[:2])
 	if err != nil {
 		t.Fatal(err)

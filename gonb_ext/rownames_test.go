@@ -5,13 +5,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
 // Rows are named by their CSV line, as in the command-line tool; new instances by position.
 func TestRowNames(t *testing.T) {
-	s := testsetup.WBC(t)
+	s := pipelinetest.WBC(t)
 	other := append([]float64(nil), s.XTest[0]...)
 	other[0] += 1
 	got := rowNames(s, [][]float64{s.XTest[0], s.XTrain[3], other})
@@ -27,7 +27,7 @@ func TestRowNames(t *testing.T) {
 // values and the columns the counterfactual leaves unchanged are reported exactly as in the
 // file, not through a float32 round trip of the scaler.
 func TestExplainReportsTheRowAsRead(t *testing.T) {
-	s := testsetup.WBC(t)
+	s := pipelinetest.WBC(t)
 	cfg := quce.DefaultConfig()
 	cfg.Steps = 50
 	i := 0

@@ -8,8 +8,8 @@ import (
 
 	"github.com/quce-go/quce/data"
 	gonbext "github.com/quce-go/quce/gonb_ext"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/population"
 	"github.com/quce-go/quce/quce"
 )
@@ -22,7 +22,7 @@ func TestShowSummary(t *testing.T) {
 	}
 	dir := t.TempDir()
 	t.Setenv("QUCE_OUTPUT_DIR", dir)
-	s, err := gonbext.Prepare(pipeline.Options{Data: data.GermanCredit(), SplitSeed: 1, CacheDir: testsetup.CacheDir()})
+	s, err := gonbext.Prepare(pipeline.Options{Data: data.GermanCredit(), SplitSeed: 1, CacheDir: pipelinetest.CacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

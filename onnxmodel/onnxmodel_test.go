@@ -22,8 +22,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/quce-go/quce/gomlxmodel"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/onnxmodel"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -550,7 +550,7 @@ func TestOutputActivationChains(t *testing.T) {
 // and the weight.
 func TestNonFiniteWeights(t *testing.T) {
 	for _, v := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
-		path := testsetup.EditedONNX(t, "models/wbc_raw.onnx", "1.0.weight", func(w []float32) { w[7] = v })
+		path := pipelinetest.EditedONNX(t, "models/wbc_raw.onnx", "1.0.weight", func(w []float32) { w[7] = v })
 		_, err := onnxmodel.Load(path, onnxmodel.Options{})
 		for _, want := range []string{path, `"1.0.weight"`, fmt.Sprint(v), "position 7", "fix:"} {
 			if err == nil || !strings.Contains(err.Error(), want) {

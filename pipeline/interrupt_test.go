@@ -31,11 +31,19 @@ func TestInterruptLeavesNoHalfWrittenCache(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The two models train at the same time. The interrupt goes out on the event that both
+	// the classifier is in the cache and the VAE's training has begun; the VAE cannot finish
+	// first, however fast training gets: the program gives it no epoch or step limit in reach.
 	sc := bufio.NewScanner(stdout)
-	// The two models train at the same time; the classifier is done well before the VAE.
-	for sc.Scan() && !strings.HasPrefix(sc.Text(), "trained the classifier") {
+	var classifierSaved, vaeTraining bool
+	for !(classifierSaved && vaeTraining) && sc.Scan() {
+		classifierSaved = classifierSaved || strings.HasPrefix(sc.Text(), "trained the classifier")
+		vaeTraining = vaeTraining || strings.HasPrefix(sc.Text(), "training the VAE")
 	}
-	time.Sleep(300 * time.Millisecond)
+	if !(classifierSaved && vaeTraining) {
+		cmd.Process.Kill()
+		t.Fatalf("the program's output ended before the classifier was saved while the VAE trained (%v)", cmd.Wait())
+	}
 	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()

@@ -9,9 +9,9 @@ import (
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/gomlxmodel"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/onnxmodel"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -38,11 +38,11 @@ func linear(t *testing.T, j, c int) quce.Model {
 
 // A user's model that does not fit the data is refused before any training, with the fix.
 func TestUserModelMustFitTheData(t *testing.T) {
-	iris, err := testsetup.Iris()
+	iris, err := pipelinetest.Iris()
 	if err != nil {
 		t.Fatal(err)
 	}
-	named, err := onnxmodel.Load(testsetup.Fixture("models/iris.onnx"), onnxmodel.Options{})
+	named, err := onnxmodel.Load(pipelinetest.Fixture("models/iris.onnx"), onnxmodel.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestUserModelMustFitTheData(t *testing.T) {
 	}
 	// Two outputs on a binary target are accepted (softmax over two logits); the model,
 	// whose two logits are equal, is weak, so explaining it is asked for.
-	if _, err := pipeline.Prepare(pipeline.Options{Model: linear(t, 30, 2), SplitSeed: 1, CacheDir: testsetup.CacheDir(), AllowWeakModel: true}); err != nil {
+	if _, err := pipeline.Prepare(pipeline.Options{Model: linear(t, 30, 2), SplitSeed: 1, CacheDir: pipelinetest.CacheDir(), AllowWeakModel: true}); err != nil {
 		t.Errorf("two outputs on a binary target: %v", err)
 	}
 }

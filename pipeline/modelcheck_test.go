@@ -9,9 +9,9 @@ import (
 
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/onnxmodel"
 	. "github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/vae"
 )
 
@@ -19,11 +19,11 @@ import (
 // with the order that fits found from the confusion matrix; a wrong ModelClasses is an
 // error naming the option and the data's labels.
 func TestModelCheckClassOrder(t *testing.T) {
-	iris, err := testsetup.Iris()
+	iris, err := pipelinetest.Iris()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := onnxmodel.Load(testsetup.Fixture("models/iris.onnx"), onnxmodel.Options{})
+	m, err := onnxmodel.Load(pipelinetest.Fixture("models/iris.onnx"), onnxmodel.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestModelCheckClassOrder(t *testing.T) {
 	}
 	// AllowWeakModel explains it anyway, with a warning.
 	s, err := Prepare(Options{Data: iris, Model: m, SplitSeed: 1, ModelClasses: []string{"versicolor", "virginica", "setosa"},
-		AllowWeakModel: true, CacheDir: testsetup.CacheDir()})
+		AllowWeakModel: true, CacheDir: pipelinetest.CacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,88 +129,30 @@ func Prepare(opts Options) (*Setup, error) {
 	if ds == nil {
 		ds = data.WBC()
 	}
-	if opts.TestFraction == 0 {
-		opts.TestFraction = 0.2
-	}
-	if opts.Classifier.Epochs == 0 {
-		opts.Classifier = classifier.DefaultConfig()
-	}
-	if opts.Model != nil {
-		if opts.ModelInput == "" {
-			opts.ModelInput = quce.Raw
-		}
-		if opts.ModelOutput == "" {
-			opts.ModelOutput = quce.Logits
-		}
-		if err := checkModel(opts.Model, ds); err != nil {
-			return nil, err
-		}
-	} else {
-		if opts.ModelClasses != nil || opts.ModelScaler != nil {
-			return nil, optionErrorf("{ModelClasses} and {ModelScaler} describe a user's {Model}, but none is given and the built-in classifier is trained on the data's own classes and standardisation; fix: drop them, or give {Model}")
-		}
-		opts.ModelInput, opts.ModelOutput = quce.Standardized, quce.Logits
-	}
-	if opts.VAE.MaxEpochs == 0 {
-		opts.VAE = vae.DefaultConfig()
-	}
-	// The VAE learns a categorical column's one-hot block with a categorical likelihood.
-	opts.VAE.Categorical = nil
-	for _, c := range ds.Columns {
-		if c.Type == data.Categorical {
-			opts.VAE.Categorical = append(opts.VAE.Categorical, vae.Block{Start: c.Start, Width: c.Width})
-		}
+	if err := resolveOptions(&opts, ds); err != nil {
+		return nil, err
 	}
 	b, info, err := backend.Default()
 	if err != nil {
 		return nil, err
 	}
-	trIdx, teIdx, err := data.Split(ds, opts.TestFraction, opts.SplitSeed)
+	s, train, test, err := splitAndScale(opts, ds, b, info)
 	if err != nil {
 		return nil, err
 	}
-	s := &Setup{Options: opts, Data: ds, TrainIdx: trIdx, TestIdx: teIdx, Backend: b, BackendInfo: info}
-	train, test := ds.Subset(trIdx), ds.Subset(teIdx)
-	s.Scaler = ds.FitScaler(train.X)
-	s.XTrain, s.XTest = s.Scaler.Transform(train.X), s.Scaler.Transform(test.X)
 	xtr, xte := data.ToFloat32(s.XTrain), data.ToFloat32(s.XTest)
 
 	// A user's model is scored before anything is trained, so a model read with its
 	// classes in the wrong order or fed the wrong units is refused at once.
 	var clf *quce.Classifier
 	if opts.Model != nil {
-		if clf, err = userClassifier(opts, ds, s.Scaler); err != nil {
+		if clf, err = s.checkUserModel(logf, train.Y); err != nil {
 			return nil, err
-		}
-		if s.ModelCheck, err = scoreModel(b, clf, opts, ds, s.XTrain, train.Y, trIdx); err != nil {
-			return nil, err
-		}
-		logModelCheck(logf, s.ModelCheck)
-		if s.ModelCheck.Weak && !opts.AllowWeakModel {
-			return nil, refusal(s.ModelCheck, opts, ds)
-		}
-		if s.ModelCheck.Weak {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("the model %s fails the check before explaining (%s); it is explained anyway, as asked", modelName(opts), s.ModelCheck.Problem))
 		}
 	}
 
-	s.CacheKey = cacheKey(ds, opts, info.Config)
-	var dir string
-	if opts.CacheDir != "" {
-		dir = filepath.Join(opts.CacheDir, s.CacheKey)
-	}
-	var clfPath, vaePath string // "" without a cache: nothing is loaded or saved
-	if dir != "" {
-		clfPath, vaePath = filepath.Join(dir, "classifier"), filepath.Join(dir, "vae")
-	}
-
-	s.Model = opts.Model
-	if s.Model == nil {
-		if s.Classifier, err = loadCached(clfPath, classifier.Load, s); err != nil {
-			return nil, err
-		}
-	}
-	if s.VAE, err = loadCached(vaePath, vae.Load, s); err != nil {
+	clfPath, vaePath := s.cachePaths()
+	if err := s.loadCachedModels(clfPath, vaePath); err != nil {
 		return nil, err
 	}
 	// The classifier and the VAE do not depend on each other, so what the cache lacks is
@@ -228,6 +170,133 @@ func Prepare(opts Options) (*Setup, error) {
 		tb = small
 	}
 	logf = serialized(logf)
+	if err := s.trainMissingModels(logf, tb, clfPath, vaePath, xtr, train.Y); err != nil {
+		return nil, err
+	}
+	if s.Model == nil {
+		s.Model = s.Classifier
+	}
+	s.Cached = s.ClassifierSeconds == 0 && s.VAESeconds == 0
+	if clf == nil { // the built-in classifier: scored, and only warned about
+		if clf, err = s.checkBuiltInClassifier(logf, train.Y); err != nil {
+			return nil, err
+		}
+	}
+	s.TrainAccuracy = s.ModelCheck.Accuracy
+	if err := s.buildExplainer(clf, small); err != nil {
+		return nil, err
+	}
+	if err := s.diagnose(logf, xtr, xte, test.Y); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// resolveOptions fills in the defaults of opts for the data ds and checks a user's model
+// against the data.
+func resolveOptions(opts *Options, ds *data.Dataset) error {
+	if opts.TestFraction == 0 {
+		opts.TestFraction = 0.2
+	}
+	if opts.Classifier.Epochs == 0 {
+		opts.Classifier = classifier.DefaultConfig()
+	}
+	if opts.Model != nil {
+		if opts.ModelInput == "" {
+			opts.ModelInput = quce.Raw
+		}
+		if opts.ModelOutput == "" {
+			opts.ModelOutput = quce.Logits
+		}
+		if err := checkModel(opts.Model, ds); err != nil {
+			return err
+		}
+	} else {
+		if opts.ModelClasses != nil || opts.ModelScaler != nil {
+			return optionErrorf("{ModelClasses} and {ModelScaler} describe a user's {Model}, but none is given and the built-in classifier is trained on the data's own classes and standardisation; fix: drop them, or give {Model}")
+		}
+		opts.ModelInput, opts.ModelOutput = quce.Standardized, quce.Logits
+	}
+	if opts.VAE.MaxEpochs == 0 {
+		opts.VAE = vae.DefaultConfig()
+	}
+	// The VAE learns a categorical column's one-hot block with a categorical likelihood.
+	opts.VAE.Categorical = nil
+	for _, c := range ds.Columns {
+		if c.Type == data.Categorical {
+			opts.VAE.Categorical = append(opts.VAE.Categorical, vae.Block{Start: c.Start, Width: c.Width})
+		}
+	}
+	return nil
+}
+
+// splitAndScale makes the Setup of ds with its seeded stratified split and the scaler fitted
+// on the training split, and returns the two splits as read.
+func splitAndScale(opts Options, ds *data.Dataset, b compute.Backend, info backend.Info) (s *Setup, train, test *data.Dataset, err error) {
+	trIdx, teIdx, err := data.Split(ds, opts.TestFraction, opts.SplitSeed)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s = &Setup{Options: opts, Data: ds, TrainIdx: trIdx, TestIdx: teIdx, Backend: b, BackendInfo: info}
+	train, test = ds.Subset(trIdx), ds.Subset(teIdx)
+	s.Scaler = ds.FitScaler(train.X)
+	s.XTrain, s.XTest = s.Scaler.Transform(train.X), s.Scaler.Transform(test.X)
+	return s, train, test, nil
+}
+
+// checkUserModel scores a user's model on the training split (labels trainY) and refuses
+// it, unless AllowWeakModel, when it fails its check.
+func (s *Setup) checkUserModel(logf func(string, ...any), trainY []int) (*quce.Classifier, error) {
+	opts, ds := s.Options, s.Data
+	clf, err := userClassifier(opts, ds, s.Scaler)
+	if err != nil {
+		return nil, err
+	}
+	if s.ModelCheck, err = scoreModel(s.Backend, clf, opts, ds, s.XTrain, trainY, s.TrainIdx); err != nil {
+		return nil, err
+	}
+	logModelCheck(logf, s.ModelCheck)
+	if s.ModelCheck.Weak && !opts.AllowWeakModel {
+		return nil, refusal(s.ModelCheck, opts, ds)
+	}
+	if s.ModelCheck.Weak {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the model %s fails the check before explaining (%s); it is explained anyway, as asked", modelName(opts), s.ModelCheck.Problem))
+	}
+	return clf, nil
+}
+
+// cachePaths sets s.CacheKey and returns where the cache keeps the classifier and the VAE:
+// "" without a cache, where nothing is loaded or saved.
+func (s *Setup) cachePaths() (clfPath, vaePath string) {
+	s.CacheKey = cacheKey(s.Data, s.Options, s.BackendInfo.Config)
+	if s.Options.CacheDir != "" {
+		dir := filepath.Join(s.Options.CacheDir, s.CacheKey)
+		clfPath, vaePath = filepath.Join(dir, "classifier"), filepath.Join(dir, "vae")
+	}
+	return clfPath, vaePath
+}
+
+// loadCachedModels sets s.Model to the user's model, or loads the built-in classifier from
+// the cache, and loads the VAE from the cache; what the cache lacks stays nil.
+func (s *Setup) loadCachedModels(clfPath, vaePath string) error {
+	var err error
+	s.Model = s.Options.Model
+	if s.Model == nil {
+		if s.Classifier, err = loadCached(clfPath, classifier.Load, s); err != nil {
+			return err
+		}
+	}
+	if s.VAE, err = loadCached(vaePath, vae.Load, s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// trainMissingModels trains on tb, at the same time, the models that neither the user gave
+// nor the cache held, on the standardised training rows xtr with labels trainY, and saves
+// them to the cache.
+func (s *Setup) trainMissingModels(logf func(string, ...any), tb compute.Backend, clfPath, vaePath string, xtr [][]float32, trainY []int) error {
+	opts, ds := s.Options, s.Data
 	var training sync.WaitGroup
 	var clfErr, vaeErr error
 	if s.Model == nil && s.Classifier == nil {
@@ -237,7 +306,7 @@ func Prepare(opts Options) (*Setup, error) {
 				func(p budget.Progress) (*classifier.Classifier, error) {
 					cc := opts.Classifier
 					cc.Progress = p
-					return classifier.Train(tb, xtr, train.Y, ds.NumClasses(), cc)
+					return classifier.Train(tb, xtr, trainY, ds.NumClasses(), cc)
 				})
 		})
 	}
@@ -250,54 +319,68 @@ func Prepare(opts Options) (*Setup, error) {
 		})
 	}
 	training.Wait()
-	if err := errors.Join(clfErr, vaeErr); err != nil {
-		return nil, err
-	}
-	if s.Model == nil {
-		s.Model = s.Classifier
-	}
-	s.Cached = s.ClassifierSeconds == 0 && s.VAESeconds == 0
-	if clf == nil { // the built-in classifier: scored, and only warned about
-		if clf, err = quce.NewClassifier(s.Model, opts.ModelInput, opts.ModelOutput, s.Scaler); err != nil {
-			return nil, err
-		}
-		if s.ModelCheck, err = scoreModel(b, clf, opts, ds, s.XTrain, train.Y, trIdx); err != nil {
-			return nil, err
-		}
-		logModelCheck(logf, s.ModelCheck)
-		if s.ModelCheck.Weak {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("the built-in classifier is weak on the %d training rows: %s; its explanations describe a model that has learnt little", s.ModelCheck.Rows, s.ModelCheck.Problem))
-		}
-	}
-	s.TrainAccuracy = s.ModelCheck.Accuracy
-	s.Explainer, err = quce.New(b, clf, s.VAE, s.Scaler, ds.Features)
+	return errors.Join(clfErr, vaeErr)
+}
+
+// checkBuiltInClassifier scores the built-in classifier on the training split (labels
+// trainY) and warns when it is weak.
+func (s *Setup) checkBuiltInClassifier(logf func(string, ...any), trainY []int) (*quce.Classifier, error) {
+	opts := s.Options
+	clf, err := quce.NewClassifier(s.Model, opts.ModelInput, opts.ModelOutput, s.Scaler)
 	if err != nil {
 		return nil, err
 	}
+	if s.ModelCheck, err = scoreModel(s.Backend, clf, opts, s.Data, s.XTrain, trainY, s.TrainIdx); err != nil {
+		return nil, err
+	}
+	logModelCheck(logf, s.ModelCheck)
+	if s.ModelCheck.Weak {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("the built-in classifier is weak on the %d training rows: %s; its explanations describe a model that has learnt little", s.ModelCheck.Rows, s.ModelCheck.Problem))
+	}
+	return clf, nil
+}
+
+// buildExplainer makes the QUCE explainer of the classifier clf and the VAE; small is the
+// backend's sequential-ops form for small batches, nil if it has none.
+func (s *Setup) buildExplainer(clf *quce.Classifier, small compute.Backend) error {
+	var err error
+	ds := s.Data
+	s.Explainer, err = quce.New(s.Backend, clf, s.VAE, s.Scaler, ds.Features)
+	if err != nil {
+		return err
+	}
 	if ds.Columns != nil {
 		if err := s.Explainer.SetColumns(ds.Columns); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	s.Explainer.Shards = info.Shards()
+	s.Explainer.Shards = s.BackendInfo.Shards()
 	s.Explainer.SmallBatch = small
+	return nil
+}
+
+// diagnose measures the model's test accuracy and the VAE's reconstruction on both splits
+// (xtr, and xte with labels testY), warns of a collapsed VAE and logs the figures.
+func (s *Setup) diagnose(logf func(string, ...any), xtr, xte [][]float32, testY []int) error {
+	var err error
+	b := s.Backend
 	if len(xte) > 0 {
-		if s.TestAccuracy, err = s.accuracy(s.XTest, test.Y); err != nil {
-			return nil, err
+		if s.TestAccuracy, err = s.accuracy(s.XTest, testY); err != nil {
+			return err
 		}
 		if s.VAETest, err = s.VAE.Diagnose(b, xte); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if s.VAETrain, err = s.VAE.Diagnose(b, xtr); err != nil {
-		return nil, err
+		return err
 	}
 	if s.VAETrain.Collapsed {
 		s.Warnings = append(s.Warnings, s.VAETrain.Warning)
 	}
 	logf("classifier accuracy train %.3f test %.3f; VAE reconstruction MSE train %.3f test %.3f",
 		s.TrainAccuracy, s.TestAccuracy, s.VAETrain.ReconMSE, s.VAETest.ReconMSE)
-	return s, nil
+	return nil
 }
 
 // progressEvery is how often long training reports its progress.
@@ -440,16 +523,12 @@ func cacheKey(ds *data.Dataset, o Options, backendConfig string) string {
 }
 
 // WithPlausibility returns cfg with the plausibility bound that automatic λ and sparsity
-// need (quce.Config.Plausibility): the q-quantile of L_ε over the training rows, so that
-// "plausible" means "as plausible as that share of real rows". A cfg with neither, or with a
-// bound already set, is returned as it is. The result is validated.
+// need (quce.Config.Plausibility): the q-quantile of L_ε over the training rows
+// (quce.Explainer.WithBound). A cfg with neither, or with a bound already set, is returned
+// as it is.
 func (s *Setup) WithPlausibility(cfg quce.Config, q float64) (quce.Config, error) {
 	if (cfg.Auto != nil || cfg.Sparse) && cfg.Plausibility == 0 {
-		bound, err := s.Explainer.PlausibilityBound(s.XTrain, q)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Plausibility, cfg.PlausibilityQuantile = bound, q
+		cfg.PlausibilityQuantile = q
 	}
-	return cfg, cfg.Validate()
+	return s.Explainer.WithBound(cfg, s.XTrain)
 }

@@ -142,6 +142,56 @@ type Instances struct {
 // missing value, a number that is not one, a category the data never had, and a file with
 // no rows.
 func ReadInstances(path string, ds *data.Dataset) (*Instances, error) {
+	f, err := openInstances(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := newCSVReader(f)
+	h, err := readInstanceHeader(cr, path, ds)
+	if err != nil {
+		return nil, err
+	}
+	in := &Instances{File: path}
+	values := make(map[string]string, len(h.names))
+	for {
+		rec, line, err := nextRecord(cr)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, instanceReadError(path, err)
+		}
+		if len(rec) != len(h.names) {
+			return nil, &data.Error{File: path, Line: line,
+				Problem: fmt.Sprintf("row has %d cells but the header has %d", len(rec), len(h.names)),
+				Fix:     "give every row one cell per header column (look for missing or extra commas; quote cells that contain commas)"}
+		}
+		for j, cell := range rec {
+			if h.used[j] {
+				values[h.names[j]] = cell
+			}
+		}
+		x, err := ds.EncodeRecord(values)
+		if err != nil {
+			var e *data.Error
+			if errors.As(err, &e) {
+				e.File = path
+				e.Line, _ = cr.FieldPos(h.index[e.Column])
+			}
+			return nil, err
+		}
+		in.X = append(in.X, x)
+		in.Lines = append(in.Lines, line)
+	}
+	if len(in.X) == 0 {
+		return nil, &data.Error{File: path, Problem: "file has a header row but no instances", Fix: "add one row per instance below the header"}
+	}
+	return in, nil
+}
+
+// openInstances opens the instance file path.
+func openInstances(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		e := &data.Error{File: path, Problem: "cannot open the file: " + err.Error(), Fix: "pass the path of a readable CSV file"}
@@ -150,55 +200,69 @@ func ReadInstances(path string, ds *data.Dataset) (*Instances, error) {
 		}
 		return nil, e
 	}
-	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
 		return nil, &data.Error{File: path, Problem: "is a folder, not a CSV file", Fix: "pass the path of a CSV file"}
 	}
-	cr := newCSVReader(f)
-	readErr := func(err error) error {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return &data.Error{File: path, Line: pe.Line, Problem: "is not valid CSV: " + pe.Err.Error(),
-				Fix: "save the file as plain comma-separated values (quote cells that contain commas or quotes)"}
-		}
-		return &data.Error{File: path, Problem: "cannot read the file: " + err.Error(), Fix: "check that the file is readable and complete"}
+	return f, nil
+}
+
+// instanceReadError is the *data.Error for err, met reading the instance file path.
+func instanceReadError(path string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &data.Error{File: path, Line: pe.Line, Problem: "is not valid CSV: " + pe.Err.Error(),
+			Fix: "save the file as plain comma-separated values (quote cells that contain commas or quotes)"}
 	}
+	return &data.Error{File: path, Problem: "cannot read the file: " + err.Error(), Fix: "check that the file is readable and complete"}
+}
+
+// instanceHeader is an instance file's header row.
+type instanceHeader struct {
+	names []string       // the column names, trimmed
+	used  []bool         // a feature column, whose cells are read
+	index map[string]int // the position of each name
+}
+
+// readInstanceHeader reads and checks the header of the instance file path for the data set
+// ds: every column is a feature, the target or an ignored column of ds, once, and every
+// feature column is there.
+func readInstanceHeader(cr *csv.Reader, path string, ds *data.Dataset) (*instanceHeader, error) {
 	header, hline, err := nextRecord(cr)
 	if err == io.EOF {
 		return nil, &data.Error{File: path, Problem: "file is empty",
 			Fix: fmt.Sprintf("write a header row naming the feature columns of %s, then one row per instance", DataFile(ds))}
 	}
 	if err != nil {
-		return nil, readErr(err)
+		return nil, instanceReadError(path, err)
 	}
 	features := featureColumns(ds)
-	used := make([]bool, len(header)) // a feature column, whose cells are read
-	seen := map[string]int{}
+	h := &instanceHeader{names: header, used: make([]bool, len(header)), index: map[string]int{}}
 	have := make([]bool, len(features))
-	for j, h := range header {
-		h = strings.TrimSpace(h)
-		header[j] = h
-		if e := data.CheckText(h); e != nil {
+	for j, name := range header {
+		name = strings.TrimSpace(name)
+		header[j] = name
+		if e := data.CheckText(name); e != nil {
 			e.File, e.Line = path, hline
 			e.Problem = fmt.Sprintf("in header column %d %s", j+1, e.Problem)
 			return nil, e
 		}
-		if k, dup := seen[h]; dup {
-			return nil, &data.Error{File: path, Line: hline, Column: h,
+		if k, dup := h.index[name]; dup {
+			return nil, &data.Error{File: path, Line: hline, Column: name,
 				Problem: fmt.Sprintf("column name appears more than once (columns %d and %d)", k+1, j+1),
 				Fix:     "keep one column of each name"}
 		}
-		seen[h] = j
-		switch f := slices.Index(features, h); {
+		h.index[name] = j
+		switch f := slices.Index(features, name); {
 		case f >= 0:
-			used[j], have[f] = true, true
-		case h == ds.Target, slices.Contains(ds.Ignored, h):
-		case h == "":
+			h.used[j], have[f] = true, true
+		case name == ds.Target, slices.Contains(ds.Ignored, name):
+		case name == "":
 			return nil, &data.Error{File: path, Line: hline,
 				Problem: fmt.Sprintf("header column %d has no name", j+1),
 				Fix:     "name every column after a feature column of " + DataFile(ds)}
 		default:
-			return nil, &data.Error{File: path, Line: hline, Column: h,
+			return nil, &data.Error{File: path, Line: hline, Column: name,
 				Problem: fmt.Sprintf("is not a column of %s, whose features are %s", DataFile(ds), listNames(features)),
 				Fix:     fmt.Sprintf("rename the column to the feature it holds, or remove it (an instance file has the data's feature columns, in any order, and optionally the target column %q)", ds.Target)}
 		}
@@ -214,42 +278,7 @@ func ReadInstances(path string, ds *data.Dataset) (*Instances, error) {
 			Problem: fmt.Sprintf("the header lacks %d of the feature columns of %s: %s", len(missing), DataFile(ds), listNames(missing)),
 			Fix:     "add the missing columns: the model needs a value of every feature for each instance"}
 	}
-	in := &Instances{File: path}
-	values := make(map[string]string, len(features))
-	for {
-		rec, line, err := nextRecord(cr)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, readErr(err)
-		}
-		if len(rec) != len(header) {
-			return nil, &data.Error{File: path, Line: line,
-				Problem: fmt.Sprintf("row has %d cells but the header has %d", len(rec), len(header)),
-				Fix:     "give every row one cell per header column (look for missing or extra commas; quote cells that contain commas)"}
-		}
-		for j, cell := range rec {
-			if used[j] {
-				values[header[j]] = cell
-			}
-		}
-		x, err := ds.EncodeRecord(values)
-		if err != nil {
-			var e *data.Error
-			if errors.As(err, &e) {
-				e.File = path
-				e.Line, _ = cr.FieldPos(seen[e.Column])
-			}
-			return nil, err
-		}
-		in.X = append(in.X, x)
-		in.Lines = append(in.Lines, line)
-	}
-	if len(in.X) == 0 {
-		return nil, &data.Error{File: path, Problem: "file has a header row but no instances", Fix: "add one row per instance below the header"}
-	}
-	return in, nil
+	return h, nil
 }
 
 // featureColumns returns the names of the feature columns of ds: its Columns, or its

@@ -74,8 +74,35 @@ func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, e
 
 	p := newPanel()
 	p.Add(plotter.NewGrid())
+	legend := addTrainingRows(p, project(train), labels, o)
+	legend = append(legend, addMapPaths(p, paths, project)...)
+	var note []string
+	if len(paths) > 0 {
+		legend = append(legend, legendItem{"start x", []plot.Thumbnailer{marker(nil, startGlyph{}, black, vg.Points(4.5))}})
+		note = append(note, "A ring marks the instance x, and a star in a method's colour the end of its path, its counterfactual.")
+		if sharedEnd(paths, "quce", "ig") {
+			note = append(note, "IG's straight line ends at QUCE's counterfactual.")
+		}
+	}
+	note = append(note, "Principal components of the standardised training rows.")
+	pad(&p.X, 0.03)
+	pad(&p.Y, 0.03)
+	p.X.Label.Text = fmt.Sprintf("PC1 (%.0f%% of variance)", 100*share[0])
+	p.Y.Label.Text = fmt.Sprintf("PC2 (%.0f%% of variance)", 100*share[1])
+
+	auto := "Training data on its first two principal components"
+	if len(paths) > 0 {
+		auto = "Paths of one instance over the training data"
+	}
+	f := &figure{title: o.title(auto), legend: legend, cols: 1, panels: []*plot.Plot{p},
+		note: o.note(strings.Join(note, " "))}
+	return render(f, o, 5*vg.Inch)
+}
+
+// addTrainingRows draws the training rows, projected to all, one marker per class of labels,
+// and returns the classes' legend items.
+func addTrainingRows(p *plot.Plot, all plotter.XYs, labels []int, o Options) []legendItem {
 	var legend []legendItem
-	all := project(train)
 	classes := slices.Max(labels) + 1
 	for class := range classes {
 		var xys plotter.XYs
@@ -92,6 +119,13 @@ func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, e
 		p.Add(s)
 		legend = append(legend, legendItem{o.class(class) + " (training)", []plot.Thumbnailer{marker(nil, shape, c, vg.Points(3))}})
 	}
+	return legend
+}
+
+// addMapPaths draws the paths, projected by project, each with a ring at its start and a
+// star at its end, and returns a legend item per method.
+func addMapPaths(p *plot.Plot, paths []MapPath, project func([][]float64) plotter.XYs) []legendItem {
+	var legend []legendItem
 	seen := map[string]bool{}
 	type end struct {
 		xy   plotter.XYs
@@ -129,27 +163,7 @@ func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, e
 	for _, e := range ends {
 		p.Add(marker(e.xy, starGlyph{}, e.c, vg.Points(7)))
 	}
-	var note []string
-	if len(paths) > 0 {
-		legend = append(legend, legendItem{"start x", []plot.Thumbnailer{marker(nil, startGlyph{}, black, vg.Points(4.5))}})
-		note = append(note, "A ring marks the instance x, and a star in a method's colour the end of its path, its counterfactual.")
-		if sharedEnd(paths, "quce", "ig") {
-			note = append(note, "IG's straight line ends at QUCE's counterfactual.")
-		}
-	}
-	note = append(note, "Principal components of the standardised training rows.")
-	pad(&p.X, 0.03)
-	pad(&p.Y, 0.03)
-	p.X.Label.Text = fmt.Sprintf("PC1 (%.0f%% of variance)", 100*share[0])
-	p.Y.Label.Text = fmt.Sprintf("PC2 (%.0f%% of variance)", 100*share[1])
-
-	auto := "Training data on its first two principal components"
-	if len(paths) > 0 {
-		auto = "Paths of one instance over the training data"
-	}
-	f := &figure{title: o.title(auto), legend: legend, cols: 1, panels: []*plot.Plot{p},
-		note: o.note(strings.Join(note, " "))}
-	return render(f, o, 5*vg.Inch)
+	return legend
 }
 
 // sharedEnd reports whether the first paths of methods a and b end at the same point, up

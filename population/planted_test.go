@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -53,7 +53,7 @@ func TestPlantedRecourse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two small models and explains 320 rows")
 	}
-	s, err := pipeline.Prepare(pipeline.Options{Data: plantedData(t), SplitSeed: 1, CacheDir: testsetup.CacheDir()})
+	s, err := pipeline.Prepare(pipeline.Options{Data: plantedData(t), SplitSeed: 1, CacheDir: pipelinetest.CacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

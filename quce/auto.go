@@ -46,14 +46,16 @@ func DefaultAuto() *Auto {
 // plausible counterfactual by default: "as plausible as nine real rows in ten".
 const DefaultPlausibilityQuantile = 0.9
 
-func (a *Auto) validate() error {
+// Validate reports a bad grid as a *FieldError of the field "auto".
+func (a *Auto) Validate() error {
 	if len(a.Grid) == 0 {
-		return fmt.Errorf("quce: automatic λ has an empty grid; fix: give at least one (λ2, λ3) pair, such as DefaultAuto's")
+		return &FieldError{Field: "auto", Problem: "automatic λ has an empty grid", Fix: "give at least one (λ2, λ3) pair, such as DefaultAuto's"}
 	}
 	for i, l := range a.Grid {
 		for k, v := range []float64{l.Lambda2, l.Lambda3} {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return fmt.Errorf("quce: automatic λ, candidate %d: λ%d = %v; fix: use finite weights ≥ 0", i+1, k+2, v)
+				return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ, candidate %d: λ%d = %v", i+1, k+2, v),
+					Fix: "use weights that are finite and ≥ 0"}
 			}
 		}
 	}
@@ -148,6 +150,22 @@ func choose(cfg Config, ex []*Explanation, grid []Lambdas) []*Explanation {
 			Candidates: cands, Chosen: k, Plausible: plausible}
 	}
 	return out
+}
+
+// WithBound returns cfg with the plausibility bound that automatic λ and sparsity need
+// (Config.Plausibility) taken from rows, the training rows (standardised), at
+// cfg.PlausibilityQuantile, so that "plausible" means "as plausible as that share of real
+// rows". A cfg that needs no bound, or has one, is returned as it is.
+func (e *Explainer) WithBound(cfg Config, rows [][]float64) (Config, error) {
+	if !cfg.needsBound() || cfg.Plausibility != 0 {
+		return cfg, nil
+	}
+	bound, err := e.PlausibilityBound(rows, cfg.PlausibilityQuantile)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Plausibility = bound
+	return cfg, nil
 }
 
 // PlausibilityBound is the q-quantile (0 < q < 1, linear interpolation) of L_ε (trained

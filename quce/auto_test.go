@@ -1,7 +1,9 @@
 package quce
 
 import (
+	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -53,7 +55,8 @@ func TestAutoConfigErrors(t *testing.T) {
 		{"empty grid", withAuto(func(c *Config) { c.Auto.Grid = nil }), "empty grid"},
 		{"negative λ", withAuto(func(c *Config) { c.Auto.Grid[1].Lambda3 = -1 }), "candidate 2: λ3 = -1"},
 		{"NaN λ", withAuto(func(c *Config) { c.Auto.Grid[0].Lambda2 = math.NaN() }), "candidate 1: λ2 = NaN"},
-		{"no bound", withAuto(func(c *Config) { c.Plausibility = 0 }), "plausibility = 0"},
+		{"no bound", withAuto(func(c *Config) { c.Plausibility, c.PlausibilityQuantile = 0, 0 }), "plausibility = 0"},
+		{"negative bound", withAuto(func(c *Config) { c.Plausibility = -1 }), "plausibility = -1"},
 		{"sparse without bound", func() Config { c := DefaultConfig(); c.Sparse = true; return c }(), "plausibility = 0"},
 		{"quantile 1", withAuto(func(c *Config) { c.PlausibilityQuantile = 1 }), "plausibility quantile = 1"},
 		{"quantile below 0", withAuto(func(c *Config) { c.PlausibilityQuantile = -0.1 }), "plausibility quantile = -0.1"},
@@ -67,5 +70,48 @@ func TestAutoConfigErrors(t *testing.T) {
 	}
 	if err := withAuto(func(*Config) {}).Validate(); err != nil {
 		t.Errorf("the default auto settings: %v", err)
+	}
+	// A quantile alone is a complete setting: the bound is taken from the training rows later.
+	if err := withAuto(func(c *Config) { c.Plausibility = 0 }).Validate(); err != nil {
+		t.Errorf("automatic λ with a quantile and no bound yet: %v", err)
+	}
+}
+
+// Validate names the bad setting by the field's JSON name, so that a program can name it its
+// own way (the command line maps it to a flag).
+func TestValidateNamesTheField(t *testing.T) {
+	with := func(f func(*Config)) Config { c := DefaultConfig(); f(&c); return c }
+	for _, tc := range []struct {
+		cfg   Config
+		field string
+	}{
+		{with(func(c *Config) { c.Lambda1 = 0 }), "lambda1"},
+		{with(func(c *Config) { c.Lambda3 = math.Inf(1) }), "lambda3"},
+		{with(func(c *Config) { c.LearningRate = math.NaN() }), "learning_rate"},
+		{with(func(c *Config) { c.Steps = 0 }), "steps"},
+		{with(func(c *Config) { c.K = -1 }), "k"},
+		{with(func(c *Config) { c.Threshold = 1 }), "threshold"},
+		{with(func(c *Config) { c.EarlyStop = -1 }), "early_stop"},
+		{with(func(c *Config) { c.Paths = 0 }), "paths"},
+		{with(func(c *Config) { c.StartNoise = -1 }), "start_noise"},
+		{with(func(c *Config) { c.Samples = -1 }), "samples"},
+		{with(func(c *Config) { c.PathPoints = 1 }), "path_points"},
+		{with(func(c *Config) { c.Sparse, c.PlausibilityQuantile = true, 1.5 }), "plausibility_quantile"},
+		{with(func(c *Config) { c.Sparse = true }), "plausibility"},
+		{with(func(c *Config) { c.Auto, c.Plausibility = &Auto{}, 1 }), "auto"},
+		{with(func(c *Config) { c.Optimizer = "rmsprop" }), "optimizer"},
+		{with(func(c *Config) { c.Rule = "boole" }), "rule"},
+	} {
+		var fe *FieldError
+		if err := tc.cfg.Validate(); !errors.As(err, &fe) || fe.Field != tc.field || fe.Fix == "" {
+			t.Errorf("%s: got %v (%#v), want a *FieldError of %q with a fix", tc.field, err, fe, tc.field)
+			continue
+		}
+		if _, ok := reflect.TypeFor[Config]().FieldByNameFunc(func(name string) bool {
+			f, _ := reflect.TypeFor[Config]().FieldByName(name)
+			return strings.Split(f.Tag.Get("json"), ",")[0] == tc.field
+		}); !ok {
+			t.Errorf("%q is not the JSON name of a Config field", tc.field)
+		}
 	}
 }

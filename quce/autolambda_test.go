@@ -2,8 +2,10 @@ package quce_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/quce-go/quce/pipeline"
@@ -52,6 +54,46 @@ func TestPlausibilityBound(t *testing.T) {
 		if _, err := s.Explainer.PlausibilityBound(s.XTrain, q); err == nil {
 			t.Errorf("quantile %v accepted", q)
 		}
+	}
+}
+
+// A configuration with a quantile and no bound yet is valid, but Explain refuses it with the
+// fix; WithBound takes the bound from the training rows at that quantile, keeps a bound set
+// by hand, and leaves a configuration that needs none as it is.
+func TestWithBound(t *testing.T) {
+	s := wbc(t)
+	ctx := context.Background()
+	cfg := quce.DefaultConfig()
+	cfg.Sparse, cfg.PlausibilityQuantile, cfg.Steps = true, 0.8, 20
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	qs := []quce.Query{s.Query(s.XTest[0])}
+	var fe *quce.FieldError
+	if _, err := s.Explainer.Explain(ctx, cfg, qs); !errors.As(err, &fe) || fe.Field != "plausibility" || !strings.Contains(fe.Fix, "WithBound") {
+		t.Fatalf("explaining without the bound: %v; want a plausibility error whose fix is WithBound", err)
+	}
+	bounded, err := s.Explainer.WithBound(cfg, s.XTrain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Explainer.PlausibilityBound(s.XTrain, 0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bounded.Plausibility != want || bounded.PlausibilityQuantile != 0.8 {
+		t.Errorf("bound %v at quantile %v, want %v at 0.8", bounded.Plausibility, bounded.PlausibilityQuantile, want)
+	}
+	if _, err := s.Explainer.Explain(ctx, bounded, qs); err != nil {
+		t.Errorf("explaining with the bound: %v", err)
+	}
+	byHand := cfg
+	byHand.Plausibility = 2.5
+	if got, err := s.Explainer.WithBound(byHand, s.XTrain); err != nil || got.Plausibility != 2.5 {
+		t.Errorf("a bound set by hand became %v (%v)", got.Plausibility, err)
+	}
+	if got, err := s.Explainer.WithBound(quce.DefaultConfig(), nil); err != nil || !reflect.DeepEqual(got, quce.DefaultConfig()) {
+		t.Errorf("fixed λ without sparsity changed: %+v (%v)", got, err)
 	}
 }
 

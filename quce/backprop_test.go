@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/backend"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -41,9 +41,9 @@ func TestHandWrittenGradients(t *testing.T) {
 		name  string
 		setup func(testing.TB) *pipeline.Setup
 	}{
-		{"builtin-wbc", testsetup.WBC},
-		{"builtin-iris", func(t testing.TB) *pipeline.Setup { return testsetup.KindNamed(t, "builtin-iris") }},
-		{"builtin-german", testsetup.German},
+		{"builtin-wbc", pipelinetest.WBC},
+		{"builtin-iris", func(t testing.TB) *pipeline.Setup { return pipelinetest.KindNamed(t, "builtin-iris") }},
+		{"builtin-german", pipelinetest.German},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.setup(t)
@@ -125,7 +125,7 @@ func largest(v []float64) float64 {
 // the batch, so one shard and two give bit-identical explanations. (Without them the scalar
 // kernel's last rows sum in another order, so the bound is that of TestBatchIndependence.)
 func TestShardsAgree(t *testing.T) {
-	s := testsetup.WBC(t)
+	s := pipelinetest.WBC(t)
 	cfg := quce.DefaultConfig()
 	cfg.Steps = 300
 	rows := s.XTrain[:96]

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -51,7 +51,7 @@ func BenchmarkExplainModelKinds(b *testing.B) {
 		onnx bool
 	}{{"gomlx", false}, {"onnx", true}} {
 		b.Run(kind.name, func(b *testing.B) {
-			s := testsetup.WBCStd(kind.onnx)(b)
+			s := pipelinetest.WBCStd(kind.onnx)(b)
 			qs := queries(s.XTrain)
 			for b.Loop() {
 				if _, err := s.Explainer.Explain(context.Background(), quce.DefaultConfig(), qs); err != nil {

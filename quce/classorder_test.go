@@ -9,9 +9,9 @@ import (
 	"github.com/gomlx/compute/gobackend"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/onnxmodel"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -47,7 +47,7 @@ func TestClassOrderPermutesOutputs(t *testing.T) {
 			name += " without its logits"
 		}
 		t.Run(name, func(t *testing.T) {
-			m, err := onnxmodel.Load(testsetup.Fixture("models/"+tc.file), onnxmodel.Options{})
+			m, err := onnxmodel.Load(pipelinetest.Fixture("models/"+tc.file), onnxmodel.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +144,7 @@ func TestModelScaler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := onnxmodel.Load(testsetup.Fixture("models/wbc_std.onnx"), onnxmodel.Options{})
+	m, err := onnxmodel.Load(pipelinetest.Fixture("models/wbc_std.onnx"), onnxmodel.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestModelScaler(t *testing.T) {
 
 // An order that is not an order of the classes is refused.
 func TestClassOrderErrors(t *testing.T) {
-	m, err := onnxmodel.Load(testsetup.Fixture("models/iris.onnx"), onnxmodel.Options{})
+	m, err := onnxmodel.Load(pipelinetest.Fixture("models/iris.onnx"), onnxmodel.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,17 +226,17 @@ func TestClassOrderErrors(t *testing.T) {
 
 func mustIris(t *testing.T) *data.Dataset {
 	t.Helper()
-	ds, err := testsetup.Iris()
+	ds, err := pipelinetest.Iris()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ds
 }
 
-// kindSetup is the prepared setup of the model kind called name (testsetup.Kinds).
+// kindSetup is the prepared setup of the model kind called name (pipelinetest.Kinds).
 func kindSetup(t *testing.T, name string) *pipeline.Setup {
 	t.Helper()
-	for _, k := range testsetup.Kinds() {
+	for _, k := range pipelinetest.Kinds() {
 		if k.Name == name {
 			return k.Setup(t)
 		}

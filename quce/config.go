@@ -90,19 +90,20 @@ type Config struct {
 	PathPoints int `json:"path_points"`
 
 	// Auto, when set, chooses λ2 and λ3 for each instance from a grid of candidates (see
-	// Auto); Lambda2 and Lambda3 are then not used. It needs Plausibility.
+	// Auto); Lambda2 and Lambda3 are then not used. It needs the plausibility bound.
 	Auto *Auto `json:"auto,omitempty"`
 	// Sparse, after the search, resets the changed features of every valid counterfactual
 	// to x's values, smallest change first, keeping each reset only while the point stays
 	// valid and plausible (L_ε ≤ max(Plausibility, L_ε before the resets)). The resets are
 	// segments of the path, so the attribution still integrates to F(τ|x_c) − F(τ|x). It
-	// needs Plausibility.
+	// needs the plausibility bound.
 	Sparse bool `json:"sparse"`
 	// Plausibility is the bound on L_ε (trained form) under which a counterfactual counts
-	// as plausible, for Auto and Sparse: Explainer.PlausibilityBound computes it as a
-	// quantile of L_ε over the training rows. 0 when neither is used.
+	// as plausible, for Auto and Sparse. 0 when neither is used, or until Explainer.WithBound
+	// takes it from the training rows at PlausibilityQuantile.
 	Plausibility float64 `json:"plausibility,omitempty"`
-	// PlausibilityQuantile records which quantile Plausibility is (0: set by hand).
+	// PlausibilityQuantile is the quantile of the training rows' L_ε that Plausibility is
+	// (0: a bound set by hand, or none).
 	PlausibilityQuantile float64 `json:"plausibility_quantile,omitempty"`
 }
 
@@ -130,49 +131,68 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first bad setting with its fix.
-func (c Config) Validate() error {
-	bad := func(name string, v any, fix string) error {
-		return fmt.Errorf("quce: %s = %v is not allowed; fix: %s", name, v, fix)
+// FieldError is a Config setting that is not allowed, with its fix. Field is the setting's
+// JSON name ("lambda1", "learning_rate", "auto", …), so that a program with its own names for
+// the settings (the command line's flags) can name the setting its own way.
+type FieldError struct {
+	Field string
+	Value any // the value refused; nil when Problem says it
+	// Problem says what is wrong when it is more than that Value is not allowed: an unknown
+	// name, which candidate of a grid.
+	Problem string
+	Fix     string
+}
+
+func (e *FieldError) Error() string {
+	switch {
+	case e.Problem == "":
+		return fmt.Sprintf("quce: %s = %v is not allowed; fix: %s", strings.ReplaceAll(e.Field, "_", " "), e.Value, e.Fix)
+	case e.Value == nil:
+		return fmt.Sprintf("quce: %s; fix: %s", e.Problem, e.Fix)
 	}
+	return fmt.Sprintf("quce: %s %q; fix: %s", e.Problem, e.Value, e.Fix)
+}
+
+// Validate reports the first bad setting as a *FieldError. Automatic λ and sparsity need a
+// bound on L_ε: Plausibility, or PlausibilityQuantile to take it from the training rows
+// (Explainer.WithBound).
+func (c Config) Validate() error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	for i, l := range []float64{c.Lambda1, c.Lambda2, c.Lambda3} {
 		if !finite(l) || l < 0 {
-			return bad(fmt.Sprintf("lambda%d", i+1), l, "use a finite value ≥ 0")
+			return &FieldError{Field: fmt.Sprintf("lambda%d", i+1), Value: l, Fix: "use a finite weight ≥ 0 (the defaults are 1, 0.01, 0.1)"}
 		}
 	}
-	switch {
-	case c.Lambda1 == 0:
-		return bad("lambda1", 0, "use a positive weight: without it nothing moves x towards the target class")
-	case !finite(c.LearningRate) || c.LearningRate <= 0:
-		return bad("learning rate", c.LearningRate, "use a positive value such as 0.01")
-	case c.Steps <= 0:
-		return bad("steps", c.Steps, "use at least 1")
-	case c.K <= 0:
-		return bad("k", c.K, "use at least 1 (10 is typical)")
-	case !(c.Threshold > 0 && c.Threshold < 1):
-		return bad("threshold", c.Threshold, "use a probability strictly between 0 and 1 such as 0.5")
-	case c.EarlyStop < 0:
-		return bad("early stop", c.EarlyStop, "use 0 (off) or a positive number of steps")
-	case c.Paths <= 0:
-		return bad("paths", c.Paths, "use at least 1")
-	case !finite(c.StartNoise) || c.StartNoise < 0:
-		return bad("start noise", c.StartNoise, "use a finite value ≥ 0")
-	case c.Samples < 0:
-		return bad("samples", c.Samples, "use 0 (mean code) or a positive count")
-	case c.PathPoints < 0 || c.PathPoints == 1:
-		return bad("path points", c.PathPoints, "use 0 (every point) or at least 2")
+	checks := []struct {
+		bad   bool
+		field string
+		value any
+		fix   string
+	}{
+		{c.Lambda1 == 0, "lambda1", c.Lambda1, "use a positive λ1 such as 1: without it nothing moves x towards the target class"},
+		{!finite(c.LearningRate) || c.LearningRate <= 0, "learning_rate", c.LearningRate, "use a positive learning rate such as 0.01"},
+		{c.Steps <= 0, "steps", c.Steps, "use at least 1 step (1000 is the default)"},
+		{c.K <= 0, "k", c.K, "use at least 1 point (10 is typical)"},
+		{!(c.Threshold > 0 && c.Threshold < 1), "threshold", c.Threshold, "use a probability strictly between 0 and 1 such as 0.5"},
+		{c.EarlyStop < 0, "early_stop", c.EarlyStop, "use 0 (off) or a positive number of steps"},
+		{c.Paths <= 0, "paths", c.Paths, "use at least 1 path"},
+		{!finite(c.StartNoise) || c.StartNoise < 0, "start_noise", c.StartNoise, "use a finite value ≥ 0"},
+		{c.Samples < 0, "samples", c.Samples, "use 0 (the mean code) or a positive number of samples"},
+		{c.PathPoints < 0 || c.PathPoints == 1, "path_points", c.PathPoints, "use 0 (every point) or at least 2"},
+		{c.PlausibilityQuantile != 0 && !(c.PlausibilityQuantile > 0 && c.PlausibilityQuantile < 1),
+			"plausibility_quantile", c.PlausibilityQuantile, "use a quantile strictly between 0 and 1, such as 0.9"},
+		{c.needsBound() && !(finite(c.Plausibility) && c.Plausibility > 0) && !(c.Plausibility == 0 && c.PlausibilityQuantile != 0),
+			"plausibility", c.Plausibility, "automatic λ and sparsity need a bound on L_ε: take it as a quantile of the training rows' L_ε, strictly between 0 and 1, such as 0.9"},
+	}
+	for _, ch := range checks {
+		if ch.bad {
+			return &FieldError{Field: ch.field, Value: ch.value, Fix: ch.fix}
+		}
 	}
 	if c.Auto != nil {
-		if err := c.Auto.validate(); err != nil {
+		if err := c.Auto.Validate(); err != nil {
 			return err
 		}
-	}
-	if (c.Auto != nil || c.Sparse) && !(finite(c.Plausibility) && c.Plausibility > 0) {
-		return bad("plausibility", c.Plausibility, "automatic λ and sparsity need a bound on L_ε: set it with Explainer.PlausibilityBound from the training rows")
-	}
-	if c.PlausibilityQuantile != 0 && !(c.PlausibilityQuantile > 0 && c.PlausibilityQuantile < 1) {
-		return bad("plausibility quantile", c.PlausibilityQuantile, "use a quantile strictly between 0 and 1, such as 0.9 (or 0 for a bound set by hand)")
 	}
 	if _, err := ParseOptimizer(string(c.Optimizer)); err != nil {
 		return err
@@ -183,13 +203,17 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// needsBound reports whether the settings use the plausibility bound: automatic λ and
+// sparsity do.
+func (c Config) needsBound() bool { return c.Auto != nil || c.Sparse }
+
 // ParseOptimizer accepts "adam", "sgd" or "gd" (any case).
 func ParseOptimizer(s string) (Optimizer, error) {
 	switch o := Optimizer(strings.ToLower(strings.TrimSpace(s))); o {
 	case Adam, SGD, GD:
 		return o, nil
 	}
-	return "", fmt.Errorf("quce: unknown optimizer %q; fix: use adam, sgd or gd", s)
+	return "", &FieldError{Field: "optimizer", Value: s, Problem: "unknown optimizer", Fix: "use adam, sgd or gd"}
 }
 
 // ParseRule accepts "trapezoid", "simpson" or "riemann" (any case).
@@ -198,5 +222,5 @@ func ParseRule(s string) (Rule, error) {
 	case Riemann, Trapezoid, Simpson:
 		return r, nil
 	}
-	return "", fmt.Errorf("quce: unknown attribution rule %q; fix: use trapezoid, simpson or riemann", s)
+	return "", &FieldError{Field: "rule", Value: s, Problem: "unknown attribution rule", Fix: "use trapezoid, simpson or riemann"}
 }

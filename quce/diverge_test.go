@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -202,7 +202,7 @@ func TestLargeJobWalkedInUnits(t *testing.T) {
 // attribution, parts of ±40 that cancel to near the change in F, is reported as unreliable,
 // never as a result.
 func TestSearchInsideBoundsWithAbsurdStepsFails(t *testing.T) {
-	s := testsetup.German(t)
+	s := pipelinetest.German(t)
 	cfg := quce.DefaultConfig()
 	cfg.LearningRate, cfg.Steps = 1e9, 200
 	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(s.XTest[:8]))

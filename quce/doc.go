@@ -43,4 +43,17 @@
 // early or fail leave the batch. The built-in networks' backward passes are written out
 // (package backprop); other models are differentiated by GoMLX's autodiff. Results are
 // deterministic given Config.Seed.
+//
+// # Settings: a λ's walk
+//
+// Every setting lives in Config and is checked in one place, Config.Validate, which returns
+// a *FieldError naming the field by its JSON name ("lambda1", "learning_rate", …). A λ goes
+// one way down to the graph. From the command line: the flags are parsed into a Config
+// (cmd/quce's config), Validate runs once before anything trains, and the CLI names a refused
+// field by its flag from one table; after the models are prepared, Explainer.WithBound takes
+// the plausibility bound of automatic λ and sparsity from the training rows at
+// Config.PlausibilityQuantile; Explain then builds the rows' λ into the step graphs. From a
+// notebook's sliders (gonbext.Tune): the slider values are set on a copy of the Config and
+// passed to Explain, which validates it. Explain refuses a configuration that still lacks
+// the bound it needs, naming WithBound as the fix.
 package quce

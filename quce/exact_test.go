@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -164,7 +164,7 @@ func TestObservedRangeByDefault(t *testing.T) {
 		name  string
 		setup func(testing.TB) *pipeline.Setup
 		cfg   quce.Config
-	}{{"wbc", testsetup.WBC, farConfig()}, {"german_credit", testsetup.German, quce.DefaultConfig()}} {
+	}{{"wbc", pipelinetest.WBC, farConfig()}, {"german_credit", pipelinetest.German, quce.DefaultConfig()}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.setup(t)
 			tlo, thi := trainingRange(s)
@@ -292,8 +292,8 @@ func TestIncreaseAboveObservedMax(t *testing.T) {
 		column string
 		value  float64
 	}{
-		{"integer", testsetup.German, "age", 200},
-		{"continuous", testsetup.WBC, "mean_area", 72000.1},
+		{"integer", pipelinetest.German, "age", 200},
+		{"continuous", pipelinetest.WBC, "mean_area", 72000.1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.setup(t)
@@ -382,7 +382,7 @@ func TestOpenBoundLeavesRange(t *testing.T) {
 // explainer's own do: the instance's values exactly where unchanged, a bound exactly where
 // the point lies a rounding beyond it, and a discrete column's legal value exactly.
 func TestDataUnits(t *testing.T) {
-	s := testsetup.German(t)
+	s := pipelinetest.German(t)
 	e := s.Explainer
 	row := s.TestIdx[0]
 	age, amount := input(t, s, "age"), input(t, s, "credit_amount")

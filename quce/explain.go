@@ -212,6 +212,10 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 	if err := cfg.Validate(); err != nil {
 		return nil, tm, err
 	}
+	if cfg.needsBound() && cfg.Plausibility == 0 {
+		return nil, tm, &FieldError{Field: "plausibility", Value: 0.0, Fix: fmt.Sprintf(
+			"take it from the training rows at the %g quantile first: Explainer.WithBound (pipeline: Setup.WithPlausibility)", cfg.PlausibilityQuantile)}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, tm, err
 	}

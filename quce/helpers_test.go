@@ -4,13 +4,13 @@ import (
 	"context"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
-// wbc is W-BC with the default models (see internal/testsetup).
-func wbc(t testing.TB) *pipeline.Setup { return testsetup.WBC(t) }
+// wbc is W-BC with the default models (see pipeline/pipelinetest).
+func wbc(t testing.TB) *pipeline.Setup { return pipelinetest.WBC(t) }
 
 func queries(rows [][]float64) []quce.Query {
 	qs := make([]quce.Query, len(rows))

@@ -10,17 +10,17 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/quce-go/quce/backend"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
 // The tests in this file run on every kind of model the explainer takes (see
-// testsetup.Kinds): the built-in classifier, a GoMLX model given as store and function,
+// pipelinetest.Kinds): the built-in classifier, a GoMLX model given as store and function,
 // ONNX files exported from PyTorch (raw and standardised inputs, logits and probabilities),
 // binary and multi-class.
 func forEachKind(t *testing.T, test func(t *testing.T, s *pipeline.Setup)) {
-	for _, k := range testsetup.Kinds() {
+	for _, k := range pipelinetest.Kinds() {
 		t.Run(k.Name, func(t *testing.T) { test(t, k.Setup(t)) })
 	}
 }
@@ -306,7 +306,7 @@ func TestValidityOnTestSplit(t *testing.T) {
 // one row of the ten may differ by up to 1e-1 in its counterfactual and Φ± and by 1e-3 in its
 // attribution, F and gap.
 func TestNativeAndONNXExplainAlike(t *testing.T) {
-	native, onnx := testsetup.WBCStd(false)(t), testsetup.WBCStd(true)(t)
+	native, onnx := pipelinetest.WBCStd(false)(t), pipelinetest.WBCStd(true)(t)
 	rows := native.XTest[:10]
 	for _, tc := range []struct {
 		opt           quce.Optimizer

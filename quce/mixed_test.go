@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -66,7 +66,7 @@ func TestMixedData(t *testing.T) {
 }
 
 func checkMixed(t *testing.T, earlyStop int, sparse bool) {
-	s := testsetup.German(t)
+	s := pipelinetest.German(t)
 	e := s.Explainer
 	cols := e.Columns()
 	cons := quce.Constraints{Frozen: []string{"foreign_worker", "personal_status"}, Increase: []string{"age"}, Bounds: map[string][2]float64{"duration": {math.NaN(), 48}}}

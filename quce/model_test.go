@@ -9,8 +9,8 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/onnxmodel"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -35,11 +35,11 @@ func TestProbabilityModelsUseTheirLogits(t *testing.T) {
 		{"models/iris_prob.onnx", "models/iris.onnx"},
 	} {
 		t.Run(tc.prob, func(t *testing.T) {
-			pm, err := onnxmodel.Load(testsetup.Fixture(tc.prob), onnxmodel.Options{})
+			pm, err := onnxmodel.Load(pipelinetest.Fixture(tc.prob), onnxmodel.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			lm, err := onnxmodel.Load(testsetup.Fixture(tc.logit), onnxmodel.Options{})
+			lm, err := onnxmodel.Load(pipelinetest.Fixture(tc.logit), onnxmodel.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestProbabilityModelsUseTheirLogits(t *testing.T) {
 }
 
 func TestProbabilityModelDeclaredAsLogits(t *testing.T) {
-	pm, err := onnxmodel.Load(testsetup.Fixture("models/wbc_prob.onnx"), onnxmodel.Options{})
+	pm, err := onnxmodel.Load(pipelinetest.Fixture("models/wbc_prob.onnx"), onnxmodel.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

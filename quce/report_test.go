@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -89,7 +89,7 @@ func TestAlreadyTarget(t *testing.T) {
 // after the search moved them; Detours marks exactly the unchanged columns whose attribution
 // is not negligible, and at least one such column turns up on German credit's test rows.
 func TestDetours(t *testing.T) {
-	s := testsetup.German(t)
+	s := pipelinetest.German(t)
 	e := s.Explainer
 	cols := e.Columns()
 	cfg := quce.DefaultConfig()

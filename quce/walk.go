@@ -300,7 +300,38 @@ func (e *Explainer) measureUnit(cfg Config, rows []*row, step int) error {
 
 // optimise walks the rows' paths; progress, if set, is told each step done.
 func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
-	// Point 0, x itself, then the seeded start of offset paths.
+	if err := e.measureStarts(ctx, cfg, rows); err != nil {
+		return err
+	}
+	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K}
+	hasInterior := len(cfg.Rule.interiorNodes(cfg.K)) > 0
+	b := &walkBatch{e: e, kind: kind, release: func() {}, zeros: make([]float32, e.NumFeatures())}
+	defer b.close()
+	for t := 1; t <= cfg.Steps; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if n := activeRows(rows); n == 0 {
+			break
+		} else if b.ex == nil || n <= len(b.live)/2 {
+			if err := b.pack(rows); err != nil {
+				return err
+			}
+		}
+		if err := b.step(cfg, t, hasInterior); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(t)
+		}
+	}
+	// The last point of every path (and its segment) still needs evaluating.
+	return e.measure(ctx, cfg, rows, cfg.Steps)
+}
+
+// measureStarts measures point 0 of the rows' paths, x itself, then the seeded start of
+// offset paths.
+func (e *Explainer) measureStarts(ctx context.Context, cfg Config, rows []*row) error {
 	starts := make([][]float32, len(rows))
 	for i, r := range rows {
 		starts[i], r.cur = r.cur, r.x0
@@ -320,103 +351,102 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progr
 			return err
 		}
 	}
+	return nil
+}
 
-	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K}
-	hasInterior := len(cfg.Rule.interiorNodes(cfg.K)) > 0
-	j, L := e.NumFeatures(), e.vae.Config.Latent
-	b := &walkBatch{e: e, kind: kind, release: func() {}, zeros: make([]float32, j)}
-	defer b.close()
-	for t := 1; t <= cfg.Steps; t++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if n := activeRows(rows); n == 0 {
-			break
-		} else if b.ex == nil || n <= len(b.live)/2 {
-			if err := b.pack(rows); err != nil {
-				return err
-			}
-		}
-		n := len(b.live)
-		args := []any{b.prev, b.cur, b.target, b.x0, b.move, b.lo, b.hi, b.m, b.v, float32(t), b.lam, float32(cfg.LearningRate)}
-		if cfg.Samples > 0 {
-			noise := make([]float32, cfg.Samples*n*L)
-			for i, r := range b.live {
-				for s := 0; s < cfg.Samples; s++ {
-					for l := 0; l < L; l++ {
-						noise[(s*n+i)*L+l] = float32(r.rng.NormFloat64())
-					}
-				}
-			}
-			args = append(args, tensors.FromFlatDataAndDimensions(noise, cfg.Samples, n, L))
-		}
-		out, err := b.ex.Exec(args...)
-		if err != nil {
-			return fmt.Errorf("quce: optimisation step %d: %w", t, err)
-		}
-		m := readMeasured(out, hasInterior)
-		k := 4
-		if hasInterior {
-			k = 5
-		}
-		obj := tensors.MustCopyFlatData[float32](out[k])
-		next := tensors.MustCopyFlatData[float32](out[k+1])
-		// Free this step's buffers now rather than at garbage collection: a backend that
-		// keeps them outside Go's heap (ONNX Runtime) would otherwise grow with the steps.
-		// The optimiser state is freed once the next state has replaced it.
-		finalize(append(out[:k+1:k+1], b.m, b.v))
-		finalize(args[12:]) // the latent noise, when sampled
-		b.m, b.v = out[k+2], out[k+3]
-		changed := false // a row stopped or failed at this step
-		for i, r := range b.live {
-			if !r.active {
-				continue
-			}
-			if !r.curRecorded && !m.recordFrom(cfg, r, i, j, t) {
-				changed = true
-				continue
-			}
-			nx := next[i*j : (i+1)*j : (i+1)*j]
-			if !finite(obj[i]) || !allFinite(nx) {
-				r.diverged(cfg, t, "the objective or its gradient became non-finite")
-				changed = true
-				continue
-			}
-			if f := outside(nx, r.x0); f >= 0 {
-				r.diverged(cfg, t, fmt.Sprintf("input %q moved more than %g standard deviations from the instance", e.features[f], float64(divergenceBound)))
-				changed = true
-				continue
-			}
-			if cfg.EarlyStop > 0 {
-				// Counts consecutive valid points; the row stops at the current one.
-				if float64(r.last.prob) >= cfg.Threshold {
-					r.validRun++
-				} else {
-					r.validRun = 0
-				}
-				if r.validRun >= cfg.EarlyStop {
-					r.active = false
-					changed = true
-					continue
-				}
-			}
-			r.advance(nx)
-		}
-		if changed {
-			finalize(out[k+1 : k+2])
-			b.rebuild()
-		} else {
-			// While every row of the batch advances, a step's output point is the next
-			// step's input without a copy through the host.
-			finalize([]*tensors.Tensor{b.prev})
-			b.prev, b.cur = b.cur, out[k+1]
-		}
-		if progress != nil {
-			progress(t)
+// step executes optimisation step t on the batch: it records each active row's current
+// point and moves the row to its next point, or stops or fails it. hasInterior says whether
+// the rule has interior nodes (the step's outputs then include their gradients).
+func (b *walkBatch) step(cfg Config, t int, hasInterior bool) error {
+	j := len(b.zeros)
+	out, noise, err := b.exec(cfg, t)
+	if err != nil {
+		return err
+	}
+	m := readMeasured(out, hasInterior)
+	k := 4
+	if hasInterior {
+		k = 5
+	}
+	obj := tensors.MustCopyFlatData[float32](out[k])
+	next := tensors.MustCopyFlatData[float32](out[k+1])
+	// Free this step's buffers now rather than at garbage collection: a backend that
+	// keeps them outside Go's heap (ONNX Runtime) would otherwise grow with the steps.
+	// The optimiser state is freed once the next state has replaced it.
+	finalize(append(out[:k+1:k+1], b.m, b.v))
+	finalize(noise)
+	b.m, b.v = out[k+2], out[k+3]
+	changed := false // a row stopped or failed at this step
+	for i, r := range b.live {
+		if r.active && b.e.walkRow(cfg, r, i, t, m, obj[i], next[i*j:(i+1)*j:(i+1)*j]) {
+			changed = true
 		}
 	}
-	// The last point of every path (and its segment) still needs evaluating.
-	return e.measure(ctx, cfg, rows, cfg.Steps)
+	if changed {
+		finalize(out[k+1 : k+2])
+		b.rebuild()
+	} else {
+		// While every row of the batch advances, a step's output point is the next
+		// step's input without a copy through the host.
+		finalize([]*tensors.Tensor{b.prev})
+		b.prev, b.cur = b.cur, out[k+1]
+	}
+	return nil
+}
+
+// exec runs step t's execution on the batch, with latent noise drawn from each row's
+// generator when the objective samples, and returns its outputs and the noise argument
+// (empty without sampling), which the caller frees.
+func (b *walkBatch) exec(cfg Config, t int) (out []*tensors.Tensor, noise []any, err error) {
+	n, L := len(b.live), b.e.vae.Config.Latent
+	args := []any{b.prev, b.cur, b.target, b.x0, b.move, b.lo, b.hi, b.m, b.v, float32(t), b.lam, float32(cfg.LearningRate)}
+	if cfg.Samples > 0 {
+		draws := make([]float32, cfg.Samples*n*L)
+		for i, r := range b.live {
+			for s := 0; s < cfg.Samples; s++ {
+				for l := 0; l < L; l++ {
+					draws[(s*n+i)*L+l] = float32(r.rng.NormFloat64())
+				}
+			}
+		}
+		args = append(args, tensors.FromFlatDataAndDimensions(draws, cfg.Samples, n, L))
+	}
+	if out, err = b.ex.Exec(args...); err != nil {
+		return nil, nil, fmt.Errorf("quce: optimisation step %d: %w", t, err)
+	}
+	return out, args[12:], nil
+}
+
+// walkRow records the active row r's current point (row i of the step's measurement m) and
+// moves it to nx, the step's next point, unless the row fails (the point is not finite, the
+// objective obj is not, or nx is too far from the instance) or stops early. It reports
+// whether the row stopped or failed.
+func (e *Explainer) walkRow(cfg Config, r *row, i, t int, m measured, obj float32, nx []float32) (stopped bool) {
+	if !r.curRecorded && !m.recordFrom(cfg, r, i, len(nx), t) {
+		return true
+	}
+	if !finite(obj) || !allFinite(nx) {
+		r.diverged(cfg, t, "the objective or its gradient became non-finite")
+		return true
+	}
+	if f := outside(nx, r.x0); f >= 0 {
+		r.diverged(cfg, t, fmt.Sprintf("input %q moved more than %g standard deviations from the instance", e.features[f], float64(divergenceBound)))
+		return true
+	}
+	if cfg.EarlyStop > 0 {
+		// Counts consecutive valid points; the row stops at the current one.
+		if float64(r.last.prob) >= cfg.Threshold {
+			r.validRun++
+		} else {
+			r.validRun = 0
+		}
+		if r.validRun >= cfg.EarlyStop {
+			r.active = false
+			return true
+		}
+	}
+	r.advance(nx)
+	return false
 }
 
 func activeRows(rows []*row) (n int) {

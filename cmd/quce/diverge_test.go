@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // absurd matches what no text output may print: NaN, Inf, or a number of ten digits or more
@@ -240,7 +240,7 @@ func TestInterruptWritesNothing(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			stderr := &cancelOn{when: tc.when, cancel: cancel}
-			args := append(tc.args, "-json", js, "-svg", svg, "-steps", "50", "-cache", testsetup.CacheDir())
+			args := append(tc.args, "-json", js, "-svg", svg, "-steps", "50", "-cache", pipelinetest.CacheDir())
 			err := run(ctx, args, new(strings.Builder), stderr)
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("error %v; want context.Canceled", err)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // exactOut is what TestExplainExactDataUnits reads of quce explain's JSON.
@@ -95,7 +95,7 @@ func TestExplainExactDataUnits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jsonPath, csvPath := filepath.Join(t.TempDir(), "e.json"), filepath.Join(t.TempDir(), "e.csv")
-			args := append([]string{"explain", "-top", "40", "-json", jsonPath, "-csv", csvPath, "-steps", "300", "-cache", testsetup.CacheDir()}, tc.args...)
+			args := append([]string{"explain", "-top", "40", "-json", jsonPath, "-csv", csvPath, "-steps", "300", "-cache", pipelinetest.CacheDir()}, tc.args...)
 			var stdout, stderr bytes.Buffer
 			if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())

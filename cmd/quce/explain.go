@@ -37,11 +37,7 @@ type explainFlags struct {
 
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f := &explainFlags{}
-	f.stderr = stderr
-	fs := flag.NewFlagSet("quce explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
-	f.registerRows(fs, rowsHelp{
+	fs := f.newFlagSet("quce explain", stderr, rowsHelp{
 		n:    "explain the first n rows of the split, or all (default 5; all rows of an -instances file)",
 		json: "write the results as JSON to this file (- for standard output, the text report then going to standard error)",
 		csv:  "write the results as a long table (one row per instance and feature) to this CSV file (- for standard output, the text report then going to standard error)",
@@ -114,6 +110,18 @@ func noneSucceeded(ex []*quce.Explanation) error {
 // rowsHelp is the help of the flags that explain and summary share whose meaning differs
 // between them: the default of -n and what -json, -csv and -svg write.
 type rowsHelp struct{ n, json, csv, svg string }
+
+// newFlagSet is the flag set of the command name, writing its help and errors to stderr,
+// with the flags of every command and those that choose rows and outputs (help says what
+// the rows and the outputs are to the command).
+func (f *explainFlags) newFlagSet(name string, stderr io.Writer, help rowsHelp) *flag.FlagSet {
+	f.stderr = stderr
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.register(fs)
+	f.registerRows(fs, help)
+	return fs
+}
 
 // registerRows adds the flags that explain and summary share beyond the common ones: the
 // rows (-split, -n, -rows, -instances), the outputs (-json, -csv, -svg, -format, -size)

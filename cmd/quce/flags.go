@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -57,6 +57,7 @@ type common struct {
 	quiet              bool
 	stderr             io.Writer
 	set                map[string]bool // the flags given on the command line
+	flags              *flag.FlagSet
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -106,82 +107,53 @@ func (c *common) parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	c.set = map[string]bool{}
+	c.set, c.flags = map[string]bool{}, fs
 	fs.Visit(func(fl *flag.Flag) { c.set[fl.Name] = true })
 	return nil
 }
 
-// config builds and validates the QUCE configuration from the flags; every error names
-// the flag.
+// config builds the QUCE configuration from the flags and validates it (quce.Config.Validate:
+// the one place the settings are checked); configError names the flag of a bad setting.
+// With -lambdas auto or -sparse the bound on L_ε is left to withBound, which takes it from
+// the training rows at -plausibility-quantile.
 func (c *common) config() (quce.Config, error) {
 	cfg := quce.DefaultConfig()
-	if err := c.autoSettings(&cfg); err != nil {
+	if err := c.lambdaSettings(&cfg); err != nil {
 		return cfg, err
 	}
-	parts := strings.Split(c.lambdas, ",")
-	if cfg.Auto != nil {
-		parts = []string{fmt.Sprint(cfg.Lambda1), fmt.Sprint(cfg.Lambda2), fmt.Sprint(cfg.Lambda3)}
+	var err error
+	if cfg.Optimizer, err = quce.ParseOptimizer(c.optimizer); err != nil {
+		return cfg, c.configError(err)
 	}
-	if len(parts) != 3 {
-		return cfg, fmt.Errorf("-lambdas %q: want three comma-separated numbers such as 1,0.01,0.1", c.lambdas)
+	if cfg.Rule, err = quce.ParseRule(c.rule); err != nil {
+		return cfg, c.configError(err)
 	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	for i, p := range parts {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil {
-			return cfg, fmt.Errorf("-lambdas %q: λ%d %q is not a number; fix: use three numbers such as 1,0.01,0.1", c.lambdas, i+1, p)
-		}
-		if !finite(v) || v < 0 {
-			return cfg, fmt.Errorf("-lambdas %q: λ%d = %v is not allowed; fix: use finite weights ≥ 0 such as 1,0.01,0.1", c.lambdas, i+1, v)
-		}
-		*[]*float64{&cfg.Lambda1, &cfg.Lambda2, &cfg.Lambda3}[i] = v
-	}
-	if cfg.Lambda1 == 0 {
-		return cfg, fmt.Errorf("-lambdas %q: λ1 = 0 leaves nothing moving x towards the target class; fix: use a positive λ1 such as 1", c.lambdas)
-	}
-	opt, err := quce.ParseOptimizer(c.optimizer)
-	if err != nil {
-		return cfg, fmt.Errorf("-optimizer %q: unknown optimizer; fix: use adam, sgd or gd", c.optimizer)
-	}
-	rule, err := quce.ParseRule(c.rule)
-	if err != nil {
-		return cfg, fmt.Errorf("-rule %q: unknown attribution rule; fix: use trapezoid, simpson or riemann", c.rule)
-	}
-	checks := []struct {
-		bad       bool
-		flag, fix string
-		value     any
-	}{
-		{!finite(c.lr) || c.lr <= 0, "-lr", "use a positive learning rate such as 0.01", c.lr},
-		{c.steps <= 0, "-steps", "use at least 1 step (1000 is the default)", c.steps},
-		{c.k <= 0, "-k", "use at least 1 point (10 is typical)", c.k},
-		{!(c.threshold > 0 && c.threshold < 1), "-threshold", "use a probability strictly between 0 and 1, such as 0.5", c.threshold},
-		{c.earlyStop < 0, "-early-stop", "use 0 (off) or a positive number of steps", c.earlyStop},
-		{c.paths <= 0, "-paths", "use at least 1 path", c.paths},
-		{c.samples < 0, "-samples", "use 0 (the mean code) or a positive number of samples", c.samples},
-	}
-	for _, ch := range checks {
-		if ch.bad {
-			return cfg, fmt.Errorf("%s %v is not allowed; fix: %s", ch.flag, ch.value, ch.fix)
-		}
-	}
-	cfg.Optimizer, cfg.Rule = opt, rule
 	cfg.LearningRate, cfg.Steps, cfg.K, cfg.Paths = c.lr, c.steps, c.k, c.paths
 	cfg.Samples, cfg.EarlyStop, cfg.Threshold, cfg.Seed = c.samples, c.earlyStop, c.threshold, c.seed
-	// Automatic λ and sparsity are validated once their bound is known (withBound).
-	check := cfg
-	if check.Auto != nil || check.Sparse {
-		check.Plausibility = 1
+	cfg.Sparse = c.sparse
+	if cfg.Auto != nil || cfg.Sparse {
+		cfg.PlausibilityQuantile = c.plausQuantile
 	}
-	if err := check.Validate(); err != nil {
-		return cfg, fmt.Errorf("the QUCE settings: %w", err)
+	if err := cfg.Validate(); err != nil {
+		return cfg, c.configError(err)
+	}
+	if c.autoMethod && cfg.Auto == nil {
+		// quce eval's quce-auto searches with these settings and -auto-grid.
+		auto := cfg
+		if auto.Auto, err = c.autoGridFlag(); err != nil {
+			return cfg, err
+		}
+		auto.PlausibilityQuantile = c.plausQuantile
+		if err := auto.Validate(); err != nil {
+			return cfg, c.configError(err)
+		}
 	}
 	return cfg, nil
 }
 
-// autoSettings reads -lambdas auto, -auto-grid, -plausibility-quantile and -sparse into cfg
-// (all but the bound, which needs the training rows: see withBound).
-func (c *common) autoSettings(cfg *quce.Config) error {
+// lambdaSettings reads -lambdas (three numbers, or auto with -auto-grid) into cfg, and
+// refuses -auto-grid and -plausibility-quantile where nothing uses them.
+func (c *common) lambdaSettings(cfg *quce.Config) error {
 	auto := c.autoLambdas()
 	if !auto && strings.Contains(strings.ToLower(c.lambdas), "auto") {
 		return fmt.Errorf("-lambdas %q: auto chooses λ2 and λ3 itself, so it cannot be mixed with numbers; fix: give -lambdas auto alone (λ1 = 1), or three numbers such as 1,0.01,0.1", c.lambdas)
@@ -192,25 +164,41 @@ func (c *common) autoSettings(cfg *quce.Config) error {
 	if !auto && !c.autoMethod && !c.sparse && c.set["plausibility-quantile"] {
 		return fmt.Errorf("-plausibility-quantile bounds plausible counterfactuals for -lambdas auto and -sparse; fix: add one of them, or drop -plausibility-quantile")
 	}
-	if !(c.plausQuantile > 0 && c.plausQuantile < 1) {
-		return fmt.Errorf("-plausibility-quantile %v is not allowed; fix: use a quantile strictly between 0 and 1, such as 0.9", c.plausQuantile)
-	}
-	cfg.Sparse = c.sparse
-	if !auto {
-		return nil
-	}
-	grid, err := parseGrid(c.autoGrid)
-	if err != nil {
+	if auto {
+		var err error
+		cfg.Auto, err = c.autoGridFlag()
 		return err
 	}
-	cfg.Auto = &quce.Auto{Grid: grid}
+	parts := strings.Split(c.lambdas, ",")
+	if len(parts) != 3 {
+		return fmt.Errorf("-lambdas %q: want three comma-separated numbers such as 1,0.01,0.1", c.lambdas)
+	}
+	var lambdas [3]float64
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return fmt.Errorf("-lambdas %q: λ%d %q is not a number; fix: use three numbers such as 1,0.01,0.1", c.lambdas, i+1, p)
+		}
+		lambdas[i] = v
+	}
+	cfg.Lambda1, cfg.Lambda2, cfg.Lambda3 = lambdas[0], lambdas[1], lambdas[2]
 	return nil
 }
 
 // autoLambdas reports -lambdas auto.
 func (c *common) autoLambdas() bool { return strings.EqualFold(strings.TrimSpace(c.lambdas), "auto") }
 
-// parseGrid reads -auto-grid: "λ2:λ3,λ2:λ3,…".
+// autoGridFlag reads -auto-grid.
+func (c *common) autoGridFlag() (*quce.Auto, error) {
+	grid, err := parseGrid(c.autoGrid)
+	if err != nil {
+		return nil, err
+	}
+	return &quce.Auto{Grid: grid}, nil
+}
+
+// parseGrid reads -auto-grid: "λ2:λ3,λ2:λ3,…". The weights are checked with the other
+// settings (quce.Auto.Validate).
 func parseGrid(s string) ([]quce.Lambdas, error) {
 	fix := "fix: list λ2:λ3 pairs, comma-separated, such as " + gridFlag(quce.DefaultAuto().Grid)
 	var grid []quce.Lambdas
@@ -225,15 +213,58 @@ func parseGrid(s string) ([]quce.Lambdas, error) {
 		if !ok || err2 != nil || err3 != nil {
 			return nil, fmt.Errorf("-auto-grid %q: %q is not a λ2:λ3 pair; %s", s, part, fix)
 		}
-		if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 || math.IsNaN(b) || math.IsInf(b, 0) || b < 0 {
-			return nil, fmt.Errorf("-auto-grid %q: %q: weights must be finite and ≥ 0; %s", s, part, fix)
-		}
 		grid = append(grid, quce.Lambdas{Lambda2: a, Lambda3: b})
 	}
 	if len(grid) == 0 {
 		return nil, fmt.Errorf("-auto-grid %q is empty; %s", s, fix)
 	}
 	return grid, nil
+}
+
+// configFlags are the flags that set quce.Config's fields, by the name quce.FieldError
+// gives a field; part says which of the flag's values a field is.
+var configFlags = map[string]struct{ flag, part string }{
+	"lambda1": {"lambdas", "λ1"}, "lambda2": {"lambdas", "λ2"}, "lambda3": {"lambdas", "λ3"},
+	"auto": {flag: "auto-grid"}, "learning_rate": {flag: "lr"}, "steps": {flag: "steps"},
+	"optimizer": {flag: "optimizer"}, "k": {flag: "k"}, "rule": {flag: "rule"},
+	"threshold": {flag: "threshold"}, "early_stop": {flag: "early-stop"}, "paths": {flag: "paths"},
+	"samples": {flag: "samples"}, "plausibility": {flag: "plausibility-quantile"},
+	"plausibility_quantile": {flag: "plausibility-quantile"},
+}
+
+// configError is err with the quce.Config setting it refuses named by its flag, as given.
+func (c *common) configError(err error) error {
+	var fe *quce.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	f, ok := configFlags[fe.Field]
+	if !ok {
+		return fmt.Errorf("the QUCE settings: %w", err)
+	}
+	given := c.given(f.flag, fe.Value)
+	switch {
+	case f.part != "":
+		return fmt.Errorf("-%s %s: %s = %v is not allowed; fix: %s", f.flag, given, f.part, fe.Value, fe.Fix)
+	case fe.Problem != "":
+		return fmt.Errorf("-%s %s: %s; fix: %s", f.flag, given, fe.Problem, fe.Fix)
+	}
+	return fmt.Errorf("-%s %s is not allowed; fix: %s", f.flag, given, fe.Fix)
+}
+
+// given is the value of the flag name as the command line gave it (quoted when the flag
+// takes text), or value when the flags were not parsed.
+func (c *common) given(name string, value any) string {
+	if c.flags == nil || c.flags.Lookup(name) == nil {
+		return fmt.Sprint(value)
+	}
+	v := c.flags.Lookup(name).Value
+	if g, ok := v.(flag.Getter); ok {
+		if s, ok := g.Get().(string); ok {
+			return strconv.Quote(s)
+		}
+	}
+	return v.String()
 }
 
 // gridFlag formats a grid as -auto-grid takes it.
@@ -246,17 +277,17 @@ func gridFlag(grid []quce.Lambdas) string {
 }
 
 // withBound sets the plausibility bound of automatic λ and sparsity from the training rows
-// (-plausibility-quantile) and validates the settings; it leaves other configurations as
+// at -plausibility-quantile (quce.Explainer.WithBound); it leaves other configurations as
 // they are.
 func (c *common) withBound(s *pipeline.Setup, cfg quce.Config) (quce.Config, error) {
 	if cfg.Auto == nil && !cfg.Sparse {
 		return cfg, nil
 	}
-	cfg, err := s.WithPlausibility(cfg, c.plausQuantile)
+	cfg, err := s.Explainer.WithBound(cfg, s.XTrain)
 	if err != nil {
-		return cfg, fmt.Errorf("the QUCE settings (-lambdas auto, -sparse, -plausibility-quantile): %w", err)
+		return cfg, fmt.Errorf("-plausibility-quantile %g: %w", cfg.PlausibilityQuantile, err)
 	}
-	c.logf("plausible: L_ε ≤ %.4g, the %g quantile over the %d training rows", cfg.Plausibility, c.plausQuantile, len(s.XTrain))
+	c.logf("plausible: L_ε ≤ %.4g, the %g quantile over the %d training rows", cfg.Plausibility, cfg.PlausibilityQuantile, len(s.XTrain))
 	return cfg, nil
 }
 

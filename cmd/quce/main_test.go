@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // The command paces the garbage collector at gcPercent unless GOGC is set, in which case the
@@ -36,7 +36,7 @@ func TestExplainJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "e.json")
 	svg := filepath.Join(t.TempDir(), "svg")
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"explain", "-n", "2", "-steps", "300", "-json", out, "-svg", svg, "-cache", testsetup.CacheDir()}, &stdout, &stderr)
+	err := run(context.Background(), []string{"explain", "-n", "2", "-steps", "300", "-json", out, "-svg", svg, "-cache", pipelinetest.CacheDir()}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("explain: %v\n%s", err, stderr.String())
 	}
@@ -96,7 +96,7 @@ func TestExplainJSON(t *testing.T) {
 		}
 	}
 	// A second run must not overwrite the JSON without -force.
-	err = run(context.Background(), []string{"explain", "-n", "1", "-steps", "10", "-json", out, "-cache", testsetup.CacheDir()}, &stdout, &stderr)
+	err = run(context.Background(), []string{"explain", "-n", "1", "-steps", "10", "-json", out, "-cache", pipelinetest.CacheDir()}, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "-force") {
 		t.Errorf("overwriting without -force: error %v", err)
 	}
@@ -105,7 +105,7 @@ func TestExplainJSON(t *testing.T) {
 func TestExplainPictureFormatAndSize(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "pics")
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"explain", "-n", "1", "-steps", "20", "-svg", dir, "-format", "pdf", "-size", "16x20cm", "-cache", testsetup.CacheDir()}, &stdout, &stderr)
+	err := run(context.Background(), []string{"explain", "-n", "1", "-steps", "20", "-svg", dir, "-format", "pdf", "-size", "16x20cm", "-cache", pipelinetest.CacheDir()}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("explain: %v\n%s", err, stderr.String())
 	}
@@ -126,7 +126,7 @@ func TestExplainPictureFormatAndSize(t *testing.T) {
 	// A bad -format or -size is an error naming the flag, before any work.
 	for _, args := range [][]string{{"-format", "gif"}, {"-size", "7by5"}, {"-size", "0x5"}} {
 		stderr.Reset()
-		err := run(context.Background(), append([]string{"explain", "-n", "1", "-svg", t.TempDir(), "-cache", testsetup.CacheDir()}, args...), &stdout, &stderr)
+		err := run(context.Background(), append([]string{"explain", "-n", "1", "-svg", t.TempDir(), "-cache", pipelinetest.CacheDir()}, args...), &stdout, &stderr)
 		if err == nil || !strings.HasPrefix(err.Error(), args[0]+": ") || !strings.Contains(err.Error(), "fix:") {
 			t.Errorf("explain %v: error %v, want one naming %s with a fix", args, err, args[0])
 		}
@@ -182,9 +182,9 @@ func TestCommandErrors(t *testing.T) {
 			"-bounds", "employment=<1:never"}, "levels of the ordinal column"},
 		{[]string{"explain", "-data", "german_credit", "-target", "age"}, "drop -target"},
 		{[]string{"explain", "-data", "/nonexistent.csv"}, "nonexistent.csv"},
-		{[]string{"explain", "-n", "1000", "-cache", testsetup.CacheDir()}, "has only 114 rows"},
-		{[]string{"explain", "-frozen", "nope", "-cache", testsetup.CacheDir()}, `there is no column "nope"`},
-		{[]string{"explain", "-frozen", allFeatures, "-cache", testsetup.CacheDir()}, "every column is frozen"},
+		{[]string{"explain", "-n", "1000", "-cache", pipelinetest.CacheDir()}, "has only 114 rows"},
+		{[]string{"explain", "-frozen", "nope", "-cache", pipelinetest.CacheDir()}, `there is no column "nope"`},
+		{[]string{"explain", "-frozen", allFeatures, "-cache", pipelinetest.CacheDir()}, "every column is frozen"},
 		{[]string{"eval", "-methods", "lime"}, "lime"},
 		{[]string{"eval", "-data", "german_credit", "-increase", "housing"}, `-increase housing: column "housing" is categorical`},
 		{[]string{"bogus"}, "usage"},
@@ -205,7 +205,7 @@ func TestCommandErrors(t *testing.T) {
 func TestEvalJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "eval.json")
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"eval", "-n", "5", "-steps", "200", "-json", out, "-cache", testsetup.CacheDir(), "-q"}, &stdout, &stderr)
+	err := run(context.Background(), []string{"eval", "-n", "5", "-steps", "200", "-json", out, "-cache", pipelinetest.CacheDir(), "-q"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("eval: %v\n%s", err, stderr.String())
 	}

@@ -9,15 +9,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
-func fixture(name string) string { return testsetup.Fixture(name) }
+func fixture(name string) string { return pipelinetest.Fixture(name) }
 
 // A PyTorch model exported to ONNX, explained from the command line: binary with raw
 // inputs, and 3-class with a named target; the JSON names the classes.
 func TestExplainONNXModel(t *testing.T) {
-	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	wbcCSV := filepath.Join(pipelinetest.Root(), "data", "wbc.csv")
 	for _, tc := range []struct {
 		name, data, model string
 		extra             []string
@@ -30,7 +30,7 @@ func TestExplainONNXModel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "e.json")
-			args := append([]string{"explain", "-data", tc.data, "-model", fixture(tc.model), "-n", "3", "-steps", "300", "-json", out, "-cache", testsetup.CacheDir()}, tc.extra...)
+			args := append([]string{"explain", "-data", tc.data, "-model", fixture(tc.model), "-n", "3", "-steps", "300", "-json", out, "-cache", pipelinetest.CacheDir()}, tc.extra...)
 			var stdout, stderr bytes.Buffer
 			if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 				t.Fatalf("explain: %v\n%s", err, stderr.String())
@@ -75,7 +75,7 @@ func TestModelErrors(t *testing.T) {
 	dir := t.TempDir()
 	notONNX := filepath.Join(dir, "table.onnx")
 	os.WriteFile(notONNX, []byte("a,b\n1,2\n"), 0o644)
-	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	wbcCSV := filepath.Join(pipelinetest.Root(), "data", "wbc.csv")
 	// Iris with two of its classes: a binary target for a 3-output model.
 	irisText, _ := os.ReadFile(fixture("iris.csv"))
 	var two []string
@@ -114,7 +114,7 @@ func TestModelErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := append([]string{"explain", "-n", "1", "-steps", "5", "-cache", testsetup.CacheDir()}, tc.args...)
+			args := append([]string{"explain", "-n", "1", "-steps", "5", "-cache", pipelinetest.CacheDir()}, tc.args...)
 			err := run(context.Background(), args, &stdout, &stderr)
 			if err == nil {
 				t.Fatalf("no error; stderr:\n%s", stderr.String())

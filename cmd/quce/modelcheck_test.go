@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // explainRun runs quce explain with args (and the test cache) and returns its stdout and
@@ -22,7 +22,7 @@ import (
 func explainRun(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), append([]string{"explain", "-cache", testsetup.CacheDir()}, args...), &stdout, &stderr)
+	err := run(context.Background(), append([]string{"explain", "-cache", pipelinetest.CacheDir()}, args...), &stdout, &stderr)
 	return stdout.String(), err
 }
 
@@ -83,7 +83,7 @@ func readExplainJSON(t *testing.T, path string) modelCheckJSON {
 // it is refused with the order that fits; -model-classes malignant,benign explains it right;
 // -allow-weak-model explains it anyway and says so.
 func TestModelClassesWithARealModel(t *testing.T) {
-	in, err := os.ReadFile(filepath.Join(testsetup.Root(), "data", "wbc.csv"))
+	in, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "data", "wbc.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestModelClassesWithARealModel(t *testing.T) {
 // default), and a raw-input model declared standardized, which would give a
 // valid-looking explanation of a wrong prediction. Declared right, it is explained.
 func TestModelUnitsChecked(t *testing.T) {
-	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	wbcCSV := filepath.Join(pipelinetest.Root(), "data", "wbc.csv")
 	for _, tc := range []struct {
 		name, model string
 		args        []string
@@ -208,7 +208,7 @@ func TestModelUnitsChecked(t *testing.T) {
 // equal to the training split's scaler changes nothing, the model's own (from its training
 // script) changes its probabilities, and a bad file is an error naming it and the column.
 func TestScalerFlag(t *testing.T) {
-	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	wbcCSV := filepath.Join(pipelinetest.Root(), "data", "wbc.csv")
 	ds, err := data.Load(wbcCSV, data.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -304,9 +304,9 @@ func TestScalerFlag(t *testing.T) {
 // A model with a NaN weight, or with finite weights whose outputs overflow on the training
 // rows, is refused before any work, naming its file.
 func TestBrokenModelsRefused(t *testing.T) {
-	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
-	nan := testsetup.EditedONNX(t, "models/wbc_raw.onnx", "1.0.weight", func(w []float32) { w[3] = float32(math.NaN()) })
-	huge := testsetup.EditedONNX(t, "models/wbc_raw.onnx", "1.2.weight", func(w []float32) {
+	wbcCSV := filepath.Join(pipelinetest.Root(), "data", "wbc.csv")
+	nan := pipelinetest.EditedONNX(t, "models/wbc_raw.onnx", "1.0.weight", func(w []float32) { w[3] = float32(math.NaN()) })
+	huge := pipelinetest.EditedONNX(t, "models/wbc_raw.onnx", "1.2.weight", func(w []float32) {
 		for i := range w {
 			w[i] = 3e38
 		}
@@ -335,10 +335,10 @@ func TestBrokenModelsRefused(t *testing.T) {
 // Every command that runs a user's model checks it first: eval and bench refuse a model fed
 // the wrong units, and bench records the check in its JSON.
 func TestEveryCommandChecksTheModel(t *testing.T) {
-	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	wbcCSV := filepath.Join(pipelinetest.Root(), "data", "wbc.csv")
 	for _, cmd := range []string{"eval", "bench", "summary"} {
 		var stdout, stderr bytes.Buffer
-		err := run(context.Background(), []string{cmd, "-data", wbcCSV, "-model", fixture("models/wbc_std.onnx"), "-cache", testsetup.CacheDir(), "-q"}, &stdout, &stderr)
+		err := run(context.Background(), []string{cmd, "-data", wbcCSV, "-model", fixture("models/wbc_std.onnx"), "-cache", pipelinetest.CacheDir(), "-q"}, &stdout, &stderr)
 		if err == nil || !strings.Contains(err.Error(), "-model-input (now raw") {
 			t.Errorf("%s with a standardized model run as raw: error %v", cmd, err)
 		}

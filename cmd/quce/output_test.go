@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // entries lists the names in dir, sorted.
@@ -33,7 +33,7 @@ func entries(t *testing.T, dir string) []string {
 // -json - and -csv - write to standard output, and the text report goes to standard error
 // so that it does not corrupt them; no file named "-" appears.
 func TestOutputsToStandardOutput(t *testing.T) {
-	cache, err := filepath.Abs(testsetup.CacheDir()) // found from the working folder, which changes
+	cache, err := filepath.Abs(pipelinetest.CacheDir()) // found from the working folder, which changes
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestOutputToStandardOutputsFile(t *testing.T) {
 		t.Skip("no /proc:", err)
 	}
 	var stderr bytes.Buffer
-	args := []string{"explain", "-n", "1", "-steps", "50", "-cache", testsetup.CacheDir(), "-json", link}
+	args := []string{"explain", "-n", "1", "-steps", "50", "-cache", pipelinetest.CacheDir(), "-json", link}
 	if err := run(context.Background(), args, out, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}

@@ -14,14 +14,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // No error the command reports says "quce: quce:": the library's errors carry the prefix
 // already (a model declared with the wrong outputs is caught by quce.NewClassifier or by
 // the explainer, and reaches the command unwrapped).
 func TestErrorsSayQuceOnce(t *testing.T) {
-	wbcCSV := filepath.Join(testsetup.Root(), "data", "wbc.csv")
+	wbcCSV := filepath.Join(pipelinetest.Root(), "data", "wbc.csv")
 	for _, tc := range []struct {
 		name, command string
 		args          []string
@@ -35,7 +35,7 @@ func TestErrorsSayQuceOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := append([]string{tc.command, "-n", "1", "-steps", "5", "-q", "-cache", testsetup.CacheDir()}, tc.args...)
+			args := append([]string{tc.command, "-n", "1", "-steps", "5", "-q", "-cache", pipelinetest.CacheDir()}, tc.args...)
 			err := run(context.Background(), args, &stdout, &stderr)
 			if err == nil {
 				t.Fatalf("no error; stderr:\n%s", stderr.String())
@@ -84,7 +84,7 @@ func TestExplainAlreadyTarget(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	// Lines 3 and 39 of wbc.csv are test rows predicted malignant and benign.
 	err := run(context.Background(), []string{"explain", "-rows", "3,39", "-class", "benign", "-steps", "50", "-q",
-		"-json", js, "-csv", cs, "-svg", svg, "-cache", testsetup.CacheDir()}, &stdout, &stderr)
+		"-json", js, "-csv", cs, "-svg", svg, "-cache", pipelinetest.CacheDir()}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("explain: %v\n%s", err, stderr.String())
 	}
@@ -139,7 +139,7 @@ func TestExplainMarksDetours(t *testing.T) {
 	js, cs := filepath.Join(dir, "e.json"), filepath.Join(dir, "e.csv")
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"explain", "-data", "german_credit", "-n", "2", "-q",
-		"-json", js, "-csv", cs, "-cache", testsetup.CacheDir()}, &stdout, &stderr)
+		"-json", js, "-csv", cs, "-cache", pipelinetest.CacheDir()}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("explain: %v\n%s", err, stderr.String())
 	}
@@ -194,7 +194,7 @@ func TestExplainMarksDetours(t *testing.T) {
 
 // The README names the -csv table's columns as the file has them, in order.
 func TestREADMEListsTheCSVColumns(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "README.md"))
+	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

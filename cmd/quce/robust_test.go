@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // Ctrl-C during an explanation stops promptly, exits 130 and leaves no output file behind.
@@ -27,7 +27,7 @@ func TestInterruptLeavesNoPartialFiles(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "out")
-	cache, _ := filepath.Abs(testsetup.CacheDir())
+	cache, _ := filepath.Abs(pipelinetest.CacheDir())
 	cmd := exec.Command(bin, "explain", "-n", "114", "-steps", "100000", "-json", filepath.Join(out, "e.json"), "-svg", out, "-cache", cache)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

@@ -14,14 +14,14 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // quceRun runs the command with the test cache and few steps.
 func quceRun(args ...string) (stdout, stderr string, err error) {
 	var o, e bytes.Buffer
 	if len(args) > 0 && (args[0] == "explain" || args[0] == "eval" || args[0] == "summary") {
-		args = append(args, "-steps", "50", "-cache", testsetup.CacheDir())
+		args = append(args, "-steps", "50", "-cache", pipelinetest.CacheDir())
 	}
 	err = run(context.Background(), args, &o, &e)
 	return o.String(), e.String(), err
@@ -114,7 +114,7 @@ func explainJSON(t *testing.T, args ...string) (explainOut, map[string]any) {
 // wbcLines is data/wbc.csv's lines (lines[0] is line 1, the header).
 func wbcLines(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "data", "wbc.csv"))
+	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "data", "wbc.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -28,38 +27,22 @@ type summaryFlags struct {
 	bootstrap, permutations int
 }
 
+// summaryRowsHelp is the help of quce summary's flags that mean something else to quce
+// explain.
+var summaryRowsHelp = rowsHelp{
+	n:    "summarise the first n rows of the split, or all (default all)",
+	json: "write the summary as JSON to this file: every figure with its interval, the tests, and each row's cost (- for standard output, the text report then going to standard error)",
+	csv:  "write the summary as a table with one row per column and group (all rows first) to this CSV file (- for standard output, the text report then going to standard error)",
+	svg:  "write the summary's pictures into this folder: summary-columns, summary-cost and, with -group-by, summary-groups (SVG unless -format says otherwise)",
+}
+
 // runSummary explains rows as quce explain does and summarises them as a population
 // (package population): per column, per row measure and, with -group-by, per group with
 // bootstrap intervals and permutation tests.
 func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f := &summaryFlags{}
-	f.stderr = stderr
-	fs := flag.NewFlagSet("quce summary", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f.register(fs)
-	f.registerRows(fs, rowsHelp{
-		n:    "summarise the first n rows of the split, or all (default all)",
-		json: "write the summary as JSON to this file: every figure with its interval, the tests, and each row's cost (- for standard output, the text report then going to standard error)",
-		csv:  "write the summary as a table with one row per column and group (all rows first) to this CSV file (- for standard output, the text report then going to standard error)",
-		svg:  "write the summary's pictures into this folder: summary-columns, summary-cost and, with -group-by, summary-groups (SVG unless -format says otherwise)",
-	})
-	fs.IntVar(&f.top, "top", 10, "columns printed in the text's tables, those most often changed first (0: all)")
-	fs.StringVar(&f.groupBy, "group-by", "", "summarise per group of this column too: a categorical, ordinal or binary column by its values, a numeric one by -bins")
-	fs.StringVar(&f.bins, "bins", "", "with a numeric -group-by column: the cut points of its bins, ascending, e.g. 30,50 for below 30, 30 to below 50, and 50 or more")
-	fs.StringVar(&f.binNames, "bin-names", "", "names of the -bins, lowest first, e.g. young,middle,old (default: age<30,30<=age<50,age>=50)")
-	fs.IntVar(&f.bootstrap, "bootstrap", population.DefaultBootstrap, "resamples of each percentile bootstrap interval")
-	fs.IntVar(&f.permutations, "permutations", population.DefaultPermutations, "relabellings of each permutation test between groups")
-	if err := f.parse(fs, args); err != nil {
+	f, err := parseSummaryFlags(args, stderr)
+	if err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q; fix: put flags before nothing else (quce summary -group-by foreign_worker)", fs.Arg(0))
-	}
-	if !f.set["n"] && f.rows == "" {
-		f.n = "all"
-	}
-	if f.top < 0 {
-		return fmt.Errorf("-top %d: fix: print 0 (all) or more columns", f.top)
 	}
 	opts, err := population.Options{Bootstrap: f.bootstrap, Permutations: f.permutations, Seed: f.seed}.Resolve()
 	if err != nil {
@@ -85,21 +68,9 @@ func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	in := population.Input{Columns: r.s.Explainer.Columns(), Explanations: r.ex}
-	for _, p := range r.sel.picks {
-		in.Rows = append(in.Rows, p.x)
-	}
 	frozen := grouping == nil || slices.Contains(r.cons.Frozen, f.groupBy)
-	if grouping != nil {
-		in.Groups, in.GroupOrder = grouping.Groups(in.Rows), grouping.Names()
-		if !frozen {
-			for _, e := range r.ex {
-				in.CounterfactualGroups = append(in.CounterfactualGroups, grouping.Group(e.Path0().CounterfactualOriginal))
-			}
-		}
-	}
 	t0 := time.Now()
-	sum, err := population.Summarise(in, opts)
+	sum, err := population.Summarise(populationInput(r, grouping, frozen), opts)
 	if err != nil {
 		return err
 	}
@@ -109,31 +80,9 @@ func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := noneSucceeded(r.ex); err != nil {
 		return err
 	}
-	var outs []output
-	if f.jsonPath != "" {
-		doc := runDoc(r.s, r.cfg, &f.explainFlags, r.sel)
-		config := doc["config"].(map[string]any)
-		config["group_by"], config["bins"], config["bin_names"] = f.groupBy, splitList(f.bins), splitList(f.binNames)
-		config["bootstrap"], config["permutations"], config["level"], config["resampling_seed"] = opts.Bootstrap, opts.Permutations, opts.Level, opts.Seed
-		if grouping != nil {
-			doc["group"] = map[string]any{"column": f.groupBy, "frozen": frozen, "groups": grouping.Names(), "edges": grouping.Edges(),
-				"note": groupNote(f.groupBy, frozen)}
-		}
-		doc["target"] = targetNote(r, f.class)
-		doc["summary"] = summaryJSON(sum)
-		doc["rows"] = rowsJSON(r.sel, sum)
-		b, err := marshalJSON(doc)
-		if err != nil {
-			return err
-		}
-		outs = append(outs, output{f.jsonPath, b})
-	}
-	if f.csvPath != "" {
-		b, err := summaryCSV(f.groupBy, sum)
-		if err != nil {
-			return err
-		}
-		outs = append(outs, output{f.csvPath, b})
+	outs, err := f.summaryFiles(r, sum, grouping, frozen)
+	if err != nil {
+		return err
 	}
 	pics, err := f.drawSummary(r, sum)
 	if err != nil {
@@ -141,6 +90,89 @@ func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	outs = append(outs, pics...)
 	return f.write(stdout, outs, len(pics))
+}
+
+// parseSummaryFlags reads quce summary's flags from args (its help and errors going to
+// stderr).
+func parseSummaryFlags(args []string, stderr io.Writer) (*summaryFlags, error) {
+	f := &summaryFlags{}
+	fs := f.newFlagSet("quce summary", stderr, summaryRowsHelp)
+	fs.IntVar(&f.top, "top", 10, "columns printed in the text's tables, those most often changed first (0: all)")
+	fs.StringVar(&f.groupBy, "group-by", "", "summarise per group of this column too: a categorical, ordinal or binary column by its values, a numeric one by -bins")
+	fs.StringVar(&f.bins, "bins", "", "with a numeric -group-by column: the cut points of its bins, ascending, e.g. 30,50 for below 30, 30 to below 50, and 50 or more")
+	fs.StringVar(&f.binNames, "bin-names", "", "names of the -bins, lowest first, e.g. young,middle,old (default: age<30,30<=age<50,age>=50)")
+	fs.IntVar(&f.bootstrap, "bootstrap", population.DefaultBootstrap, "resamples of each percentile bootstrap interval")
+	fs.IntVar(&f.permutations, "permutations", population.DefaultPermutations, "relabellings of each permutation test between groups")
+	if err := f.parse(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q; fix: put flags before nothing else (quce summary -group-by foreign_worker)", fs.Arg(0))
+	}
+	if !f.set["n"] && f.rows == "" {
+		f.n = "all"
+	}
+	if f.top < 0 {
+		return nil, fmt.Errorf("-top %d: fix: print 0 (all) or more columns", f.top)
+	}
+	return f, nil
+}
+
+// populationInput is what population.Summarise reads of the explained rows r: with a
+// grouping, each row's group and, when the grouping column may change (not frozen), each
+// counterfactual's.
+func populationInput(r *explained, grouping *population.Grouping, frozen bool) population.Input {
+	in := population.Input{Columns: r.s.Explainer.Columns(), Explanations: r.ex}
+	for _, p := range r.sel.picks {
+		in.Rows = append(in.Rows, p.x)
+	}
+	if grouping != nil {
+		in.Groups, in.GroupOrder = grouping.Groups(in.Rows), grouping.Names()
+		if !frozen {
+			for _, e := range r.ex {
+				in.CounterfactualGroups = append(in.CounterfactualGroups, grouping.Group(e.Path0().CounterfactualOriginal))
+			}
+		}
+	}
+	return in
+}
+
+// summaryFiles are the -json and -csv files of the summary sum of the explained rows r.
+func (f *summaryFlags) summaryFiles(r *explained, sum *population.Summary, grouping *population.Grouping, frozen bool) ([]output, error) {
+	var outs []output
+	if f.jsonPath != "" {
+		b, err := marshalJSON(f.summaryDoc(r, sum, grouping, frozen))
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, output{f.jsonPath, b})
+	}
+	if f.csvPath != "" {
+		b, err := summaryCSV(f.groupBy, sum)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, output{f.csvPath, b})
+	}
+	return outs, nil
+}
+
+// summaryDoc is the -json document: the run's, with the grouping and resampling settings,
+// the group, the target, the summary and the rows.
+func (f *summaryFlags) summaryDoc(r *explained, sum *population.Summary, grouping *population.Grouping, frozen bool) map[string]any {
+	opts := sum.Options
+	doc := runDoc(r.s, r.cfg, &f.explainFlags, r.sel)
+	config := doc["config"].(map[string]any)
+	config["group_by"], config["bins"], config["bin_names"] = f.groupBy, splitList(f.bins), splitList(f.binNames)
+	config["bootstrap"], config["permutations"], config["level"], config["resampling_seed"] = opts.Bootstrap, opts.Permutations, opts.Level, opts.Seed
+	if grouping != nil {
+		doc["group"] = map[string]any{"column": f.groupBy, "frozen": frozen, "groups": grouping.Names(), "edges": grouping.Edges(),
+			"note": groupNote(f.groupBy, frozen)}
+	}
+	doc["target"] = targetNote(r, f.class)
+	doc["summary"] = summaryJSON(sum)
+	doc["rows"] = rowsJSON(r.sel, sum)
+	return doc
 }
 
 // binFlags reads -bins and -bin-names (checked against the column by
@@ -275,6 +307,34 @@ const fewMark = "(!)"
 
 // printSummary writes the text report.
 func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.Summary, frozen bool) {
+	all := sum.Overall
+	f.printOverall(w, r, sum)
+	order := population.ByChangeRate(all.Columns)
+	shown := order
+	if f.top > 0 && f.top < len(order) {
+		shown = order[:f.top]
+	}
+	if all.Valid == 0 {
+		fmt.Fprintln(w, "\nNo valid counterfactual: nothing to say of the columns, the costs or the groups.")
+		return
+	}
+	printColumns(w, all, shown, len(order))
+	if sum.Groups == nil {
+		return
+	}
+	f.printGroups(w, sum, frozen)
+	if len(sum.Absent) > 0 {
+		fmt.Fprintf(w, "No rows in: %s.\n", strings.Join(sum.Absent, ", "))
+	}
+	if len(sum.Comparisons) > 0 {
+		printComparisons(w, sum)
+	}
+	printGroupColumns(w, sum, shown)
+}
+
+// printOverall writes the report's opening: what was searched and the measures over all
+// rows.
+func (f *summaryFlags) printOverall(w io.Writer, r *explained, sum *population.Summary) {
 	all, o := sum.Overall, sum.Options
 	level := 100 * o.Level
 	fmt.Fprintf(w, "\nRecourse over %s, %s.\n", rowsText(r), targetNote(r, f.class))
@@ -294,18 +354,13 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 			e.SD, e.Min, e.Q1, e.Median, e.Q3, e.Max)
 	}
 	tw.Flush()
+}
 
-	order := population.ByChangeRate(all.Columns)
-	shown := order
-	if f.top > 0 && f.top < len(order) {
-		shown = order[:f.top]
-	}
-	if all.Valid == 0 {
-		fmt.Fprintln(w, "\nNo valid counterfactual: nothing to say of the columns, the costs or the groups.")
-		return
-	}
-	fmt.Fprintf(w, "\nColumns by how often the valid counterfactuals change them (%d of %d shown; -top):\n", len(shown), len(order))
-	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+// printColumns writes the table of the columns shown (indices into all.Columns, of
+// columns in all), those most often changed first.
+func printColumns(w io.Writer, all population.Scope, shown []int, columns int) {
+	fmt.Fprintf(w, "\nColumns by how often the valid counterfactuals change them (%d of %d shown; -top):\n", len(shown), columns)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "column\tchanged\tmean change\tmean |Φ|\tmean |Φ−|\tmean |Φ+|\tmost frequent changes")
 	for _, ci := range shown {
 		c := all.Columns[ci]
@@ -314,12 +369,14 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "mean change: counterfactual minus row, in the data's units, over the counterfactuals that change the column; |Φ|, |Φ−|, |Φ+|: the column's attribution and its uncertainty, averaged in size over all valid counterfactuals.")
-	if sum.Groups == nil {
-		return
-	}
+}
 
+// printGroups writes the table of the -group-by groups' measures; frozen says whether the
+// grouping column is frozen (else counterfactuals may leave their group).
+func (f *summaryFlags) printGroups(w io.Writer, sum *population.Summary, frozen bool) {
+	all, level := sum.Overall, 100*sum.Options.Level
 	fmt.Fprintf(w, "\nBy %s (%s):\n", f.groupBy, groupNote(f.groupBy, frozen))
-	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	header := "group\trows\talready target\tsearched\tvalid"
 	if all.Failed > 0 {
 		header += "\tfailed"
@@ -344,42 +401,48 @@ func (f *summaryFlags) printSummary(w io.Writer, r *explained, sum *population.S
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	if len(sum.Absent) > 0 {
-		fmt.Fprintf(w, "No rows in: %s.\n", strings.Join(sum.Absent, ", "))
+}
+
+// printComparisons writes the table of the differences between groups, with their
+// intervals and permutation p-values.
+func printComparisons(w io.Writer, sum *population.Summary) {
+	level := 100 * sum.Options.Level
+	what := fmt.Sprintf("%s − %s", sum.Comparisons[0].Group, sum.Comparisons[0].Versus)
+	if sum.Comparisons[0].Versus == population.Rest {
+		what = "each group − the rest of the rows"
 	}
-	if len(sum.Comparisons) > 0 {
-		what := fmt.Sprintf("%s − %s", sum.Comparisons[0].Group, sum.Comparisons[0].Versus)
-		if sum.Comparisons[0].Versus == population.Rest {
-			what = "each group − the rest of the rows"
+	fmt.Fprintf(w, "\nDifferences in mean (%s), with %g%% bootstrap intervals and two-sided permutation p-values (%d relabellings, p = (1 + as extreme) / (1 + relabellings)):\n",
+		what, level, sum.Options.Permutations)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\tgroups\tn\tdifference [interval]\tp")
+	few := false
+	for _, c := range sum.Comparisons {
+		mark := ""
+		if c.Few() {
+			mark, few = " "+fewMark, true
 		}
-		fmt.Fprintf(w, "\nDifferences in mean (%s), with %g%% bootstrap intervals and two-sided permutation p-values (%d relabellings, p = (1 + as extreme) / (1 + relabellings)):\n",
-			what, level, o.Permutations)
-		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "measure\tgroups\tn\tdifference [interval]\tp")
-		few := false
-		for _, c := range sum.Comparisons {
-			mark := ""
-			if c.Few() {
-				mark, few = " "+fewMark, true
-			}
-			fmt.Fprintf(tw, "%s\t%s − %s\t%d, %d%s\t%s\t%s\n", population.MeasureNames[c.Measure], c.Group, c.Versus, c.N, c.NVersus, mark,
-				c.String(), c.P.String())
-		}
-		tw.Flush()
-		if few {
-			fmt.Fprintf(w, "%s fewer than %d rows on a side: the interval (none for 1 row) and the p-value rest on very few rows, so read them with care.\n", fewMark, population.FewRows)
-		}
-		fmt.Fprintln(w, "Each test stands alone: no correction for testing several measures or groups. The tests assume the rows are independent draws and, under no difference, that the group labels are exchangeable.")
+		fmt.Fprintf(tw, "%s\t%s − %s\t%d, %d%s\t%s\t%s\n", population.MeasureNames[c.Measure], c.Group, c.Versus, c.N, c.NVersus, mark,
+			c.String(), c.P.String())
 	}
+	tw.Flush()
+	if few {
+		fmt.Fprintf(w, "%s fewer than %d rows on a side: the interval (none for 1 row) and the p-value rest on very few rows, so read them with care.\n", fewMark, population.FewRows)
+	}
+	fmt.Fprintln(w, "Each test stands alone: no correction for testing several measures or groups. The tests assume the rows are independent draws and, under no difference, that the group labels are exchangeable.")
+}
+
+// printGroupColumns writes the share of each group's valid counterfactuals that change
+// each column shown (indices into the summary's columns).
+func printGroupColumns(w io.Writer, sum *population.Summary, shown []int) {
 	fmt.Fprintln(w, "\nShare of each group's valid counterfactuals that change the column:")
-	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprint(tw, "column")
 	for _, g := range sum.Groups {
 		fmt.Fprintf(tw, "\t%s", g.Name)
 	}
 	fmt.Fprintln(tw)
 	for _, ci := range shown {
-		fmt.Fprint(tw, all.Columns[ci].Column)
+		fmt.Fprint(tw, sum.Overall.Columns[ci].Column)
 		for _, g := range sum.Groups {
 			fmt.Fprintf(tw, "\t%s", percent(float64(g.Columns[ci].Changed), float64(g.Valid)))
 		}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/internal/testsetup"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // summaryOut is the part of quce summary's JSON these tests read.
@@ -286,7 +286,7 @@ func TestSummaryFlagErrors(t *testing.T) {
 
 // The README lists the columns of quce summary's -csv table, in order.
 func TestREADMEListsTheSummaryCSVColumns(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(testsetup.Root(), "README.md"))
+	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/quce-go/quce/pipeline"
@@ -12,7 +13,9 @@ import (
 
 func main() {
 	v := vae.DefaultConfig()
-	v.MaxEpochs, v.Patience = 100000, 100000 // long enough to be interrupted
+	// No epoch or step limit in reach, and no early stop: the VAE trains until it is
+	// interrupted.
+	v.MaxEpochs, v.MaxSteps, v.Patience = math.MaxInt32, math.MaxInt32, math.MaxInt32
 	_, err := pipeline.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: os.Args[1], VAE: v,
 		Log: func(format string, args ...any) { fmt.Printf(format+"\n", args...) }})
 	if err != nil {

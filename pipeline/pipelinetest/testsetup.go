@@ -1,6 +1,6 @@
-// Package testsetup gives tests the W-BC data with the default models, prepared once per
+// Package pipelinetest gives tests the W-BC data with the default models, prepared once per
 // test binary through the on-disk model cache, so test runs after the first do not retrain.
-package testsetup
+package pipelinetest
 
 import (
 	"os"

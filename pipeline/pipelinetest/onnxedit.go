@@ -1,4 +1,4 @@
-package testsetup
+package pipelinetest
 
 import (
 	"encoding/binary"
