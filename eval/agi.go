@@ -160,7 +160,19 @@ func (m *model) stepExec() (*graph.Exec, error) {
 	return m.step, nil
 }
 
-// targets resolves the target class of each row: targets[i] when given (≥ 0), else the
+// startingClasses returns the class probabilities of the rows xs where a baseline starts,
+// and their target classes (targetsFor).
+func (m *model) startingClasses(ctx context.Context, xs [][]float64, targets []int, threshold float64) (probs [][]float64, tgt []int, err error) {
+	if probs, err = m.probs.At(ctx, xs); err != nil {
+		return nil, nil, err
+	}
+	if tgt, err = targetsFor(probs, targets, threshold); err != nil {
+		return nil, nil, err
+	}
+	return probs, tgt, nil
+}
+
+// targetsFor resolves the target class of each row: targets[i] when given (≥ 0), else the
 // default target (quce.DefaultTarget) of the row's class probabilities probs[i].
 func targetsFor(probs [][]float64, targets []int, threshold float64) ([]int, error) {
 	if targets != nil && len(targets) != len(probs) {
@@ -281,11 +293,7 @@ func (m *model) newAGIWalk(ctx context.Context, boxes []box, targets []int, thre
 	for i, b := range boxes {
 		xs[i] = b.x
 	}
-	probs0, err := m.probs.At(ctx, xs)
-	if err != nil {
-		return nil, err
-	}
-	tgt, err := targetsFor(probs0, targets, threshold)
+	probs0, tgt, err := m.startingClasses(ctx, xs, targets, threshold)
 	if err != nil {
 		return nil, err
 	}

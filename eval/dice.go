@@ -174,11 +174,7 @@ func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cf
 	if cfg.MaxFeatures > 0 {
 		maxK = min(maxK, cfg.MaxFeatures)
 	}
-	probs0, err := m.probs.At(ctx, xs)
-	if err != nil {
-		return nil, err
-	}
-	tgt, err := targetsFor(probs0, targets, threshold)
+	probs0, tgt, err := m.startingClasses(ctx, xs, targets, threshold)
 	if err != nil {
 		return nil, err
 	}
