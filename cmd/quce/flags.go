@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/eval"
+	"github.com/quce-go/quce/internal/savedmodel"
 	"github.com/quce-go/quce/onnxmodel"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
@@ -465,6 +467,11 @@ func (c *common) loadModel(opts *pipeline.Options) error {
 	}
 	if st.IsDir() {
 		clf, err := classifier.Load(c.modelPath)
+		var bad *savedmodel.CorruptError
+		if errors.As(err, &bad) {
+			// The folder is the user's: deleting it, the fix for a cache entry, would lose it.
+			return fmt.Errorf("-model %s is not a classifier folder as quce saves it (%s); fix: pass an .onnx file, or a folder the built-in classifier saved (the classifier folder of a -cache entry), unchanged", c.modelPath, bad.Problem)
+		}
 		if err != nil {
 			return fmt.Errorf("-model %s: %w", c.modelPath, err)
 		}
