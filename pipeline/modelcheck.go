@@ -146,8 +146,13 @@ func scoreModel(b compute.Backend, clf *quce.Classifier, o Options, ds *data.Dat
 		if lines, lerr := Lines(ds); lerr == nil {
 			where = fmt.Sprintf("the training row on line %d of %s", lines[trainIdx[nf.Row]], DataFile(ds))
 		}
-		return nil, optionErrorf("the model %s outputs %v (its output %d) for %s, so nothing it says can be explained; fix: check its weights for NaN or Inf (a training run that diverged), and that its inputs are in the units {ModelInput} declares (now %s)",
-			modelName(o), nf.Value, nf.Output, where, o.ModelInput)
+		units := fmt.Sprintf("{ModelInput} declares (now %s)", o.ModelInput)
+		if o.ModelInput == quce.Standardized && o.ModelScaler != nil {
+			// A scale far too small makes the inputs, and so the outputs, overflow.
+			units = fmt.Sprintf("{ModelInput} declares (now %s), standardised as {ModelScaler} gives (a scale far smaller than its column's spread makes the inputs overflow)", o.ModelInput)
+		}
+		return nil, optionErrorf("the model %s outputs %v (its output %d) for %s, so nothing it says can be explained; fix: check its weights for NaN or Inf (a training run that diverged), and that its inputs are in the units %s",
+			modelName(o), nf.Value, nf.Output, where, units)
 	}
 	if err != nil {
 		return nil, err
