@@ -189,6 +189,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"explain", "-frozen", allFeatures, "-cache", cacheDir()}, "every column is frozen"},
 		{[]string{"eval", "-methods", "lime"}, "lime"},
 		{[]string{"eval", "-data", "german_credit", "-increase", "housing"}, `-increase housing: column "housing" is categorical`},
+		{[]string{"bench", "-rows", "0"}, "fix: list batch sizes"},
 		{[]string{"bogus"}, "usage"},
 	}
 	for _, tc := range tests {
