@@ -231,7 +231,7 @@ func refusal(chk *ModelCheck, o Options, ds *data.Dataset) error {
 		msg = fmt.Sprintf("%s; with the classes in the order %s it would score %.3f; fix: use {ModelClasses} %s (the data's labels in the order of the model's outputs; for one output, the class of a negative logit then of a positive one; %s), or check %s; or use {AllowWeakModel} to explain it anyway",
 			head, order, chk.BestAccuracy, order, dflt, units)
 	} else {
-		msg = fmt.Sprintf("%s; no other class order makes it clearly better (the best, %s, scores %.3f), so it does not fit these data as declared; fix: check %s, that the data are those the model was trained on, and {ModelClasses} (now %s; %s); or use {AllowWeakModel} to explain it anyway",
+		msg = fmt.Sprintf("%s; no other class order scores clearly above both its accuracy and the majority class rate (the best, %s, scores %.3f), so it does not fit these data as declared; fix: check %s, that the data are those the model was trained on, and {ModelClasses} (now %s; %s); or use {AllowWeakModel} to explain it anyway",
 			head, order, chk.BestAccuracy, units, strings.Join(chk.Classes, ","), dflt)
 	}
 	return &OptionError{Check: chk, msg: msg}

@@ -195,7 +195,9 @@ func TestModelUnitsChecked(t *testing.T) {
 			if err == nil {
 				t.Fatalf("explained; stdout:\n%s", stdout)
 			}
-			for _, w := range []string{tc.want, "-scaler", "-allow-weak-model", "majority class rate"} {
+			// Swapping the classes of wbc_std.onnx run as raw gives 0.629, the majority
+			// class rate: no fix, which the error must not call "not clearly better".
+			for _, w := range []string{tc.want, "-scaler", "-allow-weak-model", "majority class rate", "no other class order scores clearly above both its accuracy and the majority class rate"} {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
