@@ -479,6 +479,10 @@ func (c *common) loadModel(opts *pipeline.Options) error {
 		return nil
 	}
 	m, err := onnxmodel.Load(c.modelPath, onnxmodel.Options{Input: c.modelInputName, Output: c.modelOutputName})
+	var oe *onnxmodel.OptionError
+	if errors.As(err, &oe) {
+		return errors.New(oe.Text(func(field string) string { return onnxmodel.OptionFlags[field] }))
+	}
 	if err != nil {
 		return err
 	}
