@@ -72,11 +72,11 @@ func (d *Dataset) ReadScaler(path string) (*Scaler, error) {
 		// scale below its smallest normal number, makes every input infinite.
 		if math.Abs(e.mean) > math.MaxFloat32 {
 			return nil, &Error{File: path, Column: e.column, Value: strconv.FormatFloat(e.mean, 'g', -1, 64),
-				Problem: "has a mean " + float32Problem, Fix: "give the mean the model's standardisation used, within ±3.4e38"}
+				Problem: "has a mean that " + float32Problem, Fix: "give the mean the model's standardisation used, within ±3.4e38"}
 		}
 		if e.scale < minNormalFloat32 || e.scale > math.MaxFloat32 {
 			return nil, &Error{File: path, Column: e.column, Value: strconv.FormatFloat(e.scale, 'g', -1, 64),
-				Problem: "has a scale " + float32Problem + " (from 1.2e-38 to 3.4e38: dividing by a smaller one gives infinities)",
+				Problem: "has a scale outside float32's normal numbers (1.2e-38 to 3.4e38), in which the models compute: dividing by it gives infinities or zeros",
 				Fix:     "give the scale (standard deviation) the model's standardisation divided by; scikit-learn writes 1 for a constant column"}
 		}
 		byName[e.column] = e

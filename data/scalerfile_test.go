@@ -136,9 +136,9 @@ func TestReadScalerErrors(t *testing.T) {
 		{"a name in the means", map[string]any{"columns": []string{"mean_radius"}, "mean_": []any{"a"}, "scale": []float64{1}}, []string{`"mean_" is not a list of numbers: it holds a JSON string`}},
 		{"NaN, as Python writes it", `{"mean_radius": {"mean": NaN, "scale": 2}}`, []string{"JSON has no NaN"}},
 		// The model computes in float32: these would make every input infinite.
-		{"mean beyond float32", mean(1e39), []string{`column "mean_texture"`, `value "1e+39"`, "beyond the range of float32"}},
-		{"scale below float32's normal numbers", scale(1e-40), []string{`column "mean_texture"`, `value "1e-40"`, "beyond the range of float32"}},
-		{"scale beyond float32", scale(1e39), []string{`column "mean_texture"`, "beyond the range of float32"}},
+		{"mean beyond float32", mean(1e39), []string{`column "mean_texture"`, `value "1e+39"`, "has a mean that is beyond the range of float32"}},
+		{"scale below float32's normal numbers", scale(1e-40), []string{`column "mean_texture"`, `value "1e-40"`, "outside float32's normal numbers"}},
+		{"scale beyond float32", scale(1e39), []string{`column "mean_texture"`, "outside float32's normal numbers"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeJSON(t, tc.file)
