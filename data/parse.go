@@ -50,6 +50,9 @@ const MaxClasses = 50
 // Numbered codes of more classes can be written as text.
 const MaxNumericClasses = 20
 
+// numericTargetFix is the fix for a target of more than MaxNumericClasses numbers.
+var numericTargetFix = fmt.Sprintf("choose the class column with -target NAME, or group the values into at most %d classes (bands such as 18-29, 30-44); classes that are numbered codes can be written as text (c1, c2, ...)", MaxNumericClasses)
+
 // Load reads a CSV file with a header row (see Parse). Dataset.Name is the
 // path. A file that cannot be opened is reported as an *Error wrapping the
 // operating-system error.
@@ -476,7 +479,7 @@ func (p *parser) readClass(s string, j int, t *columnLayout, labs *labelSet) (in
 	}
 	if len(labs.text) == MaxClasses {
 		cl, _ := p.cr.FieldPos(j)
-		return 0, &Error{
+		e := &Error{
 			File:   p.name,
 			Line:   cl,
 			Column: t.header[j],
@@ -485,6 +488,13 @@ func (p *parser) readClass(s string, j int, t *columnLayout, labs *labelSet) (in
 				MaxClasses+1, quoteList(labs.text[:3]), MaxClasses),
 			Fix: fmt.Sprintf("choose the class column with -target NAME (or group the values into at most %d classes)", MaxClasses),
 		}
+		if _, _, num := labelKeyOf(s); num && !slices.Contains(labs.isNum, false) {
+			// Numbers: the limit that applies is MaxNumericClasses (see checkClasses).
+			e.Problem = fmt.Sprintf("is distinct value number %d in the target column (first seen: %s, ...), all numbers; at most %d classes written as numbers are accepted, so the column is probably a measurement, not class labels",
+				MaxClasses+1, quoteList(labs.text[:3]), MaxNumericClasses)
+			e.Fix = numericTargetFix
+		}
+		return 0, e
 	}
 	return labs.add(s), nil
 }
@@ -506,7 +516,7 @@ func (p *parser) checkClasses(d *Dataset, labs *labelSet) error {
 			Column: d.Target,
 			Problem: fmt.Sprintf("the target column holds %d distinct numbers (from %s to %s) in %d rows, so it looks like a measurement, not class labels; at most %d classes written as numbers are accepted",
 				n, strconv.FormatFloat(slices.Min(labs.num), 'g', -1, 64), strconv.FormatFloat(slices.Max(labs.num), 'g', -1, 64), len(d.Y), MaxNumericClasses),
-			Fix: fmt.Sprintf("choose the class column with -target NAME, or group the values into at most %d classes (bands such as 18-29, 30-44); classes that are numbered codes can be written as text (c1, c2, ...)", MaxNumericClasses),
+			Fix: numericTargetFix,
 		}
 	}
 	return nil

@@ -109,7 +109,7 @@ func TestParseErrors(t *testing.T) {
 		{"one text class", "a,t\n1,setosa\n2,setosa\n", LoadOptions{},
 			wantErr{column: "t", problem: `only one class ("setosa")`, fix: "-target NAME"}},
 		{"51 numeric classes (continuous column)", targetCSV(numbered(0, 51, 0.5)), LoadOptions{},
-			wantErr{line: 52, column: "t", value: "25", problem: `distinct value number 51 in the target column (first seen: "0", "0.5", "1", ...)`, fix: "choose the class column with -target NAME"}},
+			wantErr{line: 52, column: "t", value: "25", problem: `distinct value number 51 in the target column (first seen: "0", "0.5", "1", ...), all numbers; at most 20 classes written as numbers`, fix: "group the values into at most 20 classes"}},
 		{"51 text classes", targetCSV(append(numberedText(50), "c1", "new")), LoadOptions{},
 			wantErr{line: 53, column: "t", value: "new", problem: "at most 50 classes", fix: "-target NAME"}},
 		{"many classes, error at the 51st", targetCSV(numbered(0, 1000, 1)), LoadOptions{},

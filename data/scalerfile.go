@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -67,6 +68,17 @@ func (d *Dataset) ReadScaler(path string) (*Scaler, error) {
 			return nil, &Error{File: path, Column: e.column, Value: strconv.FormatFloat(e.scale, 'g', -1, 64),
 				Problem: "has a scale that is not a finite number > 0", Fix: "give the scale (standard deviation) the model's standardisation divided by; scikit-learn writes 1 for a constant column"}
 		}
+		// The model is fed (value − mean) / scale in float32: a mean beyond its range, or a
+		// scale below its smallest normal number, makes every input infinite.
+		if math.Abs(e.mean) > math.MaxFloat32 {
+			return nil, &Error{File: path, Column: e.column, Value: strconv.FormatFloat(e.mean, 'g', -1, 64),
+				Problem: "has a mean that " + float32Problem, Fix: "give the mean the model's standardisation used, within ±3.4e38"}
+		}
+		if e.scale < minNormalFloat32 || e.scale > math.MaxFloat32 {
+			return nil, &Error{File: path, Column: e.column, Value: strconv.FormatFloat(e.scale, 'g', -1, 64),
+				Problem: "has a scale outside float32's normal numbers (1.2e-38 to 3.4e38), in which the models compute: dividing by it gives infinities or zeros",
+				Fix:     "give the scale (standard deviation) the model's standardisation divided by; scikit-learn writes 1 for a constant column"}
+		}
 		byName[e.column] = e
 	}
 	s := &Scaler{Mean: make([]float64, len(d.Features)), Std: make([]float64, len(d.Features))}
@@ -93,6 +105,25 @@ func (d *Dataset) ReadScaler(path string) (*Scaler, error) {
 	return s, nil
 }
 
+// minNormalFloat32 is the smallest normal float32, 2⁻¹²⁶.
+const minNormalFloat32 = 0x1p-126
+
+// jsonProblem says what is wrong with JSON that did not decode into want, in JSON's terms:
+// the type of what the file holds (rather than the Go type it missed), and for a syntax
+// error the decoder's own words, with a hint for NaN and Infinity, which JSON lacks (Python's
+// json module writes them).
+func jsonProblem(err error, b []byte, want string) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("is not %s: it holds a JSON %s", want, te.Value)
+	}
+	msg := fmt.Sprintf("is not %s: %v", want, err)
+	if bytes.Contains(b, []byte("NaN")) || bytes.Contains(b, []byte("Infinity")) {
+		msg += " (JSON has no NaN or Infinity: a scaler fitted on data with missing or infinite values writes them)"
+	}
+	return msg
+}
+
 // scalerEntry is one column of a scaler file.
 type scalerEntry struct {
 	column      string
@@ -104,7 +135,7 @@ func parseScaler(path string, b []byte) ([]scalerEntry, error) {
 	fix := `write {"column": {"mean": m, "scale": s}, …}, or {"columns": [...], "mean": [...], "scale": [...]}`
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, &Error{File: path, Problem: "is not a JSON object: " + err.Error(), Fix: fix, err: err}
+		return nil, &Error{File: path, Problem: jsonProblem(err, b, "a JSON object"), Fix: fix, err: err}
 	}
 	arrays := func(keys ...string) (json.RawMessage, string) {
 		for _, k := range keys {
@@ -129,7 +160,8 @@ func parseScaler(path string, b []byte) ([]scalerEntry, error) {
 			to  any
 		}{{colKey, colRaw, &columns}, {meanKey, meanRaw, &means}, {scaleKey, scaleRaw, &scales}} {
 			if err := json.Unmarshal(f.raw, f.to); err != nil {
-				return nil, &Error{File: path, Problem: fmt.Sprintf("%q is not a list of %s: %v", f.key, map[bool]string{true: "names", false: "numbers"}[f.key == colKey], err), Fix: fix, err: err}
+				want := map[bool]string{true: "a list of names", false: "a list of numbers"}[f.key == colKey]
+				return nil, &Error{File: path, Problem: fmt.Sprintf("%q %s", f.key, jsonProblem(err, f.raw, want)), Fix: fix, err: err}
 			}
 		}
 		if len(means) != len(columns) || len(scales) != len(columns) {

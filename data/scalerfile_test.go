@@ -107,6 +107,16 @@ func TestReadScalerErrors(t *testing.T) {
 	noScale["mean_texture"] = map[string]float64{"mean": 1}
 	extra := good()
 	extra["mean_texture"] = map[string]float64{"mean": 1, "scale": 2, "var": 4}
+	mean := func(m float64) map[string]any {
+		g := good()
+		g["mean_texture"] = map[string]float64{"mean": m, "scale": 2}
+		return g
+	}
+	scale := func(s float64) map[string]any {
+		g := good()
+		g["mean_texture"] = map[string]float64{"mean": 1, "scale": s}
+		return g
+	}
 	for _, tc := range []struct {
 		name string
 		file any
@@ -121,6 +131,14 @@ func TestReadScalerErrors(t *testing.T) {
 		{"lists of other lengths", map[string]any{"columns": []string{"mean_radius"}, "mean": []float64{1, 2}, "scale": []float64{1}}, []string{"1 columns, 2 means"}},
 		{"lists without names", map[string]any{"mean": []float64{1}, "scale": []float64{1}}, []string{"columns", "feature_names_in_"}},
 		{"not JSON", "mean,scale\n1,2\n", []string{"not a JSON object"}},
+		// Messages in JSON's terms, not Go's.
+		{"a JSON array", []float64{1, 2}, []string{"is not a JSON object: it holds a JSON array"}},
+		{"a name in the means", map[string]any{"columns": []string{"mean_radius"}, "mean_": []any{"a"}, "scale": []float64{1}}, []string{`"mean_" is not a list of numbers: it holds a JSON string`}},
+		{"NaN, as Python writes it", `{"mean_radius": {"mean": NaN, "scale": 2}}`, []string{"JSON has no NaN"}},
+		// The model computes in float32: these would make every input infinite.
+		{"mean beyond float32", mean(1e39), []string{`column "mean_texture"`, `value "1e+39"`, "has a mean that is beyond the range of float32"}},
+		{"scale below float32's normal numbers", scale(1e-40), []string{`column "mean_texture"`, `value "1e-40"`, "outside float32's normal numbers"}},
+		{"scale beyond float32", scale(1e39), []string{`column "mean_texture"`, "outside float32's normal numbers"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeJSON(t, tc.file)

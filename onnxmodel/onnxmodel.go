@@ -182,7 +182,7 @@ func Load(path string, opts Options) (m *Model, err error) {
 		return nil, err
 	}
 	if others := otherInputsUsed(mp.GetGraph(), out.name, in.name); len(others) > 0 {
-		return nil, fmt.Errorf("onnxmodel: %s: output %q also depends on input(s) %s, but the explainer feeds only the feature rows (input %q); fix: export a model whose scores depend on one input [rows, features], or choose another output with -model-output-name (Options.Output)",
+		return nil, optionErrorf("onnxmodel: %s: output %q also depends on input(s) %s, but the explainer feeds only the feature rows (input %q); fix: export a model whose scores depend on one input [rows, features], or choose another output with {Output}",
 			path, out.name, quoteList(others), in.name)
 	}
 	names, err := featureNames(path, &mp, in.features)
@@ -328,7 +328,7 @@ type outputSpec struct{ name string }
 
 func pickInput(path string, om onnx.Model, want string) (inputSpec, error) {
 	names, dshapes := om.Inputs()
-	idx, err := pick(path, "input", "-model-input-name", "Input", names, dshapes, want)
+	idx, err := pick(path, "input", "Input", names, dshapes, want)
 	if err != nil {
 		return inputSpec{}, err
 	}
@@ -358,18 +358,19 @@ func pickInput(path string, om onnx.Model, want string) (inputSpec, error) {
 
 func pickOutput(path string, om onnx.Model, want string) (outputSpec, error) {
 	names, dshapes := om.Outputs()
-	idx, err := pick(path, "output", "-model-output-name", "Output", names, dshapes, want)
+	idx, err := pick(path, "output", "Output", names, dshapes, want)
 	if err != nil {
 		return outputSpec{}, err
 	}
 	if !dshapes[idx].DType.IsFloat() {
-		return outputSpec{}, fmt.Errorf("onnxmodel: %s: output %q has dtype %s, not scores; fix: choose the output with the logits or probabilities with -model-output-name (Options.Output)", path, names[idx], dshapes[idx].DType)
+		return outputSpec{}, optionErrorf("onnxmodel: %s: output %q has dtype %s, not scores; fix: choose the output with the logits or probabilities with {Output}", path, names[idx], dshapes[idx].DType)
 	}
 	return outputSpec{name: names[idx]}, nil
 }
 
-// pick returns the index of the input or output named want, or of the only one.
-func pick(path, what, flag, option string, names []string, dshapes []shapes.Shape, want string) (int, error) {
+// pick returns the index of the input or output named want, or of the only one; option is
+// the Options field that names it.
+func pick(path, what, option string, names []string, dshapes []shapes.Shape, want string) (int, error) {
 	list := make([]string, len(names))
 	for i, n := range names {
 		list[i] = fmt.Sprintf("%q %s", n, describeShape(dshapes[i]))
@@ -378,8 +379,8 @@ func pick(path, what, flag, option string, names []string, dshapes []shapes.Shap
 		if i := slices.Index(names, want); i >= 0 {
 			return i, nil
 		}
-		return 0, fmt.Errorf("onnxmodel: %s has no %s named %q; its %ss are %s; fix: set %s (Options.%s) to one of them",
-			path, what, want, what, strings.Join(list, ", "), flag, option)
+		return 0, optionErrorf("onnxmodel: %s has no %s named %q; its %ss are %s; fix: set {%s} to one of them",
+			path, what, want, what, strings.Join(list, ", "), option)
 	}
 	switch len(names) {
 	case 0:
@@ -391,8 +392,31 @@ func pick(path, what, flag, option string, names []string, dshapes []shapes.Shap
 	if what == "output" {
 		role = "the one with the scores (logits or probabilities) [rows, C]"
 	}
-	return 0, fmt.Errorf("onnxmodel: %s has %d %ss: %s; fix: choose %s with %s (Options.%s)",
-		path, len(names), what, strings.Join(list, ", "), role, flag, option)
+	return 0, optionErrorf("onnxmodel: %s has %d %ss: %s; fix: choose %s with {%s}",
+		path, len(names), what, strings.Join(list, ", "), role, option)
+}
+
+// OptionError is a problem that an Options field fixes: which of the graph's inputs (Input)
+// or outputs (Output) to use. Error names the field with its command-line flag, as
+// "-model-output-name (Options.Output)"; Text names it as a caller's own interface does.
+type OptionError struct{ msg string } // with {Input} or {Output} where the option is named
+
+// OptionFlags are the command-line flags of the Options fields an OptionError names.
+var OptionFlags = map[string]string{"Input": "-model-input-name", "Output": "-model-output-name"}
+
+var optionName = regexp.MustCompile(`\{(Input|Output)\}`)
+
+// Text is the message with each option named by name(field), field being Input or Output.
+func (e *OptionError) Text(name func(field string) string) string {
+	return optionName.ReplaceAllStringFunc(e.msg, func(m string) string { return name(m[1 : len(m)-1]) })
+}
+
+func (e *OptionError) Error() string {
+	return e.Text(func(f string) string { return OptionFlags[f] + " (Options." + f + ")" })
+}
+
+func optionErrorf(format string, args ...any) *OptionError {
+	return &OptionError{msg: fmt.Sprintf(format, args...)}
 }
 
 // forwardFn calls the ONNX graph on x, converting x to the input's dtype and the output back

@@ -146,8 +146,13 @@ func scoreModel(b compute.Backend, clf *quce.Classifier, o Options, ds *data.Dat
 		if lines, lerr := Lines(ds); lerr == nil {
 			where = fmt.Sprintf("the training row on line %d of %s", lines[trainIdx[nf.Row]], DataFile(ds))
 		}
-		return nil, optionErrorf("the model %s outputs %v (its output %d) for %s, so nothing it says can be explained; fix: check its weights for NaN or Inf (a training run that diverged), and that its inputs are in the units {ModelInput} declares (now %s)",
-			modelName(o), nf.Value, nf.Output, where, o.ModelInput)
+		units := fmt.Sprintf("{ModelInput} declares (now %s)", o.ModelInput)
+		if o.ModelInput == quce.Standardized && o.ModelScaler != nil {
+			// A scale far too small makes the inputs, and so the outputs, overflow.
+			units = fmt.Sprintf("{ModelInput} declares (now %s), standardised as {ModelScaler} gives (a scale far smaller than its column's spread makes the inputs overflow)", o.ModelInput)
+		}
+		return nil, optionErrorf("the model %s outputs %v (its output %d) for %s, so nothing it says can be explained; fix: check its weights for NaN or Inf (a training run that diverged), and that its inputs are in the units %s",
+			modelName(o), nf.Value, nf.Output, where, units)
 	}
 	if err != nil {
 		return nil, err
@@ -226,7 +231,7 @@ func refusal(chk *ModelCheck, o Options, ds *data.Dataset) error {
 		msg = fmt.Sprintf("%s; with the classes in the order %s it would score %.3f; fix: use {ModelClasses} %s (the data's labels in the order of the model's outputs; for one output, the class of a negative logit then of a positive one; %s), or check %s; or use {AllowWeakModel} to explain it anyway",
 			head, order, chk.BestAccuracy, order, dflt, units)
 	} else {
-		msg = fmt.Sprintf("%s; no other class order makes it clearly better (the best, %s, scores %.3f), so it does not fit these data as declared; fix: check %s, that the data are those the model was trained on, and {ModelClasses} (now %s; %s); or use {AllowWeakModel} to explain it anyway",
+		msg = fmt.Sprintf("%s; no other class order scores clearly above both its accuracy and the majority class rate (the best, %s, scores %.3f), so it does not fit these data as declared; fix: check %s, that the data are those the model was trained on, and {ModelClasses} (now %s; %s); or use {AllowWeakModel} to explain it anyway",
 			head, order, chk.BestAccuracy, units, strings.Join(chk.Classes, ","), dflt)
 	}
 	return &OptionError{Check: chk, msg: msg}

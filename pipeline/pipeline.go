@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -299,10 +300,11 @@ func (s *Setup) trainMissingModels(logf func(string, ...any), tb compute.Backend
 	opts, ds := s.Options, s.Data
 	var training sync.WaitGroup
 	var clfErr, vaeErr error
+	var clfUnsaved, vaeUnsaved string // why a trained model could not be cached
 	if s.Model == nil && s.Classifier == nil {
 		training.Go(func() {
 			logf("training the classifier %v on %d rows", opts.Classifier.Hidden, len(xtr))
-			s.Classifier, s.ClassifierSeconds, clfErr = trainModel(logf, "classifier", clfPath,
+			s.Classifier, s.ClassifierSeconds, clfUnsaved, clfErr = trainModel(logf, "classifier", clfPath,
 				func(p budget.Progress) (*classifier.Classifier, error) {
 					cc := opts.Classifier
 					cc.Progress = p
@@ -312,14 +314,22 @@ func (s *Setup) trainMissingModels(logf func(string, ...any), tb compute.Backend
 	}
 	if s.VAE == nil {
 		logf("training the VAE (latent %d) on %d rows", opts.VAE.Latent, len(xtr))
-		s.VAE, s.VAESeconds, vaeErr = trainModel(logf, "VAE", vaePath, func(p budget.Progress) (*vae.VAE, error) {
+		s.VAE, s.VAESeconds, vaeUnsaved, vaeErr = trainModel(logf, "VAE", vaePath, func(p budget.Progress) (*vae.VAE, error) {
 			vc := opts.VAE
 			vc.Progress = p
 			return vae.Train(tb, xtr, vc)
 		})
 	}
 	training.Wait()
-	return errors.Join(clfErr, vaeErr)
+	if err := errors.Join(clfErr, vaeErr); err != nil {
+		return err
+	}
+	for _, w := range []string{clfUnsaved, vaeUnsaved} {
+		if w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
+	}
+	return nil
 }
 
 // checkBuiltInClassifier scores the built-in classifier on the training split (labels
@@ -397,21 +407,23 @@ func serialized(logf func(string, ...any)) func(string, ...any) {
 }
 
 // trainModel trains one model with progress reported through logf, saves it to path (unless
-// path is ""), and returns it with the seconds training took.
+// path is ""), and returns it with the seconds training took. A model that cannot be saved
+// (a cache folder that cannot be written) is still this run's: unsaved says why it was not
+// cached, for a warning, rather than failing the run after the training it waited for.
 func trainModel[M interface{ Save(string) error }](logf func(string, ...any), name, path string,
-	train func(budget.Progress) (M, error)) (m M, seconds float64, err error) {
+	train func(budget.Progress) (M, error)) (m M, seconds float64, unsaved string, err error) {
 	t0 := time.Now()
 	if m, err = train(progress(logf, "training the "+name)); err != nil {
-		return m, 0, err
+		return m, 0, "", err
 	}
 	seconds = time.Since(t0).Seconds()
 	if path != "" {
-		if err = m.Save(path); err != nil {
-			return m, 0, err
+		if serr := m.Save(path); serr != nil {
+			unsaved = fmt.Sprintf("the %s was trained but could not be cached (%v), so the next run trains it again; fix: a cache folder this process can write (-cache DIR), or no cache (-no-cache)", name, serr)
 		}
 	}
 	logf("trained the %s in %.1f s", name, seconds)
-	return m, seconds, nil
+	return m, seconds, unsaved, nil
 }
 
 // progress reports a training's steps through logf, at most every progressEvery, so short
@@ -485,7 +497,9 @@ func loadCached[M any](path string, load func(string) (*M, error), s *Setup) (*M
 	if path == "" {
 		return nil, nil
 	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	// Nothing is cached where the path does not exist, or passes through a file (a -cache
+	// that names one: saving then fails with a warning, see trainModel).
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil
 	}
 	m, err := load(path)

@@ -84,6 +84,26 @@ func TestCacheLoadsAndRepairs(t *testing.T) {
 	}
 }
 
+// A cache folder that cannot be written does not throw the trained models away: the run
+// goes on with them and warns, with the fix.
+func TestUnwritableCacheWarns(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-folder")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := pipeline.Prepare(opts(file))
+	if err != nil {
+		t.Fatalf("a cache that cannot be written failed the run: %v", err)
+	}
+	if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0], "classifier was trained but could not be cached") ||
+		!strings.Contains(s.Warnings[1], "VAE was trained but could not be cached") || !strings.Contains(s.Warnings[1], "-no-cache") {
+		t.Errorf("warnings %q; want one per model with the fix", s.Warnings)
+	}
+	if _, err := s.Explainer.Predict(s.XTest[:1]); err != nil {
+		t.Errorf("the trained models do not serve the run: %v", err)
+	}
+}
+
 // TestModelsTrainedTogetherAsAlone: Prepare trains the classifier and the VAE at the same time
 // (on the sequential-ops form of the pure-Go backend when that is the default); each must
 // come out bit for bit as trained alone on the default backend. Compared through the saved

@@ -87,6 +87,9 @@ func TestMemoryEstimateRefusesOversizedJob(t *testing.T) {
 	}{
 		{"100000 paths", quce.DefaultConfig(), 100000, []string{"needs about", "2 instances × 100000 paths × 202 kept points of 30 inputs", "1.0 GB are available", "-paths; at most", "-n"}},
 		{"automatic λ multiplies the rows", auto, 3000, []string{"× 4 candidates of automatic λ (-lambdas auto)", "-auto-grid"}},
+		// -k and -samples grow what each step holds, not the rows: the fix names them.
+		{"-k multiplies each step", withK(quce.DefaultConfig(), 100000000), 1, []string{"each step holds", "-k 100000000 points per segment", "-k; at most"}},
+		{"-samples multiplies each step", withSamples(quce.DefaultConfig(), 150000), 1, []string{"each step holds", "-samples 150000 latent samples", "-samples; at most"}},
 		{"a normal job", quce.DefaultConfig(), 2, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,6 +118,9 @@ func TestMemoryEstimateRefusesOversizedJob(t *testing.T) {
 		})
 	}
 }
+
+func withK(c quce.Config, k int) quce.Config             { c.K = k; return c }
+func withSamples(c quce.Config, samples int) quce.Config { c.Samples = samples; return c }
 
 // A cancelled context stops every phase of a job: the search of many paths (walked in units),
 // automatic λ with sparsity, and what follows the search (the resets, the ± integrals).

@@ -35,6 +35,18 @@ func rowBytes(j int) int64 { return int64(16*j*8 + 1536) }
 // pure-Go backend with the built-in models, rounded up).
 func unitRowBytes(j, k int) int64 { return int64((k+2)*j*4*16 + 8192) }
 
+// sampleRowBytes is what -samples adds to one row of a unit at each step: each of the S
+// latent codes is decoded and differentiated, about 24 bytes (six float32 values) per value
+// of the code, the decoder's layers and its output (measured on the pure-Go backend: 18 on
+// W-BC, 23 on German credit), and its noise is drawn into a slice and copied to a tensor.
+func sampleRowBytes(samples, j, latent int, decoder []int) int64 {
+	values := int64(latent + j)
+	for _, w := range decoder {
+		values += int64(w)
+	}
+	return int64(samples) * (24*values + 2*4*int64(latent))
+}
+
 // baseBytes is the memory of the process besides the job: the runtime, the models and
 // their compiled graphs.
 const baseBytes = 256 << 20
@@ -44,8 +56,10 @@ const baseBytes = 256 << 20
 const fallbackMemory = 4 << 30
 
 // jobMemory is an estimate of the bytes a job of instances × cfg.Paths × candidates rows
-// needs at its peak, and the bytes per row and the kept points per row it is made of.
-func (e *Explainer) jobMemory(cfg Config, instances, candidates int) (total, perRow int64, points int) {
+// needs at its peak, and what it is made of: the bytes per row and the kept points per row,
+// the rows one step walks at once (inFlight), and the bytes each of them holds during a step
+// for the rule's points (-k) and for the latent samples (-samples).
+func (e *Explainer) jobMemory(cfg Config, instances, candidates int) (total, perRow int64, points int, inFlight, unit, sampled int64) {
 	j := e.NumFeatures()
 	points = cfg.Steps + 2 // x, an offset start, and a point per step
 	if cfg.PathPoints > 0 {
@@ -60,9 +74,13 @@ func (e *Explainer) jobMemory(cfg Config, instances, candidates int) (total, per
 	if e.Shards > 0 {
 		shards = int64(e.Shards)
 	}
-	inFlight := min(rows, shards*maxUnitRows)
-	total = rows*perRow + inFlight*unitRowBytes(j, max(1, cfg.K)) + baseBytes
-	return total, perRow, points
+	inFlight = min(rows, shards*maxUnitRows)
+	unit = unitRowBytes(j, max(1, cfg.K))
+	if cfg.Samples > 0 && e.vae != nil {
+		sampled = sampleRowBytes(cfg.Samples, j, e.vae.Config.Latent, e.vae.Config.Decoder)
+	}
+	total = rows*perRow + inFlight*(unit+sampled) + baseBytes
+	return total, perRow, points, inFlight, unit, sampled
 }
 
 // checkMemory refuses a job that needs more memory than the limit (Explainer.MemoryLimit,
@@ -72,7 +90,7 @@ func (e *Explainer) checkMemory(cfg Config, instances, candidates int) error {
 	if limit <= 0 {
 		limit = AvailableMemory()
 	}
-	total, perRow, points := e.jobMemory(cfg, instances, candidates)
+	total, perRow, points, inFlight, unit, sampled := e.jobMemory(cfg, instances, candidates)
 	if total <= limit {
 		return nil
 	}
@@ -81,16 +99,41 @@ func (e *Explainer) checkMemory(cfg Config, instances, candidates int) error {
 		size += fmt.Sprintf(" × %d candidates of automatic λ (-lambdas auto)", candidates)
 	}
 	size += fmt.Sprintf(" × %d kept points of %d inputs", points, e.NumFeatures())
-	// The paths that fit: what is left for the rows once the rest is paid for.
-	fitting := (limit - (total - int64(instances)*int64(cfg.Paths)*int64(candidates)*perRow)) / (int64(instances) * int64(candidates) * perRow)
-	fix := "fewer instances (-n or -rows), or split the job into smaller ones"
-	if fitting >= 1 {
-		fix = fmt.Sprintf("fewer paths (-paths; at most %d fit), %s", fitting, fix)
+	j := int64(e.NumFeatures())
+	// What one step holds for the rows it walks at once, when that is most of the job: the
+	// rule's points (-k) and the latent samples (-samples) grow it, not the rows.
+	if perStep := inFlight * (unit + sampled); 2*perStep > total {
+		size += fmt.Sprintf("; each step holds %s for the %d rows it walks at once, with -k %d points per segment", gigabytes(perStep), inFlight, cfg.K)
+		if cfg.Samples > 0 {
+			size += fmt.Sprintf(" and -samples %d latent samples", cfg.Samples)
+		}
+	}
+	// What fits of each setting: what is left for it once the rest is paid for.
+	var fixes []string
+	if sampled > 0 {
+		perSample := sampled / int64(cfg.Samples)
+		if fit := (limit - (total - inFlight*sampled)) / (inFlight * perSample); fit < int64(cfg.Samples) && fit >= 0 {
+			fixes = append(fixes, fmt.Sprintf("fewer latent samples (-samples; at most %d fit, 0 uses the mean code)", fit))
+		}
+	}
+	// unitRowBytes grows by j·64 bytes per point of -k.
+	if fit := (limit-(total-inFlight*unit))/(inFlight*j*64) - 2; fit >= 1 && fit < int64(cfg.K) {
+		fixes = append(fixes, fmt.Sprintf("fewer points per segment (-k; at most %d fit)", fit))
+	}
+	if fitting := (limit - (total - int64(instances)*int64(cfg.Paths)*int64(candidates)*perRow)) / (int64(instances) * int64(candidates) * perRow); fitting >= 1 && fitting < int64(cfg.Paths) {
+		fixes = append(fixes, fmt.Sprintf("fewer paths (-paths; at most %d fit)", fitting))
+	}
+	if instances > 1 {
+		fixes = append(fixes, "fewer instances (-n or -rows)")
 	}
 	if candidates > 1 {
-		fix += ", or fewer candidates (-auto-grid)"
+		fixes = append(fixes, "fewer candidates (-auto-grid)")
 	}
-	return fmt.Errorf("quce: this job needs about %s of memory (%s) but %s are available; fix: %s", gigabytes(total), size, gigabytes(limit), fix)
+	fixes = append(fixes, "split the job into smaller ones")
+	if len(fixes) > 1 {
+		fixes[len(fixes)-1] = "or " + fixes[len(fixes)-1]
+	}
+	return fmt.Errorf("quce: this job needs about %s of memory (%s) but %s are available; fix: %s", gigabytes(total), size, gigabytes(limit), strings.Join(fixes, ", "))
 }
 
 // gigabytes formats a byte count for a message.

@@ -68,7 +68,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, p := range strings.Split(*batches, ",") {
 		b, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || b <= 0 {
-			return fmt.Errorf("-rows %q: %q is not a positive integer", *batches, p)
+			return fmt.Errorf("-rows %q: %q is not a positive integer; fix: list batch sizes (rows per run) such as 1,100,455", *batches, p)
 		}
 		sizes = append(sizes, b)
 	}

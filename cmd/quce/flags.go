@@ -15,6 +15,7 @@ import (
 
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/savedmodel"
 	"github.com/quce-go/quce/onnxmodel"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
@@ -495,6 +496,11 @@ func (c *common) loadModel(opts *pipeline.Options) error {
 	}
 	if st.IsDir() {
 		clf, err := classifier.Load(c.modelPath)
+		var bad *savedmodel.CorruptError
+		if errors.As(err, &bad) {
+			// The folder is the user's: deleting it, the fix for a cache entry, would lose it.
+			return fmt.Errorf("-model %s is not a classifier folder as quce saves it (%s); fix: pass an .onnx file, or a folder the built-in classifier saved (the classifier folder of a -cache entry), unchanged", c.modelPath, bad.Problem)
+		}
 		if err != nil {
 			return fmt.Errorf("-model %s: %w", c.modelPath, err)
 		}
@@ -502,6 +508,10 @@ func (c *common) loadModel(opts *pipeline.Options) error {
 		return nil
 	}
 	m, err := onnxmodel.Load(c.modelPath, onnxmodel.Options{Input: c.modelInputName, Output: c.modelOutputName})
+	var oe *onnxmodel.OptionError
+	if errors.As(err, &oe) {
+		return errors.New(oe.Text(func(field string) string { return onnxmodel.OptionFlags[field] }))
+	}
 	if err != nil {
 		return err
 	}

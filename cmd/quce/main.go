@@ -66,9 +66,12 @@ func main() {
 
 // errorLine is how the command reports err: after "quce: ", once. The library's own errors
 // already start with it (quce.NewClassifier's, say, when they reach the command unwrapped),
-// so it is not added twice.
+// so it is not added twice; and where another package wraps one ("eval: QUCE on the train
+// split: quce: this job needs …"), the package's name, which reads as the command's, is
+// dropped.
 func errorLine(err error) string {
-	return "quce: " + strings.TrimPrefix(err.Error(), "quce: ")
+	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "quce: "), ": quce: ", ": ")
+	return "quce: " + msg
 }
 
 var errUsage = errors.New("usage")

@@ -187,6 +187,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"explain", "-frozen", allFeatures, "-cache", pipelinetest.CacheDir()}, "every column is frozen"},
 		{[]string{"eval", "-methods", "lime"}, "lime"},
 		{[]string{"eval", "-data", "german_credit", "-increase", "housing"}, `-increase housing: column "housing" is categorical`},
+		{[]string{"bench", "-rows", "0"}, "fix: list batch sizes"},
 		{[]string{"bogus"}, "usage"},
 	}
 	for _, tc := range tests {

@@ -93,9 +93,14 @@ func TestModelErrors(t *testing.T) {
 	}{
 		{"missing file", []string{"-model", filepath.Join(dir, "nope.onnx")}, []string{"nope.onnx", "fix:"}},
 		{"not ONNX", []string{"-model", notONNX}, []string{"table.onnx", "fix:"}},
+		// A folder of the user's that no classifier was saved to: the fix must not be to
+		// delete it (what suits a damaged cache entry).
+		{"folder that is no saved classifier", []string{"-model", dir}, []string{"-model " + dir + " is not a classifier folder as quce saves it", "manifest.json", "fix: pass an .onnx file"}},
 		{"unsupported op", []string{"-model", fixture("models/unsupported_op.onnx")}, []string{"LeakyRelu", "fix:"}},
 		{"two inputs", []string{"-model", fixture("models/two_inputs.onnx")}, []string{"-model-input-name", "fix:"}},
 		{"two outputs", []string{"-model", fixture("models/two_outputs.onnx")}, []string{"-model-output-name", "fix:"}},
+		{"no output of that name", []string{"-model", fixture("models/two_outputs.onnx"), "-model-output-name", "score"}, []string{`no output named "score"`, "fix: set -model-output-name"}},
+		{"no input of that name", []string{"-model", fixture("models/wbc_raw.onnx"), "-model-input-name", "rows"}, []string{`no input named "rows"`, "fix: set -model-input-name"}},
 		{"bad output shape", []string{"-model", fixture("models/bad_shape.onnx")}, []string{"bad_shape.onnx", "fix:"}},
 		{"width differs from the data", []string{"-model", fixture("models/iris.onnx")}, []string{"takes 4 features", "has 30", "fix:"}},
 		{"3 outputs, binary target", []string{"-data", irisTwo, "-model", fixture("models/iris.onnx")}, []string{"3 outputs", "2 classes", "fix:"}},
@@ -123,6 +128,10 @@ func TestModelErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
+			}
+			// The command line names its flags, not the Go fields behind them.
+			if strings.Contains(err.Error(), "Options.") {
+				t.Errorf("error %q names a Go field", err)
 			}
 		})
 	}

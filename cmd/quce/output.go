@@ -194,7 +194,7 @@ type output struct {
 
 // writeOutputs writes the outputs all or nothing (atomicfile.Batch): if one fails, a full
 // disk say, no file of this run is left and the files it would have replaced are as they
-// were. An output to "-" goes to stdout, after the files.
+// were, which the error says, with the fix. An output to "-" goes to stdout, after the files.
 func writeOutputs(stdout io.Writer, outs []output) error {
 	var b atomicfile.Batch
 	for _, o := range outs {
@@ -204,7 +204,18 @@ func writeOutputs(stdout io.Writer, outs []output) error {
 		}
 		b.Add(o.path, o.data)
 	}
-	return b.Commit()
+	err := b.Commit()
+	if err == nil {
+		return nil
+	}
+	fix := "check that the outputs' folders can be written and have room, or write the outputs elsewhere"
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		fix = "free space on that disk, or write the outputs to another one"
+	case errors.Is(err, syscall.EPIPE):
+		fix = "let the command reading the output read it all"
+	}
+	return fmt.Errorf("%w; no output file of this run was left, and those -force would have replaced are as they were; fix: %s", err, fix)
 }
 
 // outputName is how the log names an output.

@@ -215,6 +215,9 @@ func TestFailedWriteLeavesNothing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "/dev/full") || !strings.Contains(err.Error(), "no space left") {
 		t.Fatalf("error %v; want no space left on /dev/full\n%s", err, stderr)
 	}
+	if !strings.Contains(err.Error(), "no output file of this run was left") || !strings.Contains(err.Error(), "fix: free space") {
+		t.Errorf("error %v does not say that nothing was left, or the fix", err)
+	}
 	if got := entries(t, dir); !slices.Equal(got, []string{"e.json"}) {
 		t.Errorf("the folder holds %v", got)
 	}

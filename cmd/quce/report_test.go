@@ -32,6 +32,8 @@ func TestErrorsSayQuceOnce(t *testing.T) {
 		{"unknown class", "explain", []string{"-class", "maybe"}},
 		{"unknown rule", "explain", []string{"-rule", "simpsons"}},
 		{"unknown method", "eval", []string{"-methods", "quce,oracle"}},
+		// The explainer's refusal, wrapped by package eval.
+		{"job too large for memory, in eval", "eval", []string{"-methods", "quce", "-samples", "100000000"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -44,6 +46,9 @@ func TestErrorsSayQuceOnce(t *testing.T) {
 				if strings.Contains(text, "quce: quce:") {
 					t.Errorf("the prefix is doubled: %q", text)
 				}
+			}
+			if line := errorLine(err); strings.Count(line, "quce: ") != 1 {
+				t.Errorf("%q names the command more than once", line)
 			}
 			if line := errorLine(err); !strings.HasPrefix(line, "quce: ") {
 				t.Errorf("%q does not start with the command's name", line)

@@ -387,5 +387,17 @@ func load(dir, kind string, meta any) (*model.Store, error) {
 }
 
 func corrupt(dir, format string, args ...any) error {
-	return fmt.Errorf("loading model from %s: %w: %s; fix: delete the folder and retrain", dir, ErrCorrupt, fmt.Sprintf(format, args...))
+	return &CorruptError{Dir: dir, Problem: fmt.Sprintf(format, args...)}
 }
+
+// CorruptError is a Load error for a folder that holds no intact saved model: Problem says
+// what is wrong with Dir. Its fix (delete the folder and retrain) fits a cache entry, which
+// the caller can retrain; a caller that loads a folder the user named gives its own.
+type CorruptError struct{ Dir, Problem string }
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("loading model from %s: %v: %s; fix: delete the folder and retrain", e.Dir, ErrCorrupt, e.Problem)
+}
+
+// Is makes a CorruptError match ErrCorrupt.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
