@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	csvpkg "encoding/csv"
 	"encoding/json"
 	"errors"
 	"math"
@@ -9,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,7 +147,10 @@ func TestFailedRowBesideAGoodOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	js, csv, svg := filepath.Join(dir, "e.json"), filepath.Join(dir, "e.csv"), filepath.Join(dir, "svg")
-	stdout, stderr, err := quceRun("explain", "-instances", in, "-json", js, "-csv", csv, "-svg", svg)
+	// The default 1000 steps, so that the good row reaches its target class.
+	var o, e bytes.Buffer
+	err := run(context.Background(), []string{"explain", "-instances", in, "-json", js, "-csv", csv, "-svg", svg, "-cache", pipelinetest.CacheDir()}, &o, &e)
+	stdout, stderr := o.String(), e.String()
 	if err != nil {
 		t.Fatalf("explain: %v\n%s", err, stderr)
 	}
@@ -192,16 +198,28 @@ func TestFailedRowBesideAGoodOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(c), "\n") {
-		if strings.HasPrefix(line, "new.csv,3,") {
-			cells := strings.Split(line, ",")
-			// counterfactual, attribution, prob_target_end and completeness_gap
-			for _, i := range []int{6, 7, 15, 17} {
-				if cells[i] != "NA" {
-					t.Fatalf("failed row's CSV cell %d (%s) is %q; want NA:\n%s", i, csvColumns[i], cells[i], line)
-				}
+	recs, err := csvpkg.NewReader(bytes.NewReader(c)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int { return slices.Index(recs[0], name) }
+	seen := 0
+	for _, rec := range recs[1:] {
+		if rec[col("line")] != "3" {
+			continue
+		}
+		seen++
+		for _, name := range []string{"counterfactual", "attribution", "prob_target_end", "completeness_gap", "rank", "changed", "detour"} {
+			if rec[col(name)] != "NA" {
+				t.Errorf("failed row's CSV %s is %q; want NA", name, rec[col(name)])
 			}
 		}
+		if f := rec[col("failure")]; !strings.Contains(f, "non-finite at the instance itself; fix:") {
+			t.Errorf("failed row's CSV failure is %q; want the reason with its fix", f)
+		}
+	}
+	if seen != len(data.WBC().Features) {
+		t.Errorf("%d CSV rows of the failed instance (line 3); want one per column, %d", seen, len(data.WBC().Features))
 	}
 }
 

@@ -99,7 +99,8 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // noneSucceeded is an error when the search of every row failed (quce.NoneSucceeded):
-// then explain and summary write nothing, and say why.
+// then explain and summary write nothing, and say why. Rows whose search ended short of the
+// target class (NOT valid) are results, written as such: the run succeeded in saying so.
 func noneSucceeded(ex []*quce.Explanation) error {
 	if err := quce.NoneSucceeded(ex); err != nil {
 		return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "quce: "))
@@ -593,7 +594,7 @@ var csvColumns = []string{
 	"changed", "detour",
 	"predicted_class", "target_class", "prob_target_start", "prob_target_end", "valid", "already_target",
 	"completeness_gap", "cf_uncertainty", "cf_uncertainty_paper", "path_uncertainty",
-	"path_uncertainty_paper", "path_steps", "paths", "valid_paths_count",
+	"path_uncertainty_paper", "path_steps", "paths", "valid_paths_count", "failure",
 }
 
 // explainCSV is the tidy long table of -csv, which pandas (read_csv) and R (read.csv) read
@@ -669,6 +670,7 @@ func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]by
 				strconv.FormatBool(e.AlreadyTarget),
 				num(gap), num(p.CFUncertainty), num(p.CFUncertaintyPaper), num(p.PathUncertainty),
 				num(p.PathUncertaintyPaper), strconv.Itoa(p.Steps), strconv.Itoa(len(e.Paths)), strconv.Itoa(valid),
+				p.Failure,
 			}
 			if err := w.Write(rec); err != nil {
 				return nil, err
