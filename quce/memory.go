@@ -94,7 +94,7 @@ func (e *Explainer) checkMemory(cfg Config, instances, candidates int) error {
 	if total <= limit {
 		return nil
 	}
-	size := fmt.Sprintf("%d instances × %d paths", instances, cfg.Paths)
+	size := fmt.Sprintf("%d %s × %d paths", instances, plural(instances, "instance", "instances"), cfg.Paths)
 	if candidates > 1 {
 		size += fmt.Sprintf(" × %d candidates of automatic λ (-lambdas auto)", candidates)
 	}
@@ -124,7 +124,7 @@ func (e *Explainer) checkMemory(cfg Config, instances, candidates int) error {
 		fixes = append(fixes, fmt.Sprintf("fewer paths (-paths; at most %d fit)", fitting))
 	}
 	if instances > 1 {
-		fixes = append(fixes, "fewer instances (-n or -rows)")
+		fixes = append(fixes, "fewer instances (-n)")
 	}
 	if candidates > 1 {
 		fixes = append(fixes, "fewer candidates (-auto-grid)")
@@ -134,6 +134,14 @@ func (e *Explainer) checkMemory(cfg Config, instances, candidates int) error {
 		fixes[len(fixes)-1] = "or " + fixes[len(fixes)-1]
 	}
 	return fmt.Errorf("quce: this job needs about %s of memory (%s) but %s are available; fix: %s", gigabytes(total), size, gigabytes(limit), strings.Join(fixes, ", "))
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // gigabytes formats a byte count for a message.

@@ -24,14 +24,27 @@ func (c *constraintFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.bounds, "bounds", "", "NAME=LOW:HIGH,... ranges in the data's own units (an ordinal column's levels by name), replacing the default range (the training split's observed one); an empty side has no bound at all, e.g. age=18:70,duration=:48,income=0:")
 }
 
-// constraints reads the flags against the data's columns; every error names its flag.
-func (c *constraintFlags) constraints(cols []data.Column) (quce.Constraints, error) {
+// constraints reads the flags against the data set's columns; every error names its flag.
+func (c *constraintFlags) constraints(ds *data.Dataset) (quce.Constraints, error) {
+	cols := ds.Columns
 	out := quce.Constraints{Frozen: splitList(c.frozen), Increase: splitList(c.increase), Decrease: splitList(c.decrease)}
+	// The target is no column a counterfactual changes by hand: it is what the model predicts.
+	for _, set := range []struct {
+		flag  string
+		names []string
+	}{{"-frozen", out.Frozen}, {"-increase", out.Increase}, {"-decrease", out.Decrease}} {
+		if slices.Contains(set.names, ds.Target) {
+			return out, fmt.Errorf("%s %s: %q is the target column (the class the model predicts), not a feature; fix: constrain feature columns only (the counterfactual changes the features, and the model's prediction follows)", set.flag, ds.Target, ds.Target)
+		}
+	}
 	for _, part := range splitList(c.bounds) {
 		name, rng, ok := strings.Cut(part, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
 			return out, fmt.Errorf("-bounds %q: %q is not NAME=LOW:HIGH; fix: write e.g. -bounds age=18:70 (a side may be empty: duration=:48)", c.bounds, part)
+		}
+		if name == ds.Target {
+			return out, fmt.Errorf("-bounds %s: %q is the target column (the class the model predicts), not a feature; fix: bound feature columns only", part, name)
 		}
 		// An unknown column, or one without an order, is refused before its range is read.
 		if err := quce.CheckConstraints(cols, quce.Constraints{Bounds: map[string][2]float64{name: {math.NaN(), math.NaN()}}}); err != nil {

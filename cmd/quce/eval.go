@@ -84,7 +84,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if o.Constraints, err = cons.constraints(ds.Columns); err != nil {
+	if o.Constraints, err = cons.constraints(ds); err != nil {
 		return err
 	}
 	o.Progress = f.logf

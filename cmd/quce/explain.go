@@ -177,7 +177,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 		return nil, err
 	}
 	s, err := f.prepare(ctx, func(ds *data.Dataset, tr, te []int) error {
-		if r.cons, err = f.cons.constraints(ds.Columns); err != nil {
+		if r.cons, err = f.cons.constraints(ds); err != nil {
 			return err
 		}
 		if r.sel, err = f.selectRows(ds, tr, te); err != nil {

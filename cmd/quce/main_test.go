@@ -185,6 +185,8 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"explain", "-n", "1000", "-cache", pipelinetest.CacheDir()}, "has only 114 rows"},
 		{[]string{"explain", "-frozen", "nope", "-cache", pipelinetest.CacheDir()}, `there is no column "nope"`},
 		{[]string{"explain", "-frozen", allFeatures, "-cache", pipelinetest.CacheDir()}, "every column is frozen"},
+		{[]string{"explain", "-data", "german_credit", "-frozen", "target"}, `-frozen target: "target" is the target column`},
+		{[]string{"eval", "-data", "german_credit", "-bounds", "target=a:b"}, `"target" is the target column`},
 		{[]string{"eval", "-methods", "lime"}, "lime"},
 		{[]string{"eval", "-data", "german_credit", "-increase", "housing"}, `-increase housing: column "housing" is categorical`},
 		{[]string{"bench", "-rows", "0"}, "fix: list batch sizes"},

@@ -152,7 +152,11 @@ func (ep *explainPlots) draw(ctx context.Context, ex []*quce.Explanation) ([]out
 			drawn, exs = append(drawn, i), append(exs, e)
 		}
 	}
-	if len(ep.pictures) == 0 || len(drawn) == 0 {
+	if len(ep.pictures) == 0 {
+		return nil, nil
+	}
+	if len(drawn) == 0 {
+		ep.logf("no pictures: no row has a path to draw (each is already its target class, or failed: see above)")
 		return nil, nil
 	}
 	paths, err := report.MapPaths(ctx, ep.s, exs, ep.threshold)

@@ -134,6 +134,18 @@ func TestExplainAlreadyTarget(t *testing.T) {
 	if len(files) != 3 {
 		t.Errorf("%d pictures, want 3 (line 3): %v", len(files), files)
 	}
+
+	// Line 39 alone: no row has a path, so no picture, and the log says why.
+	stdout.Reset()
+	stderr.Reset()
+	svg39 := filepath.Join(dir, "svg39")
+	err = run(context.Background(), []string{"explain", "-rows", "39", "-class", "benign", "-svg", svg39, "-cache", pipelinetest.CacheDir()}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("explain -rows 39: %v\n%s", err, stderr.String())
+	}
+	if files, _ := filepath.Glob(filepath.Join(svg39, "*")); len(files) != 0 || !strings.Contains(stderr.String(), "no pictures: no row has a path to draw") {
+		t.Errorf("line 39 alone: pictures %v; stderr:\n%s", files, stderr.String())
+	}
 }
 
 // On mixed data, a column that ends unchanged but carries an attribution is marked: a "*"
