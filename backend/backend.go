@@ -60,6 +60,16 @@ func (i Info) Shards() int {
 	return 1
 }
 
+// KernelSet names the kernels that run this backend's matrix products: for the pure-Go
+// backend the set it chose ("avx2", "avx512" or "generic", see simd.KernelSet); "none" for
+// another backend (XLA, ONNX Runtime), which runs code of its own.
+func (i Info) KernelSet() string {
+	if i.pureGo() {
+		return simd.KernelSet()
+	}
+	return "none"
+}
+
 // pureGo reports whether the configuration is the pure-Go backend (any of its options).
 func (i Info) pureGo() bool {
 	name, _, _ := strings.Cut(i.Config, ":")

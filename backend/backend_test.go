@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/quce-go/quce/internal/simd"
 )
 
 func TestNew(t *testing.T) {
@@ -74,6 +76,20 @@ func TestInfoNamesSIMD(t *testing.T) {
 		if strings.Contains(s, "SIMD") != tc.has || (tc.has && !strings.Contains(s, want)) {
 			t.Errorf("%s: %q; want SIMD mentioned %v (%q)", tc.config, s, tc.has, want)
 		}
+	}
+}
+
+// Only the pure-Go backend's kernel set is named; other backends run kernels of their own.
+func TestInfoKernelSet(t *testing.T) {
+	for _, tc := range []struct{ config, want string }{
+		{"go", simd.KernelSet()}, {"go:ops_sequential", simd.KernelSet()}, {"xla:cpu", "none"}, {"xla:cuda", "none"}, {"onnx:/lib/libonnxruntime.so.1", "none"},
+	} {
+		if got := (Info{Config: tc.config}).KernelSet(); got != tc.want {
+			t.Errorf("%s: kernel set %q, want %q", tc.config, got, tc.want)
+		}
+	}
+	if got := (Info{Config: "go"}).KernelSet(); got != simd.AVX2 && got != simd.AVX512 && got != simd.Generic {
+		t.Errorf("pure Go: kernel set %q is none of avx2, avx512, generic", got)
 	}
 }
 

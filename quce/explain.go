@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -61,6 +62,8 @@ type Explainer struct {
 	probe *graph.Exec
 	class *graph.Exec
 	obj   *graph.Exec
+
+	executions atomic.Int64 // graph executions run, see Executions
 
 	// Progress, if set, is called after every optimisation step with the steps done and the
 	// steps to do; a job walked in units of rows (more than 2048 rows per CPU core) counts
@@ -142,6 +145,23 @@ func (e *Explainer) stepExec(kind execKind, rows int) (*graph.Exec, func(), erro
 		return graph.NewExec(b, e.stepGraph(kind))
 	})
 }
+
+// run executes ex, one of this explainer's compiled graphs, and counts the execution (see
+// Executions).
+func (e *Explainer) run(ex *graph.Exec, args ...any) ([]*tensors.Tensor, error) {
+	e.executions.Add(1)
+	return ex.Exec(args...)
+}
+
+// Executions is the number of graph executions this explainer has run since it was made,
+// over all its calls: today's engine runs one per optimisation step of each batch, so the
+// count says how much of a call's time went to per-execution overhead (quce bench reports
+// it per phase).
+func (e *Explainer) Executions() int64 { return e.executions.Load() }
+
+// Engine names how the searches run: "steps", a host loop of one graph execution per
+// optimisation step of each batch (the only engine so far).
+func (e *Explainer) Engine() string { return "steps" }
 
 func (e *Explainer) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error)) (*graph.Exec, error) {
 	e.mu.Lock()
@@ -404,7 +424,7 @@ func (e *Explainer) classProbs(ctx context.Context, pts [][]float32) ([][]float6
 	if err != nil {
 		return nil, err
 	}
-	return e.clf.probabilities(ctx, ex, pts, false)
+	return e.clf.probabilities(ctx, func(args ...any) ([]*tensors.Tensor, error) { return e.run(ex, args...) }, pts, false)
 }
 
 func (e *Explainer) makeRows(ctx context.Context, cfg Config, queries []Query, pred [][]float64) ([]*row, error) {
@@ -688,7 +708,7 @@ func (e *Explainer) probeMany(ctx context.Context, pts, targets [][]float32) ([]
 			copy(buf[(i-start)*j:], pts[i])
 			copy(tg[(i-start)*c:], targets[i])
 		}
-		out, err := ex.Exec(tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
+		out, err := e.run(ex, tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
 			tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), probeChunk, c))
 		if err != nil {
 			return nil, nil, fmt.Errorf("quce: probing the classifier: %w", err)
@@ -720,7 +740,7 @@ func (e *Explainer) pointsMany(pts [][]float32) (unc, uncPaper []float32, recon 
 	for _, p := range pts {
 		flat = append(flat, p...)
 	}
-	out, err := ex.Exec(tensors.FromFlatDataAndDimensions(flat, len(pts), j))
+	out, err := e.run(ex, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("quce: evaluating the VAE: %w", err)
 	}
@@ -750,7 +770,7 @@ func (e *Explainer) Objective(cfg Config, q Query, xc []float64) (float64, []flo
 		return 0, nil, err
 	}
 	j := e.NumFeatures()
-	out, err := ex.Exec(tensors.FromFlatDataAndDimensions(toF32(xc), 1, j),
+	out, err := e.run(ex, tensors.FromFlatDataAndDimensions(toF32(xc), 1, j),
 		tensors.FromFlatDataAndDimensions(rows[0].x0, 1, j),
 		tensors.FromFlatDataAndDimensions(rows[0].onehot, 1, len(rows[0].onehot)),
 		tensors.FromValue([][]float32{{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)}}))

@@ -11,14 +11,14 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 )
 
-// probabilities returns F(c|x) [rows][classes] for standardised rows, run by ex (compiled
-// from classGraph) in fixed-size chunks (one compiled shape). The model's own outputs must be
+// probabilities returns F(c|x) [rows][classes] for standardised rows, run by exec (an
+// execution of classGraph) in fixed-size chunks (one compiled shape). The model's own outputs must be
 // finite (a NaN or Inf is a *NonFiniteOutputError), unless tolerant is set: a row whose
 // outputs are not finite then has the probabilities its log-probabilities give (NaN for a
 // NaN output), for the caller to count as that row's failure. For a model declared to output probabilities it checks that its finite
 // outputs are: values outside [0, 1] mean the outputs are logits (or something else), and
 // explaining them as probabilities would be silently wrong.
-func (c *Classifier) probabilities(ctx context.Context, ex *graph.Exec, pts [][]float32, tolerant bool) ([][]float64, error) {
+func (c *Classifier) probabilities(ctx context.Context, exec func(args ...any) ([]*tensors.Tensor, error), pts [][]float32, tolerant bool) ([][]float64, error) {
 	j, classes := c.NumFeatures(), c.NumClasses()
 	out := make([][]float64, 0, len(pts))
 	buf := make([]float32, probeChunk*j)
@@ -31,7 +31,7 @@ func (c *Classifier) probabilities(ctx context.Context, ex *graph.Exec, pts [][]
 		for i := start; i < end; i++ {
 			copy(buf[(i-start)*j:], pts[i])
 		}
-		res, err := ex.Exec(tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j))
+		res, err := exec(tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j))
 		if err != nil {
 			return nil, fmt.Errorf("quce: running the model: %w", err)
 		}
@@ -79,7 +79,7 @@ func (c *Classifier) Predict(b compute.Backend, xs [][]float64) ([][]float64, er
 		return nil, err
 	}
 	defer ex.Finalize()
-	return c.probabilities(context.Background(), ex, pts, false)
+	return c.probabilities(context.Background(), ex.Exec, pts, false)
 }
 
 // ClassProbs computes a classifier's class probabilities F(c|x) on one backend with one
@@ -120,7 +120,7 @@ func (p *ClassProbs) At(ctx context.Context, xs [][]float64) ([][]float64, error
 		p.ex = ex
 	}
 	p.mu.Unlock()
-	return p.clf.probabilities(ctx, p.ex, pts, true)
+	return p.clf.probabilities(ctx, p.ex.Exec, pts, true)
 }
 
 // classGraph returns log F(c|x) [R,C] and the model's own outputs [R,C] (to check that they

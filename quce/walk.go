@@ -283,7 +283,7 @@ func (e *Explainer) measureUnit(cfg Config, rows []*row, step int) error {
 	defer release()
 	j := e.NumFeatures()
 	c := e.clf.NumClasses()
-	out, err := ex.Exec(batch(rows, j, func(r *row) []float32 { return r.prev }),
+	out, err := e.run(ex, batch(rows, j, func(r *row) []float32 { return r.prev }),
 		batch(rows, j, func(r *row) []float32 { return r.cur }), batch(rows, c, func(r *row) []float32 { return r.onehot }))
 	if err != nil {
 		return fmt.Errorf("quce: evaluating path points: %w", err)
@@ -411,7 +411,7 @@ func (b *walkBatch) exec(cfg Config, t int) (out []*tensors.Tensor, noise []any,
 		}
 		args = append(args, tensors.FromFlatDataAndDimensions(draws, cfg.Samples, n, L))
 	}
-	if out, err = b.ex.Exec(args...); err != nil {
+	if out, err = b.e.run(b.ex, args...); err != nil {
 		return nil, nil, fmt.Errorf("quce: optimisation step %d: %w", t, err)
 	}
 	return out, args[12:], nil

@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -31,6 +30,10 @@ type phase struct {
 	Uncertainty     float64 `json:"uncertainty_seconds,omitempty"`
 	CompletenessGap float64 `json:"completeness_gap_mean,omitempty"`
 	Validity        float64 `json:"validity,omitempty"`
+	// Engine names how the searches ran (see quce.Explainer.Engine), and Executions counts
+	// the graph executions the phase ran: with the "steps" engine, at least one per step.
+	Engine     string `json:"engine,omitempty"`
+	Executions int64  `json:"executions,omitempty"`
 }
 
 func cpuSeconds() float64 {
@@ -93,6 +96,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		var tm quce.Timings
 		var ex []*quce.Explanation
+		before := s.Explainer.Executions()
 		p, err := timed("explain", b, func() error {
 			var err error
 			ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
@@ -102,6 +106,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		p.Optimisation, p.Uncertainty = tm.Optimisation, tm.Uncertainty
+		p.Engine, p.Executions = s.Explainer.Engine(), s.Explainer.Executions()-before
 		valid := 0
 		for _, e := range ex {
 			p.CompletenessGap += math.Abs(e.CompletenessGap) / float64(len(ex))
@@ -111,13 +116,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		p.Validity = float64(valid) / float64(len(ex))
 		phases = append(phases, p)
-		f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs)", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty)
+		f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs), %d executions", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty, p.Executions)
 	}
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	doc := map[string]any{
 		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
-		"backend":    s.BackendInfo.Config, "simd": backend.SIMD, "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+		"backend":    s.BackendInfo.Config, "simd": s.BackendInfo.KernelSet(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
 		"model": modelJSON(s), "model_check": s.ModelCheck,
 	}

@@ -31,6 +31,7 @@ type explainFlags struct {
 	jsonPath  string
 	csvPath   string
 	svgDir    string
+	shard     string // -shard i/N (explain only)
 	pictures  pictureFlags
 	cons      constraintFlags
 }
@@ -44,6 +45,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		svg:  "write plots for every instance into this folder (SVG unless -format says otherwise)",
 	})
 	fs.IntVar(&f.top, "top", 5, "features printed per instance")
+	fs.StringVar(&f.shard, "shard", "", "explain only the i-th of N contiguous blocks of the chosen rows (i/N, 0 ≤ i < N), for a cluster's array job; quce merge joins the shards' -json or -csv")
 	if err := f.parse(fs, args); err != nil {
 		return err
 	}
@@ -182,6 +184,12 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 		}
 		if r.sel, err = f.selectRows(ds, tr, te); err != nil {
 			return err
+		}
+		if f.shard != "" {
+			sh, _ := parseShard(f.shard) // checked by rowFlags
+			if r.sel.picks, err = sh.of(r.sel.picks); err != nil {
+				return err
+			}
 		}
 		pics, err := pictures(ds, r.sel, r.cons)
 		if err != nil {
@@ -577,6 +585,9 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 	}
 	if sel.instances {
 		doc["instance_file"] = sel.file
+	}
+	if f.shard != "" {
+		doc["config"].(map[string]any)["shard"] = f.shard
 	}
 	return doc
 }

@@ -83,6 +83,7 @@ commands:
   summary   recourse across rows: which columns change, its cost, and differences between groups (-group-by)
   eval      QUCE against IG, AGI, Wachter and DiCE-random on the paper's metrics
   bench     time each phase (training, optimisation, attribution, uncertainty) as JSON
+  merge     join the -json or -csv files of explain -shard i/N into one run's
 
 Run "quce <command> -h" for its flags.
 `
@@ -101,6 +102,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runEval(ctx, args[1:], stdout, stderr)
 	case "bench":
 		return runBench(ctx, args[1:], stdout, stderr)
+	case "merge":
+		return runMerge(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

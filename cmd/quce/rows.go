@@ -40,6 +40,11 @@ func (f *explainFlags) rowFlags() error {
 	if f.instances != "" && f.set["split"] {
 		return fmt.Errorf("-split %s with -instances %s: the instances are not rows of a split; fix: drop -split", f.split, f.instances)
 	}
+	if f.shard != "" {
+		if _, err := parseShard(f.shard); err != nil {
+			return err
+		}
+	}
 	if f.rows != "" && f.set["n"] {
 		return fmt.Errorf("-n and -rows both choose rows; fix: use one of them (-rows 3,17,42 names lines, -n 5 takes the first rows)")
 	}

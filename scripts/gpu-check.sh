@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# gpu-check.sh: one sitting on a machine with an NVIDIA GPU. It finds the CUDA PJRT plugin,
+# then runs quce on XLA (the GPU), quce on the pure-Go backend (the CPU cores) and the PyTorch
+# peer on the GPU, at 1, 455, 4 096, 32 768 and 1 000 000 rows (W-BC's training rows repeated,
+# n = 1000 steps) plus training, and prints the table of docs/GPU.md.
+#
+#   bash scripts/gpu-check.sh [-o DIR]     run the sitting; results and logs go to DIR
+#                                          (default: $OUT/gpu-check if $OUT is set, else /tmp/quce-gpu-check)
+#   bash scripts/gpu-check.sh --table DIR  print the table of a sitting's results again
+#
+# The machine needs no Go: it runs a binary built beforehand (docs/GPU.md says how).
+#   QUCE_BIN      the quce binary (default bin/gpu/quce)
+#   PEER          the peer script (default bin/gpu/peer/quce_torch_peer.py, else ../shared/peer/…)
+#   RUN_TIMEOUT   seconds allowed to each run up to 32 768 rows (default 300)
+#   BIG_TIMEOUT   seconds allowed to each 1 000 000-row run (default 120)
+#   PYTHON        the Python with PyTorch for the peer (default python3)
+# A run that fails or runs out of time is a cell saying so; the others still run.
+set -euo pipefail
+
+die() {
+	echo "gpu-check: $*" >&2
+	exit 2
+}
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+small_rows="1 1 455 4096 32768" # 1 twice: the first run compiles, the second is warm
+big_rows=1000000
+
+# table DIR prints the sitting's table from the files in DIR.
+table() {
+	python3 - "$1" <<'EOF'
+import json, os, sys
+
+d = sys.argv[1]
+
+def load(name):
+    p = os.path.join(d, name + ".json")
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+def why(name):
+    p = os.path.join(d, name + ".err")
+    if os.path.exists(p):
+        with open(p) as f:
+            return f.read().strip().splitlines()[0]
+    return "not run"
+
+def quce_cells(name):
+    """rows -> list of explain seconds (in order), and the training seconds, of a quce bench JSON."""
+    doc = load(name)
+    if doc is None:
+        return None, why(name), None
+    cells, train = {}, None
+    for p in doc["phases"]:
+        if p["name"] == "explain":
+            cells.setdefault(p["rows"], []).append(p)
+    t = [p["wall_seconds"] for p in doc["phases"] if p["name"] in ("classifier training", "vae training")]
+    if len(t) == 2:
+        train = sum(t)
+    return cells, None, (train, doc)
+
+def fmt_quce(cells, err, rows):
+    if cells is None or rows not in cells:
+        return err or "not run"
+    ps = cells[rows]
+    s = "%.3g s" % ps[-1]["wall_seconds"]
+    if len(ps) > 1:
+        s += " (first, compiling: %.3g s)" % ps[0]["wall_seconds"]
+    bad = [p for p in ps if p.get("completeness_gap_mean", 0) > 5e-4]
+    if bad:
+        s += " gap %.1e!" % bad[0]["completeness_gap_mean"]
+    return s
+
+def peer_cells(name):
+    doc = load(name)
+    if doc is None:
+        return None, why(name)
+    out = {}
+    for run in doc["runs"]:
+        t = run["total"].get("K10_headline_generic")
+        if t:
+            out[run["B"]] = t["total_wall_s"]
+    return out, None
+
+cols = []
+for small, big in (("xla", "xla-big"), ("go", "go-big")):
+    c1, e1, meta = quce_cells(small)
+    c2, e2, _ = quce_cells(big)
+    cols.append((c1, e1, c2, e2, meta))
+p1, pe1 = peer_cells("peer")
+p2, pe2 = peer_cells("peer-big")
+
+def cell(col, rows):
+    c1, e1, c2, e2, _ = col
+    if rows == 1000000:
+        return fmt_quce(c2, e2, rows)
+    return fmt_quce(c1, e1, rows)
+
+def peer(rows):
+    cells, err = (p2, pe2) if rows == 1000000 else (p1, pe1)
+    if cells is None or rows not in cells:
+        return err or "not run"
+    return "%.3g s" % cells[rows]
+
+gpu = ""
+info = os.path.join(d, "gpu.txt")
+if os.path.exists(info):
+    with open(info) as f:
+        gpu = f.read().strip()
+print("| rows, n = 1000 | quce, XLA on the GPU | quce, pure Go, %s CPU cores | PyTorch peer on the GPU (K = 10) |" % os.cpu_count())
+print("|---|---|---|---|")
+for rows in (1, 455, 4096, 32768, 1000000):
+    print("| %s | %s | %s | %s |" % (format(rows, ",").replace(",", " "), cell(cols[0], rows), cell(cols[1], rows), peer(rows)))
+train = []
+for col in cols:
+    meta = col[4]
+    train.append("%.3g s" % meta[0] if meta and meta[0] is not None else (col[1] or "not run"))
+print("| training both models | %s | %s | |" % tuple(train))
+print()
+if gpu:
+    print("GPU:", gpu)
+for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
+    meta = col[4]
+    if not meta:
+        continue
+    doc = meta[1]
+    execs = ", ".join("%d rows %d" % (p["rows"], p.get("executions", 0)) for p in doc["phases"] if p["name"] == "explain")
+    print("%s: backend %s, engine %s, kernels %s; executions: %s" % (
+        label, doc.get("backend"), ",".join(sorted({p.get("engine", "?") for p in doc["phases"] if p["name"] == "explain"})),
+        doc.get("simd"), execs))
+EOF
+}
+
+if [[ ${1:-} == --table ]]; then
+	[[ -d ${2:-} ]] || die "--table needs the folder of a sitting's results"
+	table "$2"
+	exit 0
+fi
+dir=${OUT:+$OUT/gpu-check}
+dir=${dir:-/tmp/quce-gpu-check}
+if [[ ${1:-} == -o ]]; then
+	[[ -n ${2:-} ]] || die "-o needs a folder"
+	dir=$2
+elif [[ -n ${1:-} ]]; then
+	die "unknown argument $1; usage: gpu-check.sh [-o DIR] | --table DIR"
+fi
+
+# 1. The GPU.
+command -v nvidia-smi >/dev/null ||
+	die "no NVIDIA GPU: nvidia-smi is not on PATH; fix: run this on a machine with an NVIDIA GPU and its driver"
+gpu=$(nvidia-smi -L 2>&1) || true
+if [[ $gpu != *GPU* ]]; then
+	die "no NVIDIA GPU: nvidia-smi -L says: ${gpu:-nothing}; fix: run this on a machine with a working NVIDIA driver"
+fi
+
+# 2. The CUDA PJRT plugin, where go-xla looks for it (PJRT_PLUGIN_LIBRARY_PATH, or the
+# folders its installer uses), else JAX's, linked under the name go-xla looks for.
+plugin=pjrt_c_api_cuda_plugin.so
+found=""
+IFS=: read -r -a dirs <<<"${PJRT_PLUGIN_LIBRARY_PATH:-}"
+for p in "${dirs[@]}" /usr/local/lib/go-xla "$HOME/.local/lib/go-xla"; do
+	if [[ -n $p && -e $p/$plugin ]]; then
+		found=$p/$plugin
+		break
+	fi
+done
+if [[ -z $found ]] && command -v python3 >/dev/null; then
+	for sp in $(python3 -c 'import site; print(" ".join(site.getsitepackages() + [site.getusersitepackages()]))' 2>/dev/null); do
+		for jax in "$sp"/jax_plugins/xla_cuda*/xla_cuda_plugin.so; do
+			[[ -e $jax ]] || continue
+			link=$dir/pjrt/sp
+			mkdir -p "$link/jax_plugins/cuda"
+			ln -sf "$jax" "$link/jax_plugins/cuda/$plugin"
+			# the plugin finds the NVIDIA libraries through its RPATH, relative to itself
+			ln -sfn "$sp/nvidia" "$link/nvidia"
+			ln -sfn "$sp/nvidia" "$link/jax_plugins/nvidia"
+			export PJRT_PLUGIN_LIBRARY_PATH=$link/jax_plugins/cuda
+			found=$jax
+			break 2
+		done
+	done
+fi
+[[ -n $found ]] ||
+	die "no CUDA PJRT plugin: no $plugin in PJRT_PLUGIN_LIBRARY_PATH (${PJRT_PLUGIN_LIBRARY_PATH:-unset}), /usr/local/lib/go-xla or ~/.local/lib/go-xla, and no JAX CUDA plugin (jax_plugins/xla_cuda*/xla_cuda_plugin.so) in python3's site-packages; fix: install one (docs/GPU.md: go-xla's pjrt_installer, or pip install 'jax[cuda13]')"
+
+# 3. The programs.
+quce=${QUCE_BIN:-$root/bin/gpu/quce}
+[[ -x $quce ]] || die "no quce binary at $quce; fix: build it where Go is (docs/GPU.md) and set QUCE_BIN"
+peer=${PEER:-}
+if [[ -z $peer ]]; then
+	for p in "$root/bin/gpu/peer/quce_torch_peer.py" "$root/../shared/peer/quce_torch_peer.py"; do
+		[[ -e $p ]] && peer=$p && break
+	done
+fi
+[[ -n $peer && -e $peer ]] || die "no PyTorch peer script (${peer:-none found}); fix: copy the peer folder to bin/gpu/peer or set PEER"
+${PYTHON:-python3} -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
+	die "PyTorch cannot see the GPU (python3 -c 'import torch; torch.cuda.is_available()' is not True); fix: install a CUDA build of PyTorch"
+
+mkdir -p "$dir"
+rm -f "$dir"/*.json "$dir"/*.err
+echo "$gpu" | head -1 >"$dir/gpu.txt"
+echo "gpu-check: $(head -1 "$dir/gpu.txt"); plugin $found; results in $dir" >&2
+
+# attempt NAME SECONDS CMD...: runs CMD; its JSON is DIR/NAME.json, which CMD writes itself or
+# prints on stdout; its log is DIR/NAME.log. A failure leaves DIR/NAME.err with why, for the table.
+attempt() {
+	local name=$1 secs=$2 rc=0
+	shift 2
+	echo "gpu-check: $name ..." >&2
+	timeout "$secs" "$@" >"$dir/$name.out" 2>"$dir/$name.log" || rc=$?
+	if ((rc == 124)); then
+		echo "timed out after $secs s" >"$dir/$name.err"
+	elif ((rc != 0)); then
+		echo "failed (exit $rc): $(tail -1 "$dir/$name.log")" >"$dir/$name.err"
+	elif [[ ! -e $dir/$name.json ]]; then
+		mv "$dir/$name.out" "$dir/$name.json"
+	fi
+	rm -f "$dir/$name.out"
+}
+
+rows_csv=${small_rows// /,}
+for backend in xla go; do
+	config=go
+	[[ $backend == xla ]] && config=xla:cuda
+	attempt "$backend" "${RUN_TIMEOUT:-300}" env GOMLX_BACKEND=$config "$quce" bench -rows "$rows_csv" -q
+	attempt "$backend-big" "${BIG_TIMEOUT:-120}" env GOMLX_BACKEND=$config "$quce" bench -rows "$big_rows" -q
+done
+python=${PYTHON:-python3}
+peer_args=(--device cuda --K 10 --reps 1 --threads 1 --models "$(dirname "$peer")/models.pt"
+	--opt-variants manual_jit --attr-variants manual)
+attempt peer "${RUN_TIMEOUT:-300}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer.json" --B 1 455 4096 32768
+attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer-big.json" --B "$big_rows"
+
+table "$dir"
