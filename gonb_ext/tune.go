@@ -86,17 +86,36 @@ func Tune(s *pipeline.Setup, rows [][]float64, cfg quce.Config, opts ...TuneOpti
 	}
 }
 
-// tuneLayout is Tune's grid: per control its label, the control and its value, then the
-// Done button.
+// tuneLayout is Tune's grid: per control its label, the box the control is put in and the
+// box of its value, then the Done button's box.
 var tuneLayout = template.Must(template.New("tune").Parse(`<div style="display:grid;grid-template-columns:max-content max-content max-content;gap:2px 12px;align-items:center">
-{{range .}}<label for="{{.ID}}">{{.Label}}</label><span id="{{.ID}}-box"></span><span{{if .Value}} id="{{.ID}}-val"{{end}}></span>
-{{end}}</div><div id="{{(index . 0).Done}}"></div>`))
+{{range .Rows}}<label for="{{.ID}}">{{.Label}}</label><span id="{{.Box}}"></span><span{{with .Val}} id="{{.}}"{{end}}></span>
+{{end}}</div><div id="{{.Done}}"></div>`))
 
-// tuneRow is one control of tuneLayout.
-type tuneRow struct {
-	ID, Label string
-	Value     bool   // it shows its value
-	Done      string // the Done button's box (read from the first row)
+// tuneRow is one control of tuneLayout: the control's id, its label, its box and its value's
+// box ("" for a control that shows no value).
+type tuneRow struct{ ID, Label, Box, Val string }
+
+// tuneLabels are Tune's controls by name, in the order of tuner.controls, with their labels.
+var tuneLabels = [][2]string{{"lambda1", "λ1 (class)"}, {"lambda2", "λ2 (proximity)"}, {"lambda3", "λ3 (uncertainty)"},
+	{"lr", "learning rate"}, {"steps", "steps"}, {"instance", "instance"}}
+
+// layout is the HTML of t's controls: the boxes that newTuner puts the widgets in and redraw
+// writes the values to.
+func (t *tuner) layout() (string, error) {
+	rows := make([]tuneRow, len(tuneLabels))
+	for i, l := range tuneLabels {
+		rows[i] = tuneRow{ID: t.ids(l[0]), Label: l[1], Box: t.ids(l[0] + "-box")}
+		if l[0] != "instance" {
+			rows[i].Val = t.ids(l[0] + "-val")
+		}
+	}
+	var b strings.Builder
+	err := tuneLayout.Execute(&b, struct {
+		Rows []tuneRow
+		Done string
+	}{rows, t.ids("done-box")})
+	return b.String(), err
 }
 
 // control is one of Tune's controls: its name and its latest value.
@@ -124,17 +143,11 @@ func newTuner(s *pipeline.Setup, rows [][]float64, cfg quce.Config) (*tuner, err
 	uid := gonbui.UniqueID()
 	t := &tuner{s: s, rows: rows, names: rowNames(s, rows), cfg: cfg, changes: make(chan struct{}, 1),
 		ids: func(name string) string { return "quce-" + name + "-" + uid }}
-	var layout strings.Builder
-	labels := [][2]string{{"lambda1", "λ1 (class)"}, {"lambda2", "λ2 (proximity)"}, {"lambda3", "λ3 (uncertainty)"},
-		{"lr", "learning rate"}, {"steps", "steps"}, {"instance", "instance"}}
-	grid := make([]tuneRow, len(labels))
-	for i, l := range labels {
-		grid[i] = tuneRow{ID: t.ids(l[0]), Label: l[1], Value: l[0] != "instance", Done: t.ids("done-box")}
-	}
-	if err := tuneLayout.Execute(&layout, grid); err != nil {
+	layout, err := t.layout()
+	if err != nil {
 		return nil, err
 	}
-	gonbui.DisplayHTML(layout.String())
+	gonbui.DisplayHTML(layout)
 	gonbui.Sync()
 	slider := func(name string, lo, hi, at int) *widgets.SliderBuilder {
 		return widgets.Slider(lo, hi, at).WithHtmlId(t.ids(name)).AppendTo(t.ids(name + "-box")).Done()
@@ -151,7 +164,7 @@ func newTuner(s *pipeline.Setup, rows [][]float64, cfg quce.Config) (*tuner, err
 	// The values come from the Listen channels, not from Value(): gonbui delivers a change
 	// to the widget and to the channel in separate goroutines, so Value() can be stale.
 	for i, sl := range sliders {
-		t.listen(labels[i][0], sl.Value(), sl.Listen().LatestOnly().C)
+		t.listen(tuneLabels[i][0], sl.Value(), sl.Listen().LatestOnly().C)
 	}
 	t.listen("instance", inst.Value(), inst.Listen().LatestOnly().C)
 	return t, nil

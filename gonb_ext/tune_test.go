@@ -6,20 +6,29 @@ import (
 )
 
 // Tune's grid has, per control, its label for the control, the control's box and (for the
-// sliders) its value's span, then the Done button's box; names are escaped as HTML.
+// sliders) its value's span, by the ids the widgets and redraw use, then the Done button's box.
 func TestTuneLayout(t *testing.T) {
-	var b strings.Builder
-	rows := []tuneRow{{ID: "quce-lambda1-7", Label: "λ1 (class)", Value: true, Done: "quce-done-box-7"}, {ID: "quce-instance-7", Label: "a<b", Done: "quce-done-box-7"}}
-	if err := tuneLayout.Execute(&b, rows); err != nil {
+	tu := &tuner{ids: func(name string) string { return "quce-" + name + "-7" }}
+	html, err := tu.layout()
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		`<label for="quce-lambda1-7">λ1 (class)</label><span id="quce-lambda1-7-box"></span><span id="quce-lambda1-7-val"></span>`,
-		`<label for="quce-instance-7">a&lt;b</label><span id="quce-instance-7-box"></span><span></span>`,
-		`</div><div id="quce-done-box-7"></div>`,
-	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("the layout lacks %s:\n%s", want, b.String())
+	// Every box a widget is appended to (newTuner) and every value box redraw writes to
+	// exist, by the ids those use.
+	for _, l := range tuneLabels {
+		want := []string{`<label for="` + tu.ids(l[0]) + `">`, `<span id="` + tu.ids(l[0]+"-box") + `"></span>`}
+		if l[0] != "instance" {
+			want = append(want, `<span id="`+tu.ids(l[0]+"-val")+`"></span>`)
+		}
+		for _, w := range want {
+			if !strings.Contains(html, w) {
+				t.Errorf("the layout lacks %s:\n%s", w, html)
+			}
+		}
+	}
+	for _, w := range []string{`λ1 (class)</label>`, `<div id="` + tu.ids("done-box") + `"></div>`} {
+		if !strings.Contains(html, w) {
+			t.Errorf("the layout lacks %s:\n%s", w, html)
 		}
 	}
 }
