@@ -195,7 +195,9 @@ func (c *common) autoGridFlag() (*quce.Auto, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &quce.Auto{Grid: grid}, nil
+	auto := quce.DefaultAuto()
+	auto.Grid = grid
+	return auto, nil
 }
 
 // parseGrid reads -auto-grid: "λ2:λ3,λ2:λ3,…". The weights are checked with the other
