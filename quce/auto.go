@@ -56,8 +56,8 @@ func DefaultAuto() *Auto {
 	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {1, 0.1}, {3, 0.1}}, Rounds: 3, PullBack: true, Margin: 0.05}
 }
 
-// maxAutoRounds bounds Auto.Rounds: each round costs as much as a fixed-λ search.
-const maxAutoRounds = 10
+// MaxAutoRounds bounds Auto.Rounds: each round costs as much as a fixed-λ search.
+const MaxAutoRounds = 10
 
 // DefaultPlausibilityQuantile is the quantile of the training rows' L_ε that bounds a
 // plausible counterfactual by default: "as plausible as nine real rows in ten".
@@ -68,9 +68,9 @@ func (a *Auto) Validate() error {
 	if len(a.Grid) == 0 {
 		return &FieldError{Field: "auto", Problem: "automatic λ has an empty grid", Fix: "give at least one (λ2, λ3) pair, such as DefaultAuto's"}
 	}
-	if a.Rounds < 0 || a.Rounds > maxAutoRounds {
+	if a.Rounds < 0 || a.Rounds > MaxAutoRounds {
 		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with %d refinement rounds", a.Rounds),
-			Fix: fmt.Sprintf("use 0 to %d rounds", maxAutoRounds)}
+			Fix: fmt.Sprintf("use 0 to %d rounds", MaxAutoRounds)}
 	}
 	if !(a.Margin >= 0 && a.Margin < 1) {
 		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with the pull-back margin %v", a.Margin),
