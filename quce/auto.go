@@ -175,50 +175,34 @@ const refineRatio = 1.1
 
 // nextLambda is the next candidate to search for an instance that has cands, or false when
 // there is nothing to refine. A larger λ2 weighs proximity more, so it ends closer to x but
-// is more often invalid or implausible. Automatic λ keeps the λ3 of the candidate the rule
-// chooses now and searches the λ2 line on its side:
-//   - that candidate acceptable: halfway (geometric mean) between its λ2 and the smallest
-//     larger λ2 whose candidate is not acceptable; with none larger, 3 times its λ2;
-//   - no candidate valid: a tenth of the smallest λ2 (a weaker pull towards x).
-//
-// A valid candidate outside the bound is left as it is: λ2 does not order plausibility.
+// is more often invalid or implausible. When the candidate the rule chooses now is
+// acceptable, the next keeps its λ3 and takes λ2 halfway (geometric mean) between its λ2 and
+// the smallest larger λ2 on the same λ3 whose candidate is not acceptable (3 times its λ2
+// with none larger), until the two are within refineRatio. Any other instance is left as
+// it is: with no valid candidate, smaller λ2 did not help
+// (two W-BC rows where no grid point was valid stayed invalid at λ2 = 10⁻³, 10⁻⁴ and 10⁻⁵),
+// and λ2 does not order plausibility.
 func nextLambda(cands []Candidate, bound float64) (Lambdas, bool) {
 	k, plausible := chooseCandidate(cands, bound)
 	c := cands[k]
-	sameLine := func(yield func(Candidate) bool) {
-		for _, o := range cands {
-			if o.Lambda3 == c.Lambda3 && !yield(o) {
-				return
-			}
+	if !plausible {
+		return Lambdas{}, false
+	}
+	hi := math.Inf(1)
+	for _, o := range cands {
+		if o.Lambda3 == c.Lambda3 && o.Lambda2 > c.Lambda2 && !acceptable(o, bound) {
+			hi = min(hi, o.Lambda2)
 		}
 	}
 	switch {
-	case plausible:
-		hi := math.Inf(1)
-		for o := range sameLine {
-			if o.Lambda2 > c.Lambda2 && !acceptable(o, bound) {
-				hi = min(hi, o.Lambda2)
-			}
-		}
-		switch {
-		case math.IsInf(hi, 1) && c.Lambda2 > 0:
-			return Lambdas{3 * c.Lambda2, c.Lambda3}, true
-		case math.IsInf(hi, 1) || c.Lambda2 > 0 && hi/c.Lambda2 < refineRatio:
-			return Lambdas{}, false
-		case c.Lambda2 == 0:
-			return Lambdas{hi / 10, c.Lambda3}, true
-		}
-		return Lambdas{math.Sqrt(c.Lambda2 * hi), c.Lambda3}, true
-	case !c.Valid:
-		lo := math.Inf(1)
-		for o := range sameLine {
-			lo = min(lo, o.Lambda2)
-		}
-		if lo > 0 {
-			return Lambdas{lo / 10, c.Lambda3}, true
-		}
+	case math.IsInf(hi, 1) && c.Lambda2 > 0:
+		return Lambdas{3 * c.Lambda2, c.Lambda3}, true
+	case math.IsInf(hi, 1) || c.Lambda2 > 0 && hi/c.Lambda2 < refineRatio:
+		return Lambdas{}, false
+	case c.Lambda2 == 0:
+		return Lambdas{hi / 10, c.Lambda3}, true
 	}
-	return Lambdas{}, false
+	return Lambdas{math.Sqrt(c.Lambda2 * hi), c.Lambda3}, true
 }
 
 // refine runs automatic λ's rounds after the grid and keeps, for each instance, the

@@ -57,8 +57,7 @@ func TestNextLambda(t *testing.T) {
 		{"all acceptable: beyond the largest", []Candidate{c(0.1, .1, true, 1), c(1, .1, true, 1)}, Lambdas{3, .1}, true},
 		{"a closed bracket stops", []Candidate{c(1, .1, true, 1), c(1.05, .1, false, 1)}, Lambdas{}, false},
 		{"from λ2 = 0", []Candidate{c(0, .1, true, 1), c(1, .1, false, 1)}, Lambdas{0.1, .1}, true},
-		{"none valid: a tenth of the smallest", []Candidate{c(0.01, .1, false, 1), c(1, .1, false, 1)}, Lambdas{0.001, .1}, true},
-		{"none valid at λ2 = 0: nothing to try", []Candidate{c(0, .1, false, 1)}, Lambdas{}, false},
+		{"none valid: left alone", []Candidate{c(0.01, .1, false, 1), c(1, .1, false, 1)}, Lambdas{}, false},
 		{"valid but none plausible: left alone", []Candidate{c(0.01, .1, true, 9), c(1, .1, false, 1)}, Lambdas{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
