@@ -194,22 +194,7 @@ func TestSparse(t *testing.T) {
 	base.Steps = 400
 	sparse := autoConfig(t, s)
 	sparse.Auto, sparse.Steps, sparse.Sparse = nil, base.Steps, true
-	rows := s.XTest[:12]
-	j := len(rows[0])
-	var qs []quce.Query
-	for i, x := range rows {
-		q := quce.NewQuery(x)
-		q.Frozen = make([]bool, j)
-		q.Frozen[i%j], q.Frozen[(i+7)%j] = true, true
-		orig := s.Scaler.InverseRow(x)
-		q.Lower, q.Upper = make([]float64, j), make([]float64, j)
-		for f := range q.Lower {
-			q.Lower[f], q.Upper[f] = math.NaN(), math.NaN()
-		}
-		f := (i + 3) % j
-		q.Lower[f], q.Upper[f] = orig[f]-0.1*math.Abs(orig[f]), orig[f]+0.1*math.Abs(orig[f])
-		qs = append(qs, q)
-	}
+	qs := constrainedQueries(s, s.XTest[:12], 0, 7)
 	plain, err := s.Explainer.Explain(context.Background(), base, qs)
 	if err != nil {
 		t.Fatal(err)
@@ -269,6 +254,29 @@ func TestSparse(t *testing.T) {
 	}
 }
 
+// constrainedQueries are queries for rows with constraints: row i has feature (i+k) mod J
+// frozen for each k of frozen, and feature (i+3) mod J bounded to ±10% of its value.
+func constrainedQueries(s *pipeline.Setup, rows [][]float64, frozen ...int) []quce.Query {
+	var qs []quce.Query
+	for i, x := range rows {
+		j := len(x)
+		q := quce.NewQuery(x)
+		q.Frozen = make([]bool, j)
+		for _, k := range frozen {
+			q.Frozen[(i+k)%j] = true
+		}
+		orig := s.Scaler.InverseRow(x)
+		q.Lower, q.Upper = make([]float64, j), make([]float64, j)
+		for f := range q.Lower {
+			q.Lower[f], q.Upper[f] = math.NaN(), math.NaN()
+		}
+		f := (i + 3) % j
+		q.Lower[f], q.Upper[f] = orig[f]-0.1*math.Abs(orig[f]), orig[f]+0.1*math.Abs(orig[f])
+		qs = append(qs, q)
+	}
+	return qs
+}
+
 func toF32Row(x []float64) []float64 {
 	out := make([]float64, len(x))
 	for i, v := range x {
@@ -297,22 +305,10 @@ func TestAutoRefineAndPullBack(t *testing.T) {
 	gridOnly, pullOnly := full, full
 	gridOnly.Auto = &quce.Auto{Grid: full.Auto.Grid}
 	pullOnly.Auto = &quce.Auto{Grid: full.Auto.Grid, PullBack: true, Margin: full.Auto.Margin}
-	rows := s.XTest[:16]
-	j := len(rows[0])
-	var qs []quce.Query
-	for i, x := range rows {
-		q := quce.NewQuery(x)
-		q.Frozen = make([]bool, j)
-		q.Frozen[i%j] = true
-		orig := s.Scaler.InverseRow(x)
-		q.Lower, q.Upper = make([]float64, j), make([]float64, j)
-		for f := range q.Lower {
-			q.Lower[f], q.Upper[f] = math.NaN(), math.NaN()
-		}
-		f := (i + 3) % j
-		q.Lower[f], q.Upper[f] = orig[f]-0.1*math.Abs(orig[f]), orig[f]+0.1*math.Abs(orig[f])
-		q.Lower[(i+5)%j] = orig[(i+5)%j] // may only increase
-		qs = append(qs, q)
+	qs := constrainedQueries(s, s.XTest[:16], 0)
+	for i, q := range qs {
+		f := (i + 5) % len(q.X)
+		q.Lower[f] = s.Scaler.InverseRow(q.X)[f] // may only increase
 	}
 	run := func(cfg quce.Config) []*quce.Explanation {
 		ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
