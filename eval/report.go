@@ -280,18 +280,19 @@ func lambdaList(grid []quce.Lambdas) string {
 	return strings.Join(parts, ", ")
 }
 
-// autoChoices counts how often quce-auto chose each candidate, over every split, and how
-// often no valid candidate was within the bound.
+// autoChoices counts how often quce-auto chose each grid candidate and a refined one, over
+// every split, and how often no valid candidate was within the bound.
 func (r *Report) autoChoices() string {
-	grid := r.Settings.AutoConfig.Auto.Grid
-	count := make([]int, len(grid))
+	auto := r.Settings.AutoConfig.Auto
+	grid := auto.Grid
+	count := make([]int, len(grid)+1) // the last: a candidate of a refinement round
 	implausible := 0
 	for _, s := range r.Splits {
 		for _, in := range r.Instances[QUCEAuto][s] {
 			if in.Auto == nil {
 				continue
 			}
-			count[in.Auto.Chosen]++
+			count[min(in.Auto.Chosen, len(grid))]++
 			if !in.Auto.Plausible {
 				implausible++
 			}
@@ -301,5 +302,12 @@ func (r *Report) autoChoices() string {
 	for i, l := range grid {
 		parts[i] = fmt.Sprintf("(%g, %g) ×%d", l.Lambda2, l.Lambda3, count[i])
 	}
-	return fmt.Sprintf("%s; none within the bound: %d", strings.Join(parts, ", "), implausible)
+	if auto.Rounds > 0 {
+		parts = append(parts, fmt.Sprintf("refined (up to %d rounds) ×%d", auto.Rounds, count[len(grid)]))
+	}
+	pull := "no pull-back"
+	if auto.PullBack {
+		pull = fmt.Sprintf("pull-back towards x with margin %g", auto.Margin)
+	}
+	return fmt.Sprintf("%s; none within the bound: %d; %s", strings.Join(parts, ", "), implausible, pull)
 }

@@ -1,6 +1,7 @@
 package quce
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -16,9 +17,19 @@ type Lambdas struct {
 
 // Auto chooses λ2 and λ3 for each instance. Every (λ2, λ3) of Grid is searched as a row of
 // the same batch (rows are independent, so a candidate's result is the one it would have
-// alone), and AutoRule picks one per instance.
+// alone), Rounds more candidates per instance search the λ2 line between them (see
+// nextLambda), and AutoRule picks one per instance.
 type Auto struct {
 	Grid []Lambdas `json:"grid"`
+	// Rounds is how many times each instance's λ2 is refined after the grid: a round
+	// searches one more candidate per instance that has something left to refine, all in
+	// one batch (see nextLambda). 0 keeps the grid alone.
+	Rounds int `json:"rounds"`
+	// PullBack, after each candidate's search, walks its end back along the straight
+	// segment towards x as far as the end stays valid with Margin to spare
+	// (F(τ|x_c) ≥ ϑ + Margin) and no less plausible than the bound (see pullBack).
+	PullBack bool    `json:"pull_back"`
+	Margin   float64 `json:"margin"`
 }
 
 // AutoRule is how automatic λ chooses among an instance's candidates, given the bound on
@@ -38,9 +49,15 @@ const AutoRule = "closest valid candidate with L_ε ≤ bound; else the valid on
 // and 99%. The larger grid λ2 ∈ {0.01, 0.03, 0.1, 0.3, 1, 3} × λ3 ∈ {0.01, 0.1, 1}
 // (18 rows) reaches L1 10.6 at 4.5 times the cost; λ3 = 1 candidates are rarely the
 // closest and were dropped.
+//
+// Rounds 3, PullBack with Margin 0.05: see docs/METHOD.md (automatic λ) for what they gain
+// and cost.
 func DefaultAuto() *Auto {
-	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {1, 0.1}, {3, 0.1}}}
+	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {1, 0.1}, {3, 0.1}}, Rounds: 3, PullBack: true, Margin: 0.05}
 }
+
+// MaxAutoRounds bounds Auto.Rounds: each round costs as much as a fixed-λ search.
+const MaxAutoRounds = 10
 
 // DefaultPlausibilityQuantile is the quantile of the training rows' L_ε that bounds a
 // plausible counterfactual by default: "as plausible as nine real rows in ten".
@@ -50,6 +67,14 @@ const DefaultPlausibilityQuantile = 0.9
 func (a *Auto) Validate() error {
 	if len(a.Grid) == 0 {
 		return &FieldError{Field: "auto", Problem: "automatic λ has an empty grid", Fix: "give at least one (λ2, λ3) pair, such as DefaultAuto's"}
+	}
+	if a.Rounds < 0 || a.Rounds > MaxAutoRounds {
+		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with %d refinement rounds", a.Rounds),
+			Fix: fmt.Sprintf("use 0 to %d rounds", MaxAutoRounds)}
+	}
+	if !(a.Margin >= 0 && a.Margin < 1) {
+		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with the pull-back margin %v", a.Margin),
+			Fix: "use a margin of F(τ|x_c) from 0 up to (not including) 1, such as 0.05"}
 	}
 	for i, l := range a.Grid {
 		for k, v := range []float64{l.Lambda2, l.Lambda3} {
@@ -70,6 +95,8 @@ type Candidate struct {
 	Uncertainty float64 `json:"uncertainty"` // L_ε(x_c), trained form
 	ProbEnd     float64 `json:"prob_end"`    // F(τ|x_c)
 	Valid       bool    `json:"valid"`
+	// Round is 0 for a candidate of the grid, r for the one the r-th refinement added.
+	Round int `json:"round"`
 	// Failure says why the candidate's search failed (see Path.Failure); its numbers are
 	// then NaN, written as null in JSON.
 	Failure string `json:"failure,omitempty"`
@@ -98,7 +125,7 @@ type AutoChoice struct {
 	Rule       string      `json:"rule"`       // AutoRule
 	Bound      float64     `json:"bound"`      // Config.Plausibility
 	Quantile   float64     `json:"quantile"`   // Config.PlausibilityQuantile
-	Candidates []Candidate `json:"candidates"` // in grid order
+	Candidates []Candidate `json:"candidates"` // the grid's in its order, then each round's
 	Chosen     int         `json:"chosen"`     // index into Candidates
 	// Plausible is false when no valid candidate was within the bound, so the chosen one
 	// is the valid one with the lowest L_ε (or, with none valid, an invalid one).
@@ -132,24 +159,97 @@ func chooseCandidate(cands []Candidate, bound float64) (chosen int, plausible bo
 	return max(0, best(func(c Candidate) bool { return c.Failure == "" }, func(a, b Candidate) bool { return a.ProbEnd > b.ProbEnd })), false
 }
 
-// choose keeps, for each instance, the explanation of the candidate AutoRule picks: ex holds
-// len(grid) explanations per instance, in grid order.
-func choose(cfg Config, ex []*Explanation, grid []Lambdas) []*Explanation {
-	g := len(grid)
-	out := make([]*Explanation, len(ex)/g)
-	for i := range out {
-		cands := make([]Candidate, g)
-		for k, x := range ex[i*g : (i+1)*g] {
-			p := x.Path0()
-			cands[k] = Candidate{Lambdas: grid[k], Distance: l1(p.Counterfactual, x.X),
-				Uncertainty: p.CFUncertainty, ProbEnd: p.ProbEnd, Valid: p.Valid, Failure: p.Failure}
-		}
-		k, plausible := chooseCandidate(cands, cfg.Plausibility)
-		out[i] = ex[i*g+k]
-		out[i].Auto = &AutoChoice{Rule: AutoRule, Bound: cfg.Plausibility, Quantile: cfg.PlausibilityQuantile,
-			Candidates: cands, Chosen: k, Plausible: plausible}
+// candidate is how automatic λ sees x, the explanation of one candidate l of round round.
+func candidate(x *Explanation, l Lambdas, round int) Candidate {
+	p := x.Path0()
+	return Candidate{Lambdas: l, Distance: l1(p.Counterfactual, x.X), Uncertainty: p.CFUncertainty,
+		ProbEnd: p.ProbEnd, Valid: p.Valid, Failure: p.Failure, Round: round}
+}
+
+// acceptable is what AutoRule prefers: a valid candidate within the bound.
+func acceptable(c Candidate, bound float64) bool { return c.Valid && c.Uncertainty <= bound }
+
+// refineRatio is where the search of the λ2 line stops: once the bracket's ends are
+// within this factor of each other, the candidates between them differ by little.
+const refineRatio = 1.1
+
+// nextLambda is the next candidate to search for an instance that has cands, or false when
+// there is nothing to refine. A larger λ2 weighs proximity more, so it ends closer to x but
+// is more often invalid or implausible. When the candidate the rule chooses now is
+// acceptable, the next keeps its λ3 and takes λ2 halfway (geometric mean) between its λ2 and
+// the smallest larger λ2 on the same λ3 whose candidate is not acceptable (3 times its λ2
+// with none larger), until the two are within refineRatio. Any other instance is left as
+// it is: with no valid candidate, smaller λ2 did not help
+// (two W-BC rows where no grid point was valid stayed invalid at λ2 = 10⁻³, 10⁻⁴ and 10⁻⁵),
+// and λ2 does not order plausibility.
+func nextLambda(cands []Candidate, bound float64) (Lambdas, bool) {
+	k, plausible := chooseCandidate(cands, bound)
+	c := cands[k]
+	if !plausible {
+		return Lambdas{}, false
 	}
-	return out
+	hi := math.Inf(1)
+	for _, o := range cands {
+		if o.Lambda3 == c.Lambda3 && o.Lambda2 > c.Lambda2 && !acceptable(o, bound) {
+			hi = min(hi, o.Lambda2)
+		}
+	}
+	switch {
+	case math.IsInf(hi, 1) && c.Lambda2 > 0:
+		return Lambdas{3 * c.Lambda2, c.Lambda3}, true
+	case math.IsInf(hi, 1) || c.Lambda2 > 0 && hi/c.Lambda2 < refineRatio:
+		return Lambdas{}, false
+	case c.Lambda2 == 0:
+		return Lambdas{hi / 10, c.Lambda3}, true
+	}
+	return Lambdas{math.Sqrt(c.Lambda2 * hi), c.Lambda3}, true
+}
+
+// refine runs automatic λ's rounds after the grid and keeps, for each instance, the
+// explanation of the candidate AutoRule picks: ex holds len(grid) explanations per
+// instance, in grid order. Each round searches every instance that nextLambda still
+// refines as one row of one batch.
+func (e *Explainer) refine(ctx context.Context, cfg Config, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
+	grid := cfg.Auto.Grid
+	g := len(grid)
+	cands := make([][]Candidate, len(queries))
+	exs := make([][]*Explanation, len(queries))
+	for i := range queries {
+		exs[i] = ex[i*g : (i+1)*g : (i+1)*g]
+		for k, x := range exs[i] {
+			cands[i] = append(cands[i], candidate(x, grid[k], 0))
+		}
+	}
+	for round := 1; round <= cfg.Auto.Rounds; round++ {
+		var sub []int
+		var subQ []Query
+		var subPred [][]float64
+		var lams []Lambdas
+		for i := range queries {
+			if l, ok := nextLambda(cands[i], cfg.Plausibility); ok {
+				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, l)
+			}
+		}
+		if len(sub) == 0 {
+			break
+		}
+		more, err := e.searchRows(ctx, cfg, subQ, subPred, lams, tm)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range sub {
+			cands[i] = append(cands[i], candidate(more[k], lams[k], round))
+			exs[i] = append(exs[i], more[k])
+		}
+	}
+	out := make([]*Explanation, len(queries))
+	for i := range out {
+		k, plausible := chooseCandidate(cands[i], cfg.Plausibility)
+		out[i] = exs[i][k]
+		out[i].Auto = &AutoChoice{Rule: AutoRule, Bound: cfg.Plausibility, Quantile: cfg.PlausibilityQuantile,
+			Candidates: cands[i], Chosen: k, Plausible: plausible}
+	}
+	return out, nil
 }
 
 // WithBound returns cfg with the plausibility bound that automatic λ and sparsity need

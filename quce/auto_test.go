@@ -39,6 +39,36 @@ func TestChooseCandidate(t *testing.T) {
 	}
 }
 
+// The search of the λ2 line on hand-made candidate sets (bound 4; acceptable: valid and
+// L_ε ≤ 4).
+func TestNextLambda(t *testing.T) {
+	c := func(l2, l3 float64, valid bool, u float64) Candidate {
+		return Candidate{Lambdas: Lambdas{l2, l3}, Distance: 10 / (1 + l2), Uncertainty: u, ProbEnd: .9, Valid: valid}
+	}
+	for _, tc := range []struct {
+		name  string
+		cands []Candidate
+		want  Lambdas
+		ok    bool
+	}{
+		{"between the chosen and the next unacceptable", []Candidate{c(0.01, .1, true, 1), c(0.1, .1, true, 1), c(1, .1, false, 1), c(3, .1, false, 1)}, Lambdas{math.Sqrt(0.1), .1}, true},
+		{"an implausible larger λ2 bounds it too", []Candidate{c(0.1, .1, true, 1), c(1, .1, true, 9)}, Lambdas{math.Sqrt(0.1), .1}, true},
+		{"only the chosen λ3's line counts", []Candidate{c(0.1, .1, true, 1), c(0.2, 1, false, 1), c(1, .1, false, 1)}, Lambdas{math.Sqrt(0.1), .1}, true},
+		{"all acceptable: beyond the largest", []Candidate{c(0.1, .1, true, 1), c(1, .1, true, 1)}, Lambdas{3, .1}, true},
+		{"a closed bracket stops", []Candidate{c(1, .1, true, 1), c(1.05, .1, false, 1)}, Lambdas{}, false},
+		{"from λ2 = 0", []Candidate{c(0, .1, true, 1), c(1, .1, false, 1)}, Lambdas{0.1, .1}, true},
+		{"none valid: left alone", []Candidate{c(0.01, .1, false, 1), c(1, .1, false, 1)}, Lambdas{}, false},
+		{"valid but none plausible: left alone", []Candidate{c(0.01, .1, true, 9), c(1, .1, false, 1)}, Lambdas{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := nextLambda(tc.cands, 4)
+			if ok != tc.ok || math.Abs(got.Lambda2-tc.want.Lambda2) > 1e-12 || got.Lambda3 != tc.want.Lambda3 {
+				t.Errorf("got %+v (%v), want %+v (%v)", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
 // Bad settings of automatic λ and sparsity are errors with a fix.
 func TestAutoConfigErrors(t *testing.T) {
 	withAuto := func(f func(*Config)) Config {
@@ -60,6 +90,10 @@ func TestAutoConfigErrors(t *testing.T) {
 		{"sparse without bound", func() Config { c := DefaultConfig(); c.Sparse = true; return c }(), "plausibility = 0"},
 		{"quantile 1", withAuto(func(c *Config) { c.PlausibilityQuantile = 1 }), "plausibility quantile = 1"},
 		{"quantile below 0", withAuto(func(c *Config) { c.PlausibilityQuantile = -0.1 }), "plausibility quantile = -0.1"},
+		{"negative rounds", withAuto(func(c *Config) { c.Auto.Rounds = -1 }), "-1 refinement rounds"},
+		{"too many rounds", withAuto(func(c *Config) { c.Auto.Rounds = 11 }), "11 refinement rounds"},
+		{"margin 1", withAuto(func(c *Config) { c.Auto.Margin = 1 }), "pull-back margin 1"},
+		{"NaN margin", withAuto(func(c *Config) { c.Auto.Margin = math.NaN() }), "pull-back margin NaN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()

@@ -103,6 +103,9 @@ func TestWithBound(t *testing.T) {
 func TestAutoLambda(t *testing.T) {
 	s := wbc(t)
 	cfg := autoConfig(t, s)
+	// Without the pull-back every candidate, refined ones included, is a plain search with
+	// its λ (the pull-back is tested in TestAutoRefineAndPullBack).
+	cfg.Auto.PullBack = false
 	rows := s.XTest[:20]
 	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
 	if err != nil {
@@ -111,7 +114,7 @@ func TestAutoLambda(t *testing.T) {
 	valid, plausible := 0, 0
 	for i, e := range ex {
 		a := e.Auto
-		if a == nil || len(a.Candidates) != len(cfg.Auto.Grid) || a.Bound != cfg.Plausibility || a.Rule != quce.AutoRule {
+		if a == nil || len(a.Candidates) < len(cfg.Auto.Grid) || len(a.Candidates) > len(cfg.Auto.Grid)+cfg.Auto.Rounds || a.Bound != cfg.Plausibility || a.Rule != quce.AutoRule {
 			t.Fatalf("row %d: auto record %+v", i, a)
 		}
 		p, c := e.Path0(), a.Candidates[a.Chosen]
@@ -121,7 +124,7 @@ func TestAutoLambda(t *testing.T) {
 		anyValid := false
 		for k, o := range a.Candidates {
 			anyValid = anyValid || o.Valid
-			if o.Lambdas != cfg.Auto.Grid[k] {
+			if k < len(cfg.Auto.Grid) && o.Lambdas != cfg.Auto.Grid[k] {
 				t.Errorf("row %d candidate %d has λ %+v, grid %+v", i, k, o.Lambdas, cfg.Auto.Grid[k])
 			}
 			// No valid, plausible candidate is closer than the chosen one.
@@ -191,22 +194,7 @@ func TestSparse(t *testing.T) {
 	base.Steps = 400
 	sparse := autoConfig(t, s)
 	sparse.Auto, sparse.Steps, sparse.Sparse = nil, base.Steps, true
-	rows := s.XTest[:12]
-	j := len(rows[0])
-	var qs []quce.Query
-	for i, x := range rows {
-		q := quce.NewQuery(x)
-		q.Frozen = make([]bool, j)
-		q.Frozen[i%j], q.Frozen[(i+7)%j] = true, true
-		orig := s.Scaler.InverseRow(x)
-		q.Lower, q.Upper = make([]float64, j), make([]float64, j)
-		for f := range q.Lower {
-			q.Lower[f], q.Upper[f] = math.NaN(), math.NaN()
-		}
-		f := (i + 3) % j
-		q.Lower[f], q.Upper[f] = orig[f]-0.1*math.Abs(orig[f]), orig[f]+0.1*math.Abs(orig[f])
-		qs = append(qs, q)
-	}
+	qs := constrainedQueries(s, s.XTest[:12], 0, 7)
 	plain, err := s.Explainer.Explain(context.Background(), base, qs)
 	if err != nil {
 		t.Fatal(err)
@@ -266,6 +254,29 @@ func TestSparse(t *testing.T) {
 	}
 }
 
+// constrainedQueries are queries for rows with constraints: row i has feature (i+k) mod J
+// frozen for each k of frozen, and feature (i+3) mod J bounded to ±10% of its value.
+func constrainedQueries(s *pipeline.Setup, rows [][]float64, frozen ...int) []quce.Query {
+	var qs []quce.Query
+	for i, x := range rows {
+		j := len(x)
+		q := quce.NewQuery(x)
+		q.Frozen = make([]bool, j)
+		for _, k := range frozen {
+			q.Frozen[(i+k)%j] = true
+		}
+		orig := s.Scaler.InverseRow(x)
+		q.Lower, q.Upper = make([]float64, j), make([]float64, j)
+		for f := range q.Lower {
+			q.Lower[f], q.Upper[f] = math.NaN(), math.NaN()
+		}
+		f := (i + 3) % j
+		q.Lower[f], q.Upper[f] = orig[f]-0.1*math.Abs(orig[f]), orig[f]+0.1*math.Abs(orig[f])
+		qs = append(qs, q)
+	}
+	return qs
+}
+
 func toF32Row(x []float64) []float64 {
 	out := make([]float64, len(x))
 	for i, v := range x {
@@ -282,4 +293,94 @@ func changed(x, xc []float64) int {
 		}
 	}
 	return n
+}
+
+// Refining λ2 and pulling back never end farther from x than the grid alone, and keep the
+// rule: a valid, plausible grid choice stays valid and plausible. The pulled-back ends keep
+// their margin, the completeness gap stays closed (the pull-back is walked as part of the
+// path), and frozen features, -increase and the bounds hold exactly in the data's units.
+func TestAutoRefineAndPullBack(t *testing.T) {
+	s := wbc(t)
+	full := autoConfig(t, s)
+	gridOnly, pullOnly := full, full
+	gridOnly.Auto = &quce.Auto{Grid: full.Auto.Grid}
+	pullOnly.Auto = &quce.Auto{Grid: full.Auto.Grid, PullBack: true, Margin: full.Auto.Margin}
+	qs := constrainedQueries(s, s.XTest[:16], 0)
+	for i, q := range qs {
+		f := (i + 5) % len(q.X)
+		q.Lower[f] = s.Scaler.InverseRow(q.X)[f] // may only increase
+	}
+	run := func(cfg quce.Config) []*quce.Explanation {
+		ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ex
+	}
+	grid, pulled, ex := run(gridOnly), run(pullOnly), run(full)
+	chosen := func(e *quce.Explanation) quce.Candidate { return e.Auto.Candidates[e.Auto.Chosen] }
+	var sumGrid, sumPulled, sumFull, sumGap float64
+	refined, pulledRows := 0, 0
+	for i, e := range ex {
+		g, pb, c, p := chosen(grid[i]), chosen(pulled[i]), chosen(e), e.Path0()
+		sumGrid, sumPulled, sumFull = sumGrid+g.Distance, sumPulled+pb.Distance, sumFull+c.Distance
+		// The pull-back alone: each grid candidate ends no farther, and stays valid.
+		for k, o := range grid[i].Auto.Candidates {
+			n := pulled[i].Auto.Candidates[k]
+			if n.Distance > o.Distance+1e-9 || o.Valid && !n.Valid {
+				t.Errorf("row %d candidate %d: pull-back went from distance %.4f (valid %v) to %.4f (valid %v)", i, k, o.Distance, o.Valid, n.Distance, n.Valid)
+			}
+		}
+		if g.Valid && !c.Valid || grid[i].Auto.Plausible && !e.Auto.Plausible {
+			t.Errorf("row %d: the grid chose a valid (%v), plausible (%v) candidate, the refinement not (%v, %v)", i, g.Valid, grid[i].Auto.Plausible, c.Valid, e.Auto.Plausible)
+		}
+		if grid[i].Auto.Plausible && c.Distance > g.Distance+1e-9 {
+			t.Errorf("row %d: refined choice at distance %.4f, the grid's at %.4f", i, c.Distance, g.Distance)
+		}
+		if e.Auto.Plausible != (c.Valid && c.Uncertainty <= e.Auto.Bound) || p.Valid != c.Valid || p.CFUncertainty != c.Uncertainty {
+			t.Errorf("row %d: the record does not match the chosen path", i)
+		}
+		for k, o := range e.Auto.Candidates {
+			if k < len(full.Auto.Grid) && (o.Round != 0 || o.Lambdas != full.Auto.Grid[k]) || k >= len(full.Auto.Grid) && !(o.Round >= 1 && o.Round <= full.Auto.Rounds) {
+				t.Errorf("row %d candidate %d: λ %+v in round %d", i, k, o.Lambdas, o.Round)
+			}
+			if k >= len(full.Auto.Grid) {
+				refined++
+			}
+		}
+		if p.PulledBack > 0 {
+			pulledRows++
+			if p.ProbEnd < full.Threshold+full.Auto.Margin {
+				t.Errorf("row %d: pulled back to F(τ|x_c) = %.3f, below ϑ + margin", i, p.ProbEnd)
+			}
+		}
+		sumGap += math.Abs(p.CompletenessGap)
+		if math.Abs(p.CompletenessGap) > 5e-3 {
+			t.Errorf("row %d: completeness gap %.2e", i, p.CompletenessGap)
+		}
+		if d := maxDiff(p.Points[len(p.Points)-1], p.Counterfactual); d != 0 {
+			t.Errorf("row %d: the path does not end at the counterfactual", i)
+		}
+		q := qs[i]
+		orig := s.Scaler.InverseRow(e.X)
+		for k, pt := range p.PointsOriginal {
+			for f, v := range pt {
+				if q.Frozen[f] && v != orig[f] {
+					t.Fatalf("row %d point %d: frozen feature %d is %v, not %v", i, k, f, v, orig[f])
+				}
+				if !math.IsNaN(q.Lower[f]) && v < q.Lower[f] || !math.IsNaN(q.Upper[f]) && v > q.Upper[f] {
+					t.Fatalf("row %d point %d: feature %d = %v outside [%v, %v]", i, k, f, v, q.Lower[f], q.Upper[f])
+				}
+			}
+		}
+	}
+	n := float64(len(ex))
+	t.Logf("mean L1 over %d rows: grid %.3f, grid + pull-back %.3f, refined + pull-back %.3f; %d refinement candidates, %d rows pulled back, mean |gap| %.2e",
+		len(ex), sumGrid/n, sumPulled/n, sumFull/n, refined, pulledRows, sumGap/n)
+	if refined == 0 || pulledRows == 0 {
+		t.Errorf("nothing refined (%d candidates) or pulled back (%d rows)", refined, pulledRows)
+	}
+	if sumGap/n > 5e-4 {
+		t.Errorf("mean |completeness gap| %.2e", sumGap/n)
+	}
 }

@@ -288,27 +288,38 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 // their class probabilities pred, and assembles the results.
 func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pred [][]float64, tm *Timings) ([]*Explanation, error) {
 	// With automatic λ every instance is searched once per candidate, as consecutive rows
-	// of the batch; choose then keeps one candidate per instance.
+	// of the batch; refine then searches more candidates and keeps one per instance.
 	grid := []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
 	if cfg.Auto != nil {
 		grid = cfg.Auto.Grid
 	}
 	cands := make([]Query, 0, len(queries)*len(grid))
 	candPred := make([][]float64, 0, cap(cands))
+	lams := make([]Lambdas, 0, cap(cands))
 	for qi, q := range queries {
-		for range grid {
-			cands, candPred = append(cands, q), append(candPred, pred[qi])
+		for _, l := range grid {
+			cands, candPred, lams = append(cands, q), append(candPred, pred[qi]), append(lams, l)
 		}
 	}
 	if err := e.checkMemory(cfg, len(queries), len(grid)); err != nil {
 		return nil, err
 	}
-	rows, err := e.makeRows(ctx, cfg, cands, candPred)
+	ex, err := e.searchRows(ctx, cfg, cands, candPred, lams, tm)
+	if err != nil || cfg.Auto == nil {
+		return ex, err
+	}
+	return e.refine(ctx, cfg, queries, pred, ex, tm)
+}
+
+// searchRows searches each query with its own λ2 and λ3 (lams[i] for queries[i]) and
+// assembles the results.
+func (e *Explainer) searchRows(ctx context.Context, cfg Config, queries []Query, pred [][]float64, lams []Lambdas, tm *Timings) ([]*Explanation, error) {
+	rows, err := e.makeRows(ctx, cfg, queries, pred)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		l := grid[r.query%len(grid)]
+		l := lams[r.query]
 		r.lam[1], r.lam[2] = float32(l.Lambda2), float32(l.Lambda3)
 	}
 	t0 := time.Now()
@@ -324,12 +335,13 @@ func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pre
 			return nil, err
 		}
 	}
-	tm.Optimisation = time.Since(t0).Seconds()
-	ex, err := e.assemble(ctx, cfg, cands, candPred, rows, tm, lrFix(cfg))
-	if err != nil || cfg.Auto == nil {
-		return ex, err
+	if cfg.Auto != nil && cfg.Auto.PullBack {
+		if err := e.pullBack(ctx, cfg, rows); err != nil {
+			return nil, err
+		}
 	}
-	return choose(cfg, ex, grid), nil
+	tm.Optimisation += time.Since(t0).Seconds()
+	return e.assemble(ctx, cfg, queries, pred, rows, tm, lrFix(cfg))
 }
 
 // ExplainPaths measures given paths instead of optimising: paths[i] is a path for

@@ -51,6 +51,10 @@ type Path struct {
 	// Resets are the columns that Config.Sparse set back to x's values, in the order of
 	// the path's last segments (after the optimisation steps and any projection).
 	Resets []int
+	// PulledBack is the share t of the way from the search's end back towards x that
+	// automatic λ's pull-back walked (Auto.PullBack) as the path's last segments: the
+	// distance to x shrank by the factor 1 − t. 0 when there was none.
+	PulledBack float64 `json:",omitempty"`
 
 	Attribution      []float64 // Φ: path-integrated gradients of F(τ|·)
 	AttributionPlus  []float64 // Φ⁺: straight-line IG from x_c to x_c + ε
@@ -326,7 +330,7 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		Points: make([][]float64, len(kept)), PointsOriginal: make([][]float64, len(kept)), Step: make([]int, len(kept)),
 		Probability: make([]float64, len(kept)), Uncertainty: make([]float64, len(kept)), UncertaintyPaper: make([]float64, len(kept)),
 		Attribution: r.phi, AttributionPlus: plus, AttributionMinus: minus, Epsilon: toF64(eps),
-		Steps: r.searched - 1, Failure: r.failure, Resets: r.resets, Repairs: r.repairs,
+		Steps: r.searched - 1, Failure: r.failure, Resets: r.resets, Repairs: r.repairs, PulledBack: r.pulledBack,
 		RelaxedProb: float64(r.relaxedProb), Projected: r.projected,
 	}
 	if r.offset {

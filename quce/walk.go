@@ -45,6 +45,7 @@ type row struct {
 	projected        bool    // the search's end was moved to the nearest legal row
 	repairs          []int   // columns changed by repair moves after projection, in order
 	resets           []int   // columns reset by Config.Sparse, in order
+	pulledBack       float64 // the share of the way back to x walked by Auto.PullBack
 }
 
 // box is the row's instance and box (move is 1 where the feature may move, 0 where it is

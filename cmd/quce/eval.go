@@ -13,7 +13,6 @@ import (
 
 	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/plots"
-	"github.com/quce-go/quce/quce"
 	"github.com/quce-go/quce/report"
 )
 
@@ -47,11 +46,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	o.N, o.Seed, o.Config, o.Class = *n, *evalSeed, cfg, f.class
 	o.PlausibilityQuantile = f.plausQuantile
-	grid, err := parseGrid(f.autoGrid)
-	if err != nil {
+	if o.Auto, err = f.autoGridFlag(); err != nil {
 		return err
 	}
-	o.Auto = &quce.Auto{Grid: grid}
 	if o.N <= 0 {
 		return fmt.Errorf("-n %d: fix: evaluate at least 1 instance", o.N)
 	}

@@ -315,7 +315,11 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, s
 			if !a.Plausible {
 				plausible = fmt.Sprintf("no valid candidate within the bound %.3g, so the valid one with the lowest L_ε (%.3g)", a.Bound, c.Uncertainty)
 			}
-			fmt.Fprintf(w, "  automatic λ: λ2 %g, λ3 %g, candidate %d of %d (L1 %.3g; %s)\n", c.Lambda2, c.Lambda3, a.Chosen+1, len(a.Candidates), c.Distance, plausible)
+			pulled := ""
+			if p.PulledBack > 0 {
+				pulled = fmt.Sprintf("; pulled back %.0f%% of the way towards x", 100*p.PulledBack)
+			}
+			fmt.Fprintf(w, "  automatic λ: λ2 %g, λ3 %g, candidate %d of %d, refinement round %d (L1 %.3g; %s%s)\n", c.Lambda2, c.Lambda3, a.Chosen+1, len(a.Candidates), c.Round, c.Distance, plausible, pulled)
 		}
 		if note := projectionNote(cols, p); note != "" {
 			fmt.Fprintf(w, "  %s\n", note)
