@@ -22,8 +22,23 @@ type notebook struct {
 		Source  json.RawMessage `json:"source"`
 		Outputs []struct {
 			Data map[string]json.RawMessage `json:"data"`
+			Text json.RawMessage            `json:"text"` // a stream's
 		} `json:"outputs"`
 	} `json:"cells"`
+}
+
+// readNotebook reads notebooks/name as saved.
+func readNotebook(t *testing.T, name string) notebook {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "notebooks", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb notebook
+	if err := json.Unmarshal(b, &nb); err != nil {
+		t.Fatal(err)
+	}
+	return nb
 }
 
 // text is a notebook string field (a string, or a list of lines).
@@ -89,14 +104,7 @@ func prose(format string, v ...any) string {
 // Notebook 1's text quotes the numbers of its saved outputs, not those of an older run: each
 // claim below is built from the outputs and must appear in the text that reads them.
 func TestQuickstartProseQuotesItsOutputs(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "notebooks", "01_quickstart.ipynb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nb notebook
-	if err := json.Unmarshal(b, &nb); err != nil {
-		t.Fatal(err)
-	}
+	nb := readNotebook(t, "01_quickstart.ipynb")
 	claims := map[int][]string{} // markdown cell → what it must say
 	says := func(cell int, s string) { claims[cell] = append(claims[cell], s) }
 

@@ -1,16 +1,11 @@
 package gonbext_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // tables are the rows of the HTML tables in html, each a list of its cells' text.
@@ -41,27 +36,12 @@ func row(t *testing.T, rows [][]string, first ...string) []string {
 // Notebook 7's text quotes the numbers of its saved outputs: each claim below is built from
 // the outputs and must appear in the text that reads them.
 func TestPopulationProseQuotesItsOutputs(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "notebooks", "07_population.ipynb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nb notebook
-	if err := json.Unmarshal(b, &nb); err != nil {
-		t.Fatal(err)
-	}
+	nb := readNotebook(t, "07_population.ipynb")
 	claims := map[int][]string{}
 	says := func(cell int, s string) { claims[cell] = append(claims[cell], s) }
-	var streams struct {
-		Cells []struct {
-			Outputs []struct {
-				Text json.RawMessage `json:"text"`
-			} `json:"outputs"`
-		} `json:"cells"`
-	}
-	json.Unmarshal(b, &streams)
 	printed := func(cell int) string {
 		var s strings.Builder
-		for _, o := range streams.Cells[cell].Outputs {
+		for _, o := range nb.Cells[cell].Outputs {
 			s.WriteString(text(o.Text))
 		}
 		return s.String()

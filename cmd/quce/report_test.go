@@ -209,20 +209,26 @@ func TestExplainMarksDetours(t *testing.T) {
 	}
 }
 
-// The README names the -csv table's columns as the file has them, in order.
-func TestREADMEListsTheCSVColumns(t *testing.T) {
+// readmeParagraph is the README's text from the first "from" to the "to" after it.
+func readmeParagraph(t *testing.T, from, to string) string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(b)
-	start := strings.Index(text, "`-csv FILE` writes")
-	end := strings.Index(text[max(start, 0):], "Numbers are written")
+	start := strings.Index(text, from)
+	end := strings.Index(text[max(start, 0):], to)
 	if start < 0 || end < 0 {
-		t.Fatal("the README has no paragraph on -csv")
+		t.Fatalf("the README has no paragraph from %q to %q", from, to)
 	}
+	return text[start : start+end]
+}
+
+// The README names the -csv table's columns as the file has them, in order.
+func TestREADMEListsTheCSVColumns(t *testing.T) {
 	var named []string
-	for _, m := range regexp.MustCompile("`([a-z_]+)(\\(_paper\\))?`").FindAllStringSubmatch(text[start:start+end], -1) {
+	for _, m := range regexp.MustCompile("`([a-z_]+)(\\(_paper\\))?`").FindAllStringSubmatch(readmeParagraph(t, "`-csv FILE` writes", "Numbers are written"), -1) {
 		named = append(named, m[1])
 		if m[2] != "" {
 			named = append(named, m[1]+"_paper")

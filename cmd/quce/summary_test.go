@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // summaryOut is the part of quce summary's JSON these tests read.
@@ -286,18 +285,8 @@ func TestSummaryFlagErrors(t *testing.T) {
 
 // The README lists the columns of quce summary's -csv table, in order.
 func TestREADMEListsTheSummaryCSVColumns(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	start := strings.Index(text, "The `quce summary -csv FILE` table")
-	end := strings.Index(text[max(start, 0):], "`-svg DIR` writes")
-	if start < 0 || end < 0 {
-		t.Fatal("the README has no paragraph on quce summary's -csv")
-	}
 	var named []string
-	for _, m := range regexp.MustCompile("`([a-z_0-9]+)(\\(_lo, _hi\\))?`").FindAllStringSubmatch(text[start:start+end], -1) {
+	for _, m := range regexp.MustCompile("`([a-z_0-9]+)(\\(_lo, _hi\\))?`").FindAllStringSubmatch(readmeParagraph(t, "The `quce summary -csv FILE` table", "`-svg DIR` writes"), -1) {
 		if m[1] == "all" || m[1] == "summary" {
 			continue // the group of all rows, the command
 		}
