@@ -55,6 +55,11 @@ type Path struct {
 	// automatic λ's pull-back walked (Auto.PullBack) as the path's last segments: the
 	// distance to x shrank by the factor 1 − t. 0 when there was none.
 	PulledBack float64 `json:",omitempty"`
+	// Stalled is the optimisation step at which the search stalled (not valid, F(τ|·) not
+	// rising and the model's gradient vanished, as on a saturated tanh or sigmoid network),
+	// after which it walked on without the proximity term (λ2 = 0) and stopped once
+	// F(τ|·) ≥ ϑ + 0.05; 0 if it did not stall (see watchStall).
+	Stalled int `json:",omitempty"`
 
 	Attribution      []float64 // Φ: path-integrated gradients of F(τ|·)
 	AttributionPlus  []float64 // Φ⁺: straight-line IG from x_c to x_c + ε
@@ -331,7 +336,7 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		Probability: make([]float64, len(kept)), Uncertainty: make([]float64, len(kept)), UncertaintyPaper: make([]float64, len(kept)),
 		Attribution: r.phi, AttributionPlus: plus, AttributionMinus: minus, Epsilon: toF64(eps),
 		Steps: r.searched - 1, Failure: r.failure, Resets: r.resets, Repairs: r.repairs, PulledBack: r.pulledBack,
-		RelaxedProb: float64(r.relaxedProb), Projected: r.projected,
+		RelaxedProb: float64(r.relaxedProb), Projected: r.projected, Stalled: r.stalled,
 	}
 	if r.offset {
 		p.Steps-- // the jump to the offset start is not an optimisation step

@@ -46,6 +46,12 @@ type row struct {
 	repairs          []int   // columns changed by repair moves after projection, in order
 	resets           []int   // columns reset by Config.Sparse, in order
 	pulledBack       float64 // the share of the way back to x walked by Auto.PullBack
+
+	// The stall watch (see watchStall): the step at which the current window began (0:
+	// none open), log F(τ|·) there, and the step at which the search stalled (0: it has not).
+	windowStep int
+	windowLogF float64
+	stalled    int
 }
 
 // box is the row's instance and box (move is 1 where the feature may move, 0 where it is
@@ -420,8 +426,8 @@ func (b *walkBatch) exec(cfg Config, t int) (out []*tensors.Tensor, noise []any,
 
 // walkRow records the active row r's current point (row i of the step's measurement m) and
 // moves it to nx, the step's next point, unless the row fails (the point is not finite, the
-// objective obj is not, or nx is too far from the instance) or stops early. It reports
-// whether the row stopped or failed.
+// objective obj is not, or nx is too far from the instance) or stops early; a stalled row
+// changes its λ (see watchStall). It reports whether the row stopped, failed or changed.
 func (e *Explainer) walkRow(cfg Config, r *row, i, t int, m measured, obj float32, nx []float32) (stopped bool) {
 	if !r.curRecorded && !m.recordFrom(cfg, r, i, len(nx), t) {
 		return true
@@ -432,6 +438,15 @@ func (e *Explainer) walkRow(cfg Config, r *row, i, t int, m measured, obj float3
 	}
 	if f := outside(nx, r.x0); f >= 0 {
 		r.diverged(cfg, t, fmt.Sprintf("input %q moved more than %g standard deviations from the instance", e.features[f], float64(divergenceBound)))
+		return true
+	}
+	switch r.watchStall(cfg, t, m.grad[i*len(nx):(i+1)*len(nx)]) {
+	case stallStop:
+		r.active = false
+		return true
+	case stallActed:
+		// The row's λ changed: the batch takes it anew at the next step.
+		r.advance(nx)
 		return true
 	}
 	if cfg.EarlyStop > 0 {
@@ -448,6 +463,75 @@ func (e *Explainer) walkRow(cfg Config, r *row, i, t int, m measured, obj float3
 	}
 	r.advance(nx)
 	return false
+}
+
+// A search has stalled when its point is not valid and log F(τ|·) has risen by less than
+// stallRise over the last stallWindow steps while the class term's gradient ‖∇ log F(τ|·)‖
+// is below stallGradient (per standard deviation): the model's gradient has vanished, as on
+// the saturated plateau of a tanh or sigmoid network far from its boundary, so the
+// proximity and uncertainty terms, whose gradients have not, hold the point in place. (A
+// point held by a class gradient of ordinary size is where λ2 and λ3 outweigh the class
+// term: that is the λ the user chose, and automatic λ's business, not a stall.) The row
+// then walks on without the proximity term (λ2 = 0), which is what holds it near x: the
+// uncertainty term moves it along the data, off the plateau (on the saturating W-BC model
+// of testdata, λ2 = 0 made every stalled test row valid, where dropping λ3 too left rows
+// stalled), and it stops at its first point with F(τ|·) ≥ ϑ + stallMargin, the margin
+// keeping it valid against rounding and the projection to legal rows. The walk is one
+// path throughout, so the attribution and its completeness check cover it whole.
+const (
+	stallWindow   = 100
+	stallRise     = 0.01
+	stallGradient = 0.01
+	stallMargin   = 0.05
+)
+
+// stallOutcome is what watchStall did to a row.
+type stallOutcome int
+
+const (
+	stallNone  stallOutcome = iota // nothing: the row walks on
+	stallActed                     // the row stalled: its λ2 is now 0
+	stallStop                      // a stalled row reached ϑ + stallMargin: it stops here
+)
+
+// watchStall watches row r at step t, its current point recorded with F(τ|·) = r.last.prob
+// and ∇F(τ|·) = grad, for a stall (see stallWindow), and acts on one.
+func (r *row) watchStall(cfg Config, t int, grad []float32) stallOutcome {
+	p := float64(r.last.prob)
+	switch {
+	case r.stalled > 0:
+		if p >= cfg.Threshold+stallMargin {
+			return stallStop
+		}
+		return stallNone
+	case p >= cfg.Threshold:
+		r.windowStep = 0
+		return stallNone
+	}
+	logF := math.Log(max(p, math.SmallestNonzeroFloat32))
+	if r.windowStep == 0 {
+		r.windowStep, r.windowLogF = t, logF
+		return stallNone
+	}
+	if t-r.windowStep < stallWindow {
+		return stallNone
+	}
+	if logF-r.windowLogF >= stallRise || norm(grad) > stallGradient*p {
+		r.windowStep, r.windowLogF = t, logF
+		return stallNone
+	}
+	r.stalled = t
+	r.lam[1] = 0
+	return stallActed
+}
+
+// norm is the Euclidean norm of v.
+func norm(v []float32) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
 }
 
 func activeRows(rows []*row) (n int) {
@@ -475,9 +559,10 @@ type walkBatch struct {
 	ex      *graph.Exec
 	release func()
 
-	target, x0, lo, hi, lam *tensors.Tensor // fixed while the batch is
-	m, v                    *tensors.Tensor // the optimiser state
-	prev, cur, move         *tensors.Tensor // the segment being walked and the moving features
+	target, x0, lo, hi *tensors.Tensor // fixed while the batch is
+	lam                *tensors.Tensor // λ per row, remade with the segment (see watchStall)
+	m, v               *tensors.Tensor // the optimiser state
+	prev, cur, move    *tensors.Tensor // the segment being walked and the moving features
 }
 
 // pack makes the batch the active rows, with their optimiser state.
@@ -502,13 +587,12 @@ func (b *walkBatch) pack(rows []*row) error {
 		b.release = func() {}
 		return err
 	}
-	finalize([]*tensors.Tensor{b.target, b.x0, b.lo, b.hi, b.lam, b.m, b.v})
+	finalize([]*tensors.Tensor{b.target, b.x0, b.lo, b.hi, b.m, b.v})
 	b.live = next
 	b.target = batch(next, b.e.clf.NumClasses(), func(r *row) []float32 { return r.onehot })
 	b.x0 = batch(next, j, func(r *row) []float32 { return r.x0 })
 	b.lo = batch(next, j, func(r *row) []float32 { return r.lo })
 	b.hi = batch(next, j, func(r *row) []float32 { return r.hi })
-	b.lam = batch(next, 3, func(r *row) []float32 { return r.lam[:] })
 	stateOf := func(k int) func(*row) []float32 {
 		return func(r *row) []float32 {
 			if st, ok := state[r]; ok {
@@ -522,11 +606,12 @@ func (b *walkBatch) pack(rows []*row) error {
 	return nil
 }
 
-// rebuild makes the segment and the moving features from the rows (zero moves for the rows
-// that no longer walk).
+// rebuild makes the segment, the moving features and the λ from the rows (zero moves for
+// the rows that no longer walk; a stalled row's λ changes, see watchStall).
 func (b *walkBatch) rebuild() {
 	j := len(b.zeros)
-	finalize([]*tensors.Tensor{b.prev, b.cur, b.move})
+	finalize([]*tensors.Tensor{b.prev, b.cur, b.move, b.lam})
+	b.lam = batch(b.live, 3, func(r *row) []float32 { return r.lam[:] })
 	b.prev = batch(b.live, j, func(r *row) []float32 { return r.prev })
 	b.cur = batch(b.live, j, func(r *row) []float32 { return r.cur })
 	b.move = batch(b.live, j, func(r *row) []float32 {

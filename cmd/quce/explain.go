@@ -321,6 +321,9 @@ func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, s
 			}
 			fmt.Fprintf(w, "  automatic λ: λ2 %g, λ3 %g, candidate %d of %d, refinement round %d (L1 %.3g; %s%s)\n", c.Lambda2, c.Lambda3, a.Chosen+1, len(a.Candidates), c.Round, c.Distance, plausible, pulled)
 		}
+		if p.Stalled > 0 {
+			fmt.Fprintf(w, "  stalled at step %d (F(target) not rising, the model's gradient vanished), so it walked on without the proximity term (λ2 = 0) and stopped at F(target) ≥ threshold + 0.05\n", p.Stalled)
+		}
 		if note := projectionNote(cols, p); note != "" {
 			fmt.Fprintf(w, "  %s\n", note)
 		}
@@ -427,8 +430,11 @@ type resultJSON struct {
 	ChangedFeatures []string         `json:"changed_features"`
 	ResetFeatures   []string         `json:"reset_features,omitempty"`
 	Auto            *quce.AutoChoice `json:"auto,omitempty"` // with -lambdas auto
-	Inputs          inputsJSON       `json:"inputs"`
-	Path            *pathJSON        `json:"path"`
+	// StalledAtStep is the step at which the search stalled (quce.Path.Stalled) and walked
+	// on without the proximity term; absent if it did not stall.
+	StalledAtStep int        `json:"stalled_at_step,omitempty"`
+	Inputs        inputsJSON `json:"inputs"`
+	Path          *pathJSON  `json:"path"`
 
 	// AlreadyTarget: the model already predicts the target class for x, so nothing was
 	// searched; the counterfactual is x and the attributions are zero. Not a counterfactual
@@ -525,7 +531,7 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 			Epsilon: perColumn(cols, p.Epsilon), CompletenessGap: jnum(e.CompletenessGap),
 			CFUncertainty: jnum(p.CFUncertainty), CFUncertaintyPaper: jnum(p.CFUncertaintyPaper),
 			PathUncertainty: jnum(p.PathUncertainty), PathUncertaintyPaper: jnum(p.PathUncertaintyPaper),
-			PathSteps: p.Steps, Paths: len(e.Paths), ValidPathsCount: valid,
+			PathSteps: p.Steps, Paths: len(e.Paths), ValidPathsCount: valid, StalledAtStep: p.Stalled,
 			ChangedFeatures: columnNames(cols, changedColumns(cols, e.X, p.Counterfactual)), Auto: e.Auto,
 			AlreadyTarget: e.AlreadyTarget, DetourColumns: columnNames(cols, marked(e.ByColumn(cols).Detours())),
 			Inputs: inputsJSON{

@@ -12,6 +12,8 @@ fixed seeds, fixed split, full-batch Adam for a fixed number of epochs, one thre
 Writes into testdata/models/:
   wbc_raw.onnx    W-BC MLP on raw values: standardise (training rows' mean/std) → 30→32→ReLU→1 logit
   wbc_prob.onnx   the same network with a trailing Sigmoid (probability)
+  wbc_tanh.onnx   a saturating W-BC MLP: standardise → 30→16→Tanh→1 → Sigmoid (probability),
+                  trained long at a high learning rate so most tanh units sit at ±1
   iris.onnx       Iris MLP on raw values: standardise → 4→16→ReLU→3 logits
   iris_prob.onnx  the same network with a trailing Softmax
   wbc_std.onnx    W-BC MLP on standardised values, 30→16→ReLU→1 logit, and
@@ -247,6 +249,31 @@ def wbc():
     export(BadShape(), os.path.join(HERE, "bad_shape.onnx"), 30)
 
 
+def wbc_tanh():
+    """A saturating model: its tanh units sit at ±1 on most rows, so its input gradient
+    nearly vanishes far from the boundary (for the stalled-search detection)."""
+    names, x, y = read_csv(WBC_CSV, int)
+    tr, te = split(len(y), seed=1)
+    mean = x[tr].mean(0)
+    std = x[tr].std(0)
+    xtr, xte = torch.tensor(x[tr]), torch.tensor(x[te])
+    ytr, yte = torch.tensor(y[tr]), torch.tensor(y[te])
+    bce = lambda z, t: torch.nn.functional.binary_cross_entropy_with_logits(z[:, 0], t.float())
+    torch.manual_seed(2)
+    core = torch.nn.Sequential(Standardize(mean, std), torch.nn.Linear(30, 16), torch.nn.Tanh(),
+                               torch.nn.Linear(16, 1))
+    train(core, xtr, ytr, bce, epochs=1000, lr=3e-2)
+    core.eval()
+    acc = accuracy(core(xte).detach(), yte)
+    hidden = core[:3](xte).detach()
+    saturated = float((hidden.abs() > 0.99).float().mean())
+    print("wbc_tanh test accuracy %.4f, tanh units at |h| > 0.99: %.2f" % (acc, saturated))
+    assert acc > 0.93 and saturated > 0.5, (acc, saturated)
+    prob = torch.nn.Sequential(core, torch.nn.Sigmoid())
+    export(prob, os.path.join(HERE, "wbc_tanh.onnx"), 30, out_names=("prob",),
+           feature_names=names)
+
+
 def iris():
     classes = {"setosa": 0, "versicolor": 1, "virginica": 2}
     names, x, y = read_csv(IRIS_CSV, lambda s: classes[s])
@@ -336,5 +363,6 @@ def shape_fixtures():
 
 if __name__ == "__main__":
     wbc()
+    wbc_tanh()
     iris()
     shape_fixtures()
