@@ -248,17 +248,8 @@ def wbc():
     torch.manual_seed(4)
     export(BadShape(), os.path.join(HERE, "bad_shape.onnx"), 30)
 
-
-def wbc_tanh():
-    """A saturating model: its tanh units sit at ±1 on most rows, so its input gradient
-    nearly vanishes far from the boundary (for the stalled-search detection)."""
-    names, x, y = read_csv(WBC_CSV, int)
-    tr, te = split(len(y), seed=1)
-    mean = x[tr].mean(0)
-    std = x[tr].std(0)
-    xtr, xte = torch.tensor(x[tr]), torch.tensor(x[te])
-    ytr, yte = torch.tensor(y[tr]), torch.tensor(y[te])
-    bce = lambda z, t: torch.nn.functional.binary_cross_entropy_with_logits(z[:, 0], t.float())
+    # (h) a saturating model: its tanh units sit at ±1 on most rows, so its input gradient
+    # nearly vanishes far from the boundary (for the stalled-search detection).
     torch.manual_seed(2)
     core = torch.nn.Sequential(Standardize(mean, std), torch.nn.Linear(30, 16), torch.nn.Tanh(),
                                torch.nn.Linear(16, 1))
@@ -363,6 +354,5 @@ def shape_fixtures():
 
 if __name__ == "__main__":
     wbc()
-    wbc_tanh()
     iris()
     shape_fixtures()
