@@ -49,8 +49,7 @@ func TestExplainStreamEqualsOneCall(t *testing.T) {
 // call refuses starts when streamed.
 func TestExplainStreamMemoryIsOneChunk(t *testing.T) {
 	s := wbc(t)
-	defer func() { s.Explainer.MemoryLimit = 0 }()
-	s.Explainer.MemoryLimit = 1 << 30
+	limitMemory(t, s, 1<<30)
 	cfg := quce.DefaultConfig()
 	qs := make([]quce.Query, 0, 20000)
 	for len(qs) < cap(qs) {
