@@ -211,6 +211,10 @@ func writeOutputs(stdout io.Writer, outs []output, staged ...*atomicfile.Staged)
 	}
 	if err == nil {
 		err = b.Commit()
+	} else {
+		for _, s := range staged {
+			s.Abort() // the batch was not committed, so none of them is in place
+		}
 	}
 	if err == nil {
 		return nil
