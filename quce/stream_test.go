@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,5 +68,31 @@ func TestExplainStreamMemoryIsOneChunk(t *testing.T) {
 	_, err := s.Explainer.ExplainStream(ctx, cfg, qs, 64, func(int, []*quce.Explanation) error { return nil })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("streamed in chunks of 64: %v; want it to start (and be cancelled at its first step)", err)
+	}
+}
+
+// A point's L_ε does not depend on how many points its call evaluates: one call on 50 000
+// points (more than one VAE execution takes at once) gives each the figures of calls on a
+// thousand, as a file explained in chunks needs.
+func TestUncertaintyIndependentOfCallSize(t *testing.T) {
+	s := wbc(t)
+	pts := make([][]float64, 0, 50000)
+	for i := 0; len(pts) < cap(pts); i++ {
+		x := slices.Clone(s.XTest[i%len(s.XTest)])
+		x[i%len(x)] += float64(i) * 1e-5 // each point its own
+		pts = append(pts, x)
+	}
+	all, allPaper, _, err := s.Explainer.Uncertainty(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := 0; start < len(pts); start += 1000 {
+		u, up, _, err := s.Explainer.Uncertainty(pts[start : start+1000])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(u, all[start:start+1000]) || !slices.Equal(up, allPaper[start:start+1000]) {
+			t.Fatalf("points %d to %d: L_ε alone differs from L_ε in one call on %d points", start, start+999, len(pts))
+		}
 	}
 }
