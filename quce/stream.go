@@ -11,7 +11,9 @@ import (
 // whole data set is explained in the memory of one chunk: once emit returns, the chunk's
 // explanations are the caller's to keep or drop. Rows are independent and each row's random
 // numbers are keyed by its instance's values (see Explain), so the explanations are those of
-// one Explain call on all the queries, whatever the chunk. The memory check counts one chunk;
+// one Explain call on all the queries, whatever the chunk, up to the backend's rounding: the
+// pure-Go backend's last bits for a row can depend on its place in a step execution (of 50 000
+// W-BC rows, 187 differ in the 8th digit of their L_ε figures, see docs/SPEED.md). The memory check counts one chunk;
 // with Config.PathPoints 2 each path keeps only its start and its end, for outputs that need
 // no path. It returns the summed timings; an error stops it, naming the chunk, and so does emit's,
 // returned as it is.
