@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -70,5 +71,21 @@ func TestExplainStreamedAllFailedWritesNothing(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(out); string(b) != "the user's file" {
 		t.Errorf("the user's file holds %q", b)
+	}
+}
+
+// A streamed run needs the memory of one chunk without paths: under a memory limit that
+// refuses the same rows held with their paths (-json), -csv alone runs.
+func TestExplainStreamedFitsWhereHeldDoesNot(t *testing.T) {
+	defer func(c int) { streamChunk = c }(streamChunk)
+	streamChunk = 3
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(380 << 20))
+	dir := t.TempDir()
+	args := []string{"explain", "-n", "7", "-paths", "600", "-top", "0", "-csv", filepath.Join(dir, "e.csv")}
+	if _, _, err := quceRun(append(args, "-json", filepath.Join(dir, "e.json"))...); err == nil || !strings.Contains(err.Error(), "needs about") {
+		t.Fatalf("held: %v; want it refused for memory", err)
+	}
+	if _, _, err := quceRun(args...); err != nil {
+		t.Fatalf("streamed: %v", err)
 	}
 }
