@@ -71,8 +71,7 @@ func TestDivergedSearchReportsNoNumbers(t *testing.T) {
 // the flags that shrink it; a normal one runs.
 func TestMemoryEstimateRefusesOversizedJob(t *testing.T) {
 	s := wbc(t)
-	defer func() { s.Explainer.MemoryLimit = 0 }()
-	s.Explainer.MemoryLimit = 1 << 30
+	limitMemory(t, s, 1<<30)
 	auto := quce.DefaultConfig()
 	auto.Auto = quce.DefaultAuto()
 	var err error

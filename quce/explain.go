@@ -735,8 +735,28 @@ func (e *Explainer) probeMany(ctx context.Context, pts, targets [][]float32) ([]
 	return probs, grads, nil
 }
 
-// pointsMany returns L_ε (trained and paper form) and the reconstruction at points.
+// pointsChunk is the most points one VAE execution evaluates. From some thousand points on,
+// the pure-Go backend computes larger executions another way, whose last bits differ (about
+// one point in five in the 8th digit on W-BC), so a row's L_ε would depend on how many rows
+// its call had; in pieces of this size it does not, and a file explained in chunks
+// (ExplainStream) gets the figures of one call.
+const pointsChunk = 512
+
+// pointsMany returns L_ε (trained and paper form) and the reconstruction at points, in
+// pieces of at most pointsChunk.
 func (e *Explainer) pointsMany(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
+	for start := 0; start < len(pts); start += pointsChunk {
+		u, up, r, err := e.pointsPiece(pts[start:min(start+pointsChunk, len(pts))])
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		unc, uncPaper, recon = append(unc, u...), append(uncPaper, up...), append(recon, r...)
+	}
+	return unc, uncPaper, recon, nil
+}
+
+// pointsPiece is pointsMany for at most pointsChunk points, in one execution.
+func (e *Explainer) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
 	if len(pts) == 0 {
 		return nil, nil, nil, nil
 	}

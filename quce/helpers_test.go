@@ -12,6 +12,12 @@ import (
 // wbc is W-BC with the default models (see pipeline/pipelinetest).
 func wbc(t testing.TB) *pipeline.Setup { return pipelinetest.WBC(t) }
 
+// limitMemory makes limit the most memory s's jobs may need, for the rest of the test.
+func limitMemory(t testing.TB, s *pipeline.Setup, limit int64) {
+	t.Cleanup(func() { s.Explainer.MemoryLimit = 0 })
+	s.Explainer.MemoryLimit = limit
+}
+
 func queries(rows [][]float64) []quce.Query {
 	qs := make([]quce.Query, len(rows))
 	for i, r := range rows {

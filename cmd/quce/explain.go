@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/atomicfile"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -34,6 +35,9 @@ type explainFlags struct {
 	shard     string // -shard i/N (explain only)
 	pictures  pictureFlags
 	cons      constraintFlags
+	// emit, if set, takes the explanations chunk by chunk as they are computed (see
+	// streamCSV), and explained.ex stays nil.
+	emit func(r *explained, first int, ex []*quce.Explanation) error
 }
 
 func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -54,6 +58,9 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if f.top < 0 {
 		return fmt.Errorf("-top %d: fix: print 0 or more features per instance", f.top)
+	}
+	if f.jsonPath == "" && f.svgDir == "" && f.csvPath != "" && stdoutName(f.csvPath, stdout) != "-" {
+		return f.streamCSV(ctx, stdout)
 	}
 	var svgFiles [][]string
 	r, err := f.explainRows(ctx, stdout, func(_ *data.Dataset, sel *selection, _ quce.Constraints) ([]string, error) {
@@ -224,7 +231,19 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 		lambdas = fmt.Sprintf("λ1 = %g, (λ2, λ3) chosen per instance among %d candidates", cfg.Lambda1, len(cfg.Auto.Grid))
 	}
 	f.logf("explaining %d rows of %s: %d steps of %s, %s", len(qs), sel.file, cfg.Steps, cfg.Optimizer, lambdas)
-	ex, tm, err := s.Explainer.ExplainTimed(ctx, cfg, qs)
+	var ex []*quce.Explanation
+	var tm quce.Timings
+	if f.emit != nil {
+		// What is streamed (the CSV, the text report) needs no path: each keeps its start
+		// and end only.
+		streamed := cfg
+		streamed.PathPoints = 2
+		tm, err = s.Explainer.ExplainStream(ctx, streamed, qs, streamChunk, func(first int, part []*quce.Explanation) error {
+			return f.emit(r, first, part)
+		})
+	} else {
+		ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +254,8 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 
 // write writes the outputs all or nothing (writeOutputs) and logs them; pictures is how
 // many of them are -svg pictures.
-func (f *explainFlags) write(stdout io.Writer, outs []output, pictures int) error {
-	if err := writeOutputs(stdout, outs); err != nil {
+func (f *explainFlags) write(stdout io.Writer, outs []output, pictures int, staged ...*atomicfile.Staged) error {
+	if err := writeOutputs(stdout, outs, staged...); err != nil {
 		return err
 	}
 	for _, p := range []string{f.jsonPath, f.csvPath} {
@@ -277,10 +296,15 @@ const legend = "Φ− and Φ+: attribution of moving the counterfactual by −ε
 const maxChanges = 8
 
 func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection, top int) {
-	labels, cols := s.Data.Labels, s.Explainer.Columns()
 	if top > 0 {
 		fmt.Fprintln(w, legend)
 	}
+	printRows(w, s, ex, sel, top)
+}
+
+// printRows prints the text report's part for each explanation (ex[i] of sel.picks[i]).
+func printRows(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection, top int) {
+	labels, cols := s.Data.Labels, s.Explainer.Columns()
 	for i, e := range ex {
 		p := e.Path0()
 		if e.AlreadyTarget {
@@ -627,6 +651,15 @@ func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]by
 	if err := w.Write(csvColumns); err != nil {
 		return nil, err
 	}
+	if err := writeCSVRows(w, s, ex, sel); err != nil {
+		return nil, err
+	}
+	w.Flush()
+	return b.Bytes(), w.Error()
+}
+
+// writeCSVRows writes the -csv table's rows of each explanation (ex[i] of sel.picks[i]).
+func writeCSVRows(w *csv.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection) error {
 	num := func(v float64) string {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return "NA"
@@ -694,12 +727,11 @@ func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]by
 				p.Failure,
 			}
 			if err := w.Write(rec); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	w.Flush()
-	return b.Bytes(), w.Error()
+	return nil
 }
 
 func datasetJSON(s *pipeline.Setup) map[string]any {

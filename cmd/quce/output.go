@@ -195,8 +195,13 @@ type output struct {
 // writeOutputs writes the outputs all or nothing (atomicfile.Batch): if one fails, a full
 // disk say, no file of this run is left and the files it would have replaced are as they
 // were, which the error says, with the fix. An output to "-" goes to stdout, after the files.
-func writeOutputs(stdout io.Writer, outs []output) error {
+// staged are files written as they were computed (see streamCSV), written with the others.
+func writeOutputs(stdout io.Writer, outs []output, staged ...*atomicfile.Staged) error {
 	var b atomicfile.Batch
+	var err error
+	for _, s := range staged {
+		err = errors.Join(err, b.AddStaged(s))
+	}
 	for _, o := range outs {
 		if o.path == "-" {
 			b.AddStream(stdout, o.data)
@@ -204,7 +209,13 @@ func writeOutputs(stdout io.Writer, outs []output) error {
 		}
 		b.Add(o.path, o.data)
 	}
-	err := b.Commit()
+	if err == nil {
+		err = b.Commit()
+	} else {
+		for _, s := range staged {
+			s.Abort() // the batch was not committed, so none of them is in place
+		}
+	}
 	if err == nil {
 		return nil
 	}

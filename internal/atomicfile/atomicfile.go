@@ -15,12 +15,14 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Mode is the permission of written files: readable by everyone, as results are meant to be
@@ -133,6 +135,7 @@ func WriteFile(path string, data []byte) error {
 // Batch is files to write all or nothing. The zero Batch is empty and ready to use.
 type Batch struct {
 	files []*file
+	dirs  []string // folders created by the Staged files added
 }
 
 // file is one file of a batch and what Commit has done with it so far.
@@ -144,6 +147,8 @@ type file struct {
 	tmp  string // the staged copy, before it is renamed to t.Dest
 	old  string // a link to the file that was at t.Dest, until the batch is done
 	done bool   // in place
+	// staged: written by Stage, so tmp (or, for a device, data) is ready and t resolved
+	staged bool
 }
 
 // Add adds the file path with the given contents.
@@ -155,6 +160,74 @@ func (b *Batch) Add(path string, data []byte) {
 // place.
 func (b *Batch) AddStream(w io.Writer, data []byte) {
 	b.files = append(b.files, &file{w: w, data: data})
+}
+
+// Staged is a file written piece by piece before it joins a batch (a table streamed as it
+// is computed, too large to hold): Stage makes its temporary copy next to its destination
+// (or, for a device or pipe, a buffer), Write appends to it, and AddStaged makes it part of
+// a batch whose Commit renames it into place with the others, all or nothing. Abort
+// removes it.
+type Staged struct {
+	f    *file
+	tf   *os.File // nil for a device or pipe: the data is held in buf
+	buf  bytes.Buffer
+	dirs []string // folders Stage created, outermost first
+}
+
+// Stage starts the staged copy of path, resolved and with its missing folders created as
+// Commit would.
+func Stage(path string) (*Staged, error) {
+	t, err := Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Staged{f: &file{path: path, t: t, staged: true}}
+	if t.Kind == Direct {
+		return s, nil
+	}
+	s.dirs, err = mkdirAll(filepath.Dir(t.Dest))
+	if err == nil {
+		s.tf, err = os.CreateTemp(filepath.Dir(t.Dest), "."+filepath.Base(t.Dest)+".tmp-*")
+	}
+	if err != nil {
+		s.Abort()
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	s.f.tmp = s.tf.Name()
+	return s, nil
+}
+
+// Write appends p to the staged file.
+func (s *Staged) Write(p []byte) (int, error) {
+	if s.tf == nil {
+		return s.buf.Write(p)
+	}
+	return s.tf.Write(p)
+}
+
+// Abort removes the staged copy and the folders Stage created (if empty).
+func (s *Staged) Abort() {
+	if s.tf != nil {
+		s.tf.Close()
+		os.Remove(s.f.tmp)
+	}
+	for i := len(s.dirs) - 1; i >= 0; i-- {
+		os.Remove(s.dirs[i])
+	}
+}
+
+// AddStaged adds a staged file, complete, to the batch; if it cannot be finished it is
+// removed (Abort) and the error says why.
+func (b *Batch) AddStaged(s *Staged) error {
+	if s.tf == nil {
+		s.f.data = s.buf.Bytes()
+	} else if err := errors.Join(s.tf.Chmod(Mode), s.tf.Sync(), s.tf.Close()); err != nil {
+		s.Abort()
+		return fmt.Errorf("writing %s: %w", s.f.path, err)
+	}
+	b.files = append(b.files, s.f)
+	b.dirs = append(b.dirs, s.dirs...)
+	return nil
 }
 
 // rename is os.Rename, for a test to make a rename fail part-way.
@@ -169,7 +242,7 @@ var rename = os.Rename
 // Only a device, pipe or stream written before the failure cannot be taken back, which is
 // why they come last.
 func (b *Batch) Commit() (err error) {
-	var dirs []string // folders created, deepest last
+	dirs := slices.Clone(b.dirs) // folders created, deepest last
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, b.rollback(dirs))
@@ -186,8 +259,10 @@ func (b *Batch) Commit() (err error) {
 		if f.w != nil {
 			continue
 		}
-		if f.t, err = Resolve(f.path); err != nil {
-			return err
+		if !f.staged {
+			if f.t, err = Resolve(f.path); err != nil {
+				return err
+			}
 		}
 		if f.t.Kind != Direct {
 			if seen[f.t.Dest] {
@@ -197,7 +272,7 @@ func (b *Batch) Commit() (err error) {
 		}
 	}
 	for _, f := range b.files {
-		if f.w != nil || f.t.Kind == Direct {
+		if f.w != nil || f.t.Kind == Direct || f.staged {
 			continue
 		}
 		created, err := mkdirAll(filepath.Dir(f.t.Dest))

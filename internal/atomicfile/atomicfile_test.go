@@ -377,3 +377,56 @@ func TestBatchSameFileTwice(t *testing.T) {
 		t.Errorf("folder holds %v", got)
 	}
 }
+
+// A file staged piece by piece joins the batch: written with the others when it commits,
+// gone with its new folder when the batch fails or the file is aborted.
+func TestBatchStaged(t *testing.T) {
+	stage := func(t *testing.T, dir string) (*Batch, *Staged) {
+		t.Helper()
+		b, _ := batchFiles(dir)
+		s, err := Stage(filepath.Join(dir, "rows", "long.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, piece := range []string{"a,b\n", "1,2\n", "3,4\n"} {
+			if _, err := s.Write([]byte(piece)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b, s
+	}
+	t.Run("commits", func(t *testing.T) {
+		dir := t.TempDir()
+		b, s := stage(t, dir)
+		if err := b.AddStaged(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, filepath.Join(dir, "rows", "long.csv")); got != "a,b\n1,2\n3,4\n" {
+			t.Errorf("the staged file holds %q", got)
+		}
+		if got := files(t, filepath.Join(dir, "rows")); !slices.Equal(got, []string{"long.csv"}) {
+			t.Errorf("its folder holds %v", got)
+		}
+	})
+	t.Run("a failing batch removes it", func(t *testing.T) {
+		dir := t.TempDir()
+		b, s := stage(t, dir)
+		if err := b.AddStaged(s); err != nil {
+			t.Fatal(err)
+		}
+		b.Add(filepath.Join(dir, "kept.json", "under-a-file"), []byte("x"))
+		if err := b.Commit(); err == nil {
+			t.Fatal("Commit wrote a file under a file")
+		}
+		untouched(t, dir)
+	})
+	t.Run("abort removes it", func(t *testing.T) {
+		dir := t.TempDir()
+		_, s := stage(t, dir)
+		s.Abort()
+		untouched(t, dir)
+	})
+}
