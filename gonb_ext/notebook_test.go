@@ -174,6 +174,12 @@ func TestQuickstartProseQuotesItsOutputs(t *testing.T) {
 	says(one+1, fmt.Sprintf("would lower `F(benign)` by %.2f", -number(t, d[4])))
 	says(one+1, fmt.Sprintf("raise it by %.3f", number(t, d[5])))
 
+	checkClaims(t, nb, claims)
+}
+
+// checkClaims checks that each markdown cell of nb says what claims holds for it.
+func checkClaims(t *testing.T, nb notebook, claims map[int][]string) {
+	t.Helper()
 	for cell, want := range claims {
 		if nb.Cells[cell].Type != "markdown" {
 			t.Fatalf("cell %d, where the text on an output should be, is %s", cell, nb.Cells[cell].Type)

@@ -130,15 +130,5 @@ func TestPopulationProseQuotesItsOutputs(t *testing.T) {
 		t.Errorf("%d tests below 0.05; the text says two", below)
 	}
 
-	for cell, want := range claims {
-		if nb.Cells[cell].Type != "markdown" {
-			t.Fatalf("cell %d, where the text on an output should be, is %s", cell, nb.Cells[cell].Type)
-		}
-		md := text(nb.Cells[cell].Source)
-		for _, w := range want {
-			if !strings.Contains(md, w) {
-				t.Errorf("cell %d does not say %q, which its outputs show", cell, w)
-			}
-		}
-	}
+	checkClaims(t, nb, claims)
 }

@@ -243,19 +243,7 @@ func TestExactDataUnits(t *testing.T) {
 				}
 				qs[i] = q
 			}
-			cfg := quce.DefaultConfig()
-			cfg.PathPoints = 0
-			if tc.sparse {
-				cfg.Sparse = true
-				var err error
-				if cfg, err = s.WithPlausibility(cfg, quce.DefaultPlausibilityQuantile); err != nil {
-					t.Fatal(err)
-				}
-			}
-			ex, err := e.Explain(context.Background(), cfg, qs)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ex := explainEveryPoint(t, s, quce.DefaultConfig(), qs, tc.sparse)
 			onBound, resets := 0, 0
 			for i, x := range ex {
 				onBound += checkExact(t, e, tc.name, qs[i], x)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
@@ -90,19 +91,8 @@ func checkMixed(t *testing.T, earlyStop int, sparse bool) {
 		qs[i] = q
 	}
 	cfg := quce.DefaultConfig()
-	cfg.PathPoints = 0 // every point, to check the constraints on each
 	cfg.EarlyStop = earlyStop
-	if sparse {
-		cfg.Sparse = true
-		var err error
-		if cfg, err = s.WithPlausibility(cfg, quce.DefaultPlausibilityQuantile); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ex, err := e.Explain(context.Background(), cfg, qs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex := explainEveryPoint(t, s, cfg, qs, sparse)
 	valid, projected, repaired, resets := 0, 0, 0, 0
 	worstGap := 0.0
 	for i, x := range ex {
@@ -188,4 +178,23 @@ func TestConstraintErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// explainEveryPoint explains qs with cfg keeping every path point (to check the constraints
+// on each), with -sparse's resets when sparse.
+func explainEveryPoint(t *testing.T, s *pipeline.Setup, cfg quce.Config, qs []quce.Query, sparse bool) []*quce.Explanation {
+	t.Helper()
+	cfg.PathPoints = 0
+	if sparse {
+		cfg.Sparse = true
+		var err error
+		if cfg, err = s.WithPlausibility(cfg, quce.DefaultPlausibilityQuantile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	csvpkg "encoding/csv"
 	"encoding/json"
 	"errors"
 	"math"
@@ -194,14 +193,7 @@ func TestFailedRowBesideAGoodOne(t *testing.T) {
 	if doc.Results[0]["failure"] != nil || doc.Results[0]["attribution"] == nil {
 		t.Errorf("the good row: failure %v, attribution %v", doc.Results[0]["failure"], doc.Results[0]["attribution"])
 	}
-	c, err := os.ReadFile(csv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csvpkg.NewReader(bytes.NewReader(c)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, csv)
 	col := func(name string) int { return slices.Index(recs[0], name) }
 	seen := 0
 	for _, rec := range recs[1:] {

@@ -57,8 +57,8 @@ func TestErrorsSayQuceOnce(t *testing.T) {
 	}
 }
 
-// readCSV reads a -csv file as records keyed by its header.
-func readCSV(t *testing.T, path string) []map[string]string {
+// readRecords reads a -csv file: its header, then its rows.
+func readRecords(t *testing.T, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -69,6 +69,13 @@ func readCSV(t *testing.T, path string) []map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// readCSV reads a -csv file as records keyed by its header.
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	recs := readRecords(t, path)
 	var out []map[string]string
 	for _, r := range recs[1:] {
 		m := map[string]string{}

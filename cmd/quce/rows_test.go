@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -337,15 +336,7 @@ func TestExplainOutputs(t *testing.T) {
 	}
 
 	// CSV: the header, one row per instance and feature, numbers that parse.
-	f, err := os.Open(csvPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, csvPath)
 	head := recs[0]
 	for _, c := range []string{"file", "line", "split", "column", "original", "counterfactual", "attribution",
 		"attribution_plus", "attribution_minus", "epsilon", "prob_target_start", "prob_target_end", "valid", "completeness_gap",

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -182,15 +181,7 @@ func TestSummaryGroups(t *testing.T) {
 		}
 	}
 
-	f, err := os.Open(csvPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, csvPath)
 	if !slices.Equal(recs[0], summaryCSVColumns) || len(recs) != 1+3*20 {
 		t.Fatalf("CSV header %v and %d rows; want %v and 60 (20 columns × all, no, yes)", recs[0], len(recs)-1, summaryCSVColumns)
 	}
