@@ -453,7 +453,13 @@ func NoneSucceeded(ex []*Explanation) error {
 	if len(ex) == 0 {
 		return nil
 	}
-	return fmt.Errorf("quce: every one of the %d explanations failed (the first: %s)", len(ex), ex[0].Path0().Failure)
+	return AllFailed(len(ex), ex[0])
+}
+
+// AllFailed is NoneSucceeded's error for n explanations that all failed, first among them:
+// for a caller that streams its explanations and keeps only the first (see ExplainStream).
+func AllFailed(n int, first *Explanation) error {
+	return fmt.Errorf("quce: every one of the %d explanations failed (the first: %s)", n, first.Path0().Failure)
 }
 
 // RankFeatures orders features by |attribution|, largest first (ties keep feature order).

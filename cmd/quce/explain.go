@@ -112,9 +112,14 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // target class (NOT valid) are results, written as such: the run succeeded in saying so.
 func noneSucceeded(ex []*quce.Explanation) error {
 	if err := quce.NoneSucceeded(ex); err != nil {
-		return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "quce: "))
+		return nothingWritten(err)
 	}
 	return nil
+}
+
+// nothingWritten is err, a run's failure, saying that no output file was written.
+func nothingWritten(err error) error {
+	return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "quce: "))
 }
 
 // rowsHelp is the help of the flags that explain and summary share whose meaning differs

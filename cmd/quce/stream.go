@@ -25,8 +25,11 @@ func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err err
 	var (
 		staged *atomicfile.Staged
 		table  *csv.Writer
-		failed []*quce.Explanation // while no row has succeeded, the rows that failed
-		ok     bool                // a row succeeded
+		// While no row has succeeded: how many failed, and the first (the error names it;
+		// the others are not kept, so that a long run of failures takes no memory).
+		failed      int
+		firstFailed *quce.Explanation
+		ok          bool // a row succeeded
 	)
 	defer func() {
 		if err != nil && staged != nil {
@@ -56,10 +59,11 @@ func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err err
 		}
 		table.Flush()
 		if !ok {
-			if ok = quce.NoneSucceeded(ex) == nil; ok {
-				failed = nil
-			} else {
-				failed = append(failed, ex...)
+			if ok = quce.NoneSucceeded(ex) == nil; !ok {
+				if failed == 0 {
+					firstFailed = ex[0]
+				}
+				failed += len(ex)
 			}
 		}
 		return table.Error()
@@ -69,7 +73,7 @@ func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err err
 	}
 	// When every row failed there is nothing to write: the text above says why.
 	if !ok {
-		return noneSucceeded(failed)
+		return nothingWritten(quce.AllFailed(failed, firstFailed))
 	}
 	s := staged
 	staged = nil // the batch removes it if it cannot be written
