@@ -131,6 +131,20 @@ func (b *Builder) Compile() (compute.Executable, error) {
 		klog.Info("================================================================================================================")
 	}
 
+	// The passes may have rewritten the nodes of closures and named functions, which were
+	// compiled when they returned (an input replaced, an output moved): compile them again,
+	// or their executables would schedule and count uses of the graph as it was.
+	for _, f := range b.Functions {
+		if f == b.MainFn || f.Compiled == nil {
+			continue
+		}
+		compiled, err := newFunctionExecutable(f)
+		if err != nil {
+			return nil, errors.WithMessagef(err, "failed to compile function %q after optimizations", f.name)
+		}
+		f.Compiled = compiled
+	}
+
 	// Update mainFn outputs (in case duplicates were handled) and compile
 	b.MainFn.Outputs = outputs
 	mainFnExec, err := newFunctionExecutable(b.MainFn)
