@@ -28,6 +28,7 @@ type execKey struct {
 	kind   execKind
 	points bool
 	rows   int
+	loop   loopKey // a loop program (see loopGraph), when its rows are set
 }
 
 type execEntry struct {

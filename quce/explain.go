@@ -63,7 +63,8 @@ type Explainer struct {
 	class *graph.Exec
 	obj   *graph.Exec
 
-	executions atomic.Int64 // graph executions run, see Executions
+	executions atomic.Int64           // graph executions run, see Executions
+	engine     atomic.Pointer[string] // the engine of the last search, see Engine
 
 	// Progress, if set, is called after every optimisation step with the steps done and the
 	// steps to do; a job walked in units of rows (more than 2048 rows per CPU core) counts
@@ -89,6 +90,10 @@ type Explainer struct {
 	// autodiff, also through the built-in networks, whose backward passes are otherwise
 	// written out (package backprop). It is slower; the tests use it as the reference.
 	Autodiff bool
+
+	// StepEngine, if set, runs every search on the step engine (one execution per step;
+	// see Engine) even where the loop engine could run it. The tests compare the two.
+	StepEngine bool
 }
 
 // tape returns a tape for one gradient's hand-written pieces, or nil under Autodiff.
@@ -154,14 +159,30 @@ func (e *Explainer) run(ex *graph.Exec, args ...any) ([]*tensors.Tensor, error) 
 }
 
 // Executions is the number of graph executions this explainer has run since it was made,
-// over all its calls: today's engine runs one per optimisation step of each batch, so the
-// count says how much of a call's time went to per-execution overhead (quce bench reports
-// it per phase).
+// over all its calls: the step engine runs one per optimisation step of each batch, the
+// loop engine a few per batch, so the count says how much of a call's time went to
+// per-execution overhead (quce bench reports it per phase).
 func (e *Explainer) Executions() int64 { return e.executions.Load() }
 
-// Engine names how the searches run: "steps", a host loop of one graph execution per
-// optimisation step of each batch (the only engine so far).
-func (e *Explainer) Engine() string { return "steps" }
+// The engines a search can run on (see Engine).
+var (
+	engineLoop  = ptr("loop")
+	engineSteps = ptr("steps")
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// Engine names the engine the last search ran on: "loop", the whole search of a batch in
+// one compiled program (a graph.While over the steps; loop.go), or "steps", a host loop of
+// one graph execution per optimisation step, which runs where the loop cannot: a backend
+// without While, sampled codes in L_ε (Config.Samples), or StepEngine set. "" before any
+// search.
+func (e *Explainer) Engine() string {
+	if p := e.engine.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
 
 func (e *Explainer) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error)) (*graph.Exec, error) {
 	e.mu.Lock()

@@ -2,6 +2,7 @@ package quce
 
 import (
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
@@ -86,72 +87,123 @@ type execKind struct {
 	k        int
 }
 
-// stepGraph builds one execution over all rows. Inputs, in order:
+// stepIn are the inputs of one step over all rows:
 //
 //	prev, xc [R,J]: the segment just walked, ending at the current point xc; target [R,C]
 //	(one-hot τ);
 //	and, when optimising: x0 [R,J]; move [R,J] (1 where the feature may move and the row is
 //	active); lo, hi [R,J] (bounds, standardised); m, v [R,J] (optimiser state); t (step,
 //	from 1); lam [R,3] (each row's λ1, λ2, λ3); lr; and, when samples > 0, noise [S,R,latent].
-//
-// Outputs: at xc, F(τ|xc) [R], its gradient [R,J], L_ε with the mean code in the trained
-// and the paper's form [R]; the rule's interior gradient sum over prev → xc [R,J] when it
-// has interior nodes; and, when optimising, the objective [R] and the next xc, m, v.
-func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
-	nodes := kind.rule.interiorNodes(kind.k)
-	return func(in []*Node) []*Node {
-		prev, xc, target := in[0], in[1], in[2]
-		clf, vm := e.clf, e.vae
-		r, j := xc.Shape().Dimensions[0], xc.Shape().Dimensions[1]
-		// One pass of the classifier for F and its gradient at xc (the attribution's and the
-		// objective's) and at the segment's quadrature nodes.
-		pts, targets := stackNodes(prev, xc, target, nodes)
-		lpAll, pAll, gradLpAll := classAt(clf, e.tape(), pts, targets)
-		gradAll := gradF(pAll, gradLpAll)
-		atXc := func(n *Node) *Node { return Slice(n, AxisRange(0, r)) }
-		out := []*Node{atXc(pAll), atXc(gradAll), nil, nil}
-		if len(nodes) > 0 {
-			interior := Slice(gradAll, AxisRange(r, r*(1+len(nodes))))
-			out = append(out, ReduceSum(Reshape(interior, len(nodes), r, j), 0))
-		}
-		if !kind.optimise {
-			parts := vm.LossParts(xc, nil)
-			out[2], out[3] = vm.Combine(parts, vae.Trained), vm.Combine(parts, vae.Paper)
-			return out
-		}
-		x0, move, lo, hi, m, v, t, lam, lr := in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10], in[11]
-		var noise *Node
-		if kind.samples > 0 {
-			noise = in[12]
-		}
-		obj, gradObj, parts := objective(vm, e.tape(), atXc(lpAll), atXc(gradLpAll), xc, x0, lam, noise)
-		grad := Mul(gradObj, move)
-		if noise != nil {
-			// The reported uncertainty always uses the mean code.
-			parts = vm.LossParts(xc, nil)
-		}
-		out[2], out[3] = vm.Combine(parts, vae.Trained), vm.Combine(parts, vae.Paper)
+type stepIn struct {
+	prev, xc, target       *Node
+	x0, move, lo, hi, m, v *Node
+	t, lam, lr, noise      *Node
+}
 
-		var update, newM, newV *Node
-		switch kind.opt {
-		case Adam:
-			newM = Add(MulScalar(m, adamBeta1), MulScalar(grad, 1-adamBeta1))
-			newV = Add(MulScalar(v, adamBeta2), MulScalar(Square(grad), 1-adamBeta2))
-			one := OnesLike(t)
-			mHat := Div(newM, Sub(one, Pow(ConstAs(t, adamBeta1), t)))
-			vHat := Div(newV, Sub(one, Pow(ConstAs(t, adamBeta2), t)))
-			update = Div(mHat, AddScalar(Sqrt(vHat), adamEpsilon))
-		case SGD:
-			newM = Add(MulScalar(m, 0.9), grad)
-			newV = v
-			update = newM
-		default: // GD
-			newM, newV, update = m, v, grad
-		}
-		// Min(Max()) rather than Clip: ONNX Runtime lacks Clamp with tensor bounds.
-		newXc := e.onSimplex(Min(Max(Sub(xc, Mul(Mul(lr, update), move)), lo), hi))
-		return append(out, obj, newXc, newM, newV)
+// stepOut are a step's outputs: at xc, F(τ|xc) [R], its gradient [R,J], L_ε with the mean
+// code in the trained and the paper's form [R]; the rule's interior gradient sum over
+// prev → xc [R,J] (nil when it has no interior nodes); and, when optimising, the objective
+// [R] and the next xc, m, v.
+type stepOut struct {
+	p, grad, unc, uncPaper, interior *Node
+	obj, next, m, v                  *Node
+}
+
+// step builds one step over all rows (see stepIn and stepOut): the graph of a step
+// execution (stepGraph) and the body of the loop engine's loop (loopGraph).
+func (e *Explainer) step(kind execKind, in stepIn) stepOut {
+	nodes := kind.rule.interiorNodes(kind.k)
+	clf, vm := e.clf, e.vae
+	r, j := in.xc.Shape().Dimensions[0], in.xc.Shape().Dimensions[1]
+	// One pass of the classifier for F and its gradient at xc (the attribution's and the
+	// objective's) and at the segment's quadrature nodes.
+	pts, targets := stackNodes(in.prev, in.xc, in.target, nodes)
+	lpAll, pAll, gradLpAll := classAt(clf, e.tape(), pts, targets)
+	gradAll := gradF(pAll, gradLpAll)
+	atXc := func(n *Node) *Node { return Slice(n, AxisRange(0, r)) }
+	out := stepOut{p: atXc(pAll), grad: atXc(gradAll)}
+	if len(nodes) > 0 {
+		interior := Slice(gradAll, AxisRange(r, r*(1+len(nodes))))
+		out.interior = ReduceSum(Reshape(interior, len(nodes), r, j), 0)
 	}
+	if !kind.optimise {
+		parts := vm.LossParts(in.xc, nil)
+		out.unc, out.uncPaper = vm.Combine(parts, vae.Trained), vm.Combine(parts, vae.Paper)
+		return out
+	}
+	obj, gradObj, parts := objective(vm, e.tape(), atXc(lpAll), atXc(gradLpAll), in.xc, in.x0, in.lam, in.noise)
+	grad := Mul(gradObj, in.move)
+	if in.noise != nil {
+		// The reported uncertainty always uses the mean code.
+		parts = vm.LossParts(in.xc, nil)
+	}
+	out.unc, out.uncPaper = vm.Combine(parts, vae.Trained), vm.Combine(parts, vae.Paper)
+	out.obj = obj
+
+	var update *Node
+	m, v, t := in.m, in.v, in.t
+	switch kind.opt {
+	case Adam:
+		out.m = Add(MulScalar(m, adamBeta1), MulScalar(grad, 1-adamBeta1))
+		out.v = Add(MulScalar(v, adamBeta2), MulScalar(Square(grad), 1-adamBeta2))
+		one := OnesLike(t)
+		mHat := Div(out.m, Sub(one, Pow(ConstAs(t, adamBeta1), t)))
+		vHat := Div(out.v, Sub(one, Pow(ConstAs(t, adamBeta2), t)))
+		update = Div(mHat, AddScalar(Sqrt(vHat), adamEpsilon))
+	case SGD:
+		out.m = Add(MulScalar(m, 0.9), grad)
+		out.v = v
+		update = out.m
+	default: // GD
+		out.m, out.v, update = m, v, grad
+	}
+	// Min(Max()) rather than Clip: ONNX Runtime lacks Clamp with tensor bounds.
+	out.next = e.onSimplex(Min(Max(Sub(in.xc, Mul(Mul(in.lr, update), in.move)), in.lo), in.hi))
+	return out
+}
+
+// stepGraph builds a step execution: its inputs are stepIn's in the order listed there, its
+// outputs p, grad, unc, uncPaper, then interior when the rule has interior nodes, then, when
+// optimising, obj, next, m, v (readStep reads them back by name).
+func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
+	return func(args []*Node) []*Node {
+		in := stepIn{prev: args[0], xc: args[1], target: args[2]}
+		if kind.optimise {
+			in.x0, in.move, in.lo, in.hi, in.m, in.v = args[3], args[4], args[5], args[6], args[7], args[8]
+			in.t, in.lam, in.lr = args[9], args[10], args[11]
+			if kind.samples > 0 {
+				in.noise = args[12]
+			}
+		}
+		o := e.step(kind, in)
+		out := []*Node{o.p, o.grad, o.unc, o.uncPaper}
+		if o.interior != nil {
+			out = append(out, o.interior)
+		}
+		if kind.optimise {
+			out = append(out, o.obj, o.next, o.m, o.v)
+		}
+		return out
+	}
+}
+
+// stepResult is a step execution's outputs by name (see stepGraph).
+type stepResult struct {
+	p, grad, unc, uncPaper, interior *tensors.Tensor
+	obj, next, m, v                  *tensors.Tensor
+}
+
+// readStep names a step execution's outputs.
+func readStep(out []*tensors.Tensor, hasInterior, optimise bool) stepResult {
+	r := stepResult{p: out[0], grad: out[1], unc: out[2], uncPaper: out[3]}
+	out = out[4:]
+	if hasInterior {
+		r.interior, out = out[0], out[1:]
+	}
+	if optimise {
+		r.obj, r.next, r.m, r.v = out[0], out[1], out[2], out[3]
+	}
+	return r
 }
 
 // probeGraph returns F(τ|x) [R] and its gradient [R,J] at points [R,J] with one-hot

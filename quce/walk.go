@@ -40,12 +40,13 @@ type row struct {
 	sumUnc, sumPaper float64   // Σ L_ε over the points (both forms)
 	kept             keptPoints
 	last             pointStats
-	searched         int     // points when the search ended (before projection and resets)
-	relaxedProb      float32 // F(τ|·) where the search ended, before projection
-	projected        bool    // the search's end was moved to the nearest legal row
-	repairs          []int   // columns changed by repair moves after projection, in order
-	resets           []int   // columns reset by Config.Sparse, in order
-	pulledBack       float64 // the share of the way back to x walked by Auto.PullBack
+	searched         int          // points when the search ended (before projection and resets)
+	relaxedProb      float32      // F(τ|·) where the search ended, before projection
+	projected        bool         // the search's end was moved to the nearest legal row
+	repairs          []int        // columns changed by repair moves after projection, in order
+	resets           []int        // columns reset by Config.Sparse, in order
+	pulledBack       float64      // the share of the way back to x walked by Auto.PullBack
+	opt              [2][]float32 // the optimiser state between loop executions (nil: zero)
 
 	// The stall watch (see watchStall): the step at which the current window began (0:
 	// none open), log F(τ|·) there, and the step at which the search stalled (0: it has not).
@@ -190,15 +191,15 @@ type measured struct {
 	grad, interior   []float32 // [R*J]; interior is nil when the rule has no interior nodes
 }
 
-func readMeasured(out []*tensors.Tensor, hasInterior bool) measured {
+func readMeasured(r stepResult) measured {
 	m := measured{
-		p:        tensors.MustCopyFlatData[float32](out[0]),
-		grad:     tensors.MustCopyFlatData[float32](out[1]),
-		unc:      tensors.MustCopyFlatData[float32](out[2]),
-		uncPaper: tensors.MustCopyFlatData[float32](out[3]),
+		p:        tensors.MustCopyFlatData[float32](r.p),
+		grad:     tensors.MustCopyFlatData[float32](r.grad),
+		unc:      tensors.MustCopyFlatData[float32](r.unc),
+		uncPaper: tensors.MustCopyFlatData[float32](r.uncPaper),
 	}
-	if hasInterior {
-		m.interior = tensors.MustCopyFlatData[float32](out[4])
+	if r.interior != nil {
+		m.interior = tensors.MustCopyFlatData[float32](r.interior)
 	}
 	return m
 }
@@ -219,7 +220,7 @@ func (m measured) recordFrom(cfg Config, r *row, i, j int, step int) bool {
 			// it failed (its numbers are not reported: see pathResult).
 			r.record(cfg.Rule, cfg.K, m.p[i], g, m.unc[i], m.uncPaper[i], nil)
 		} else {
-			r.diverged(cfg, step, "F, its gradient or L_ε became non-finite")
+			r.diverged(cfg, step, whyMeasure)
 			r.cur, r.curRecorded = r.prev, true
 		}
 		return false
@@ -295,7 +296,7 @@ func (e *Explainer) measureUnit(cfg Config, rows []*row, step int) error {
 	if err != nil {
 		return fmt.Errorf("quce: evaluating path points: %w", err)
 	}
-	m := readMeasured(out, len(kind.rule.interiorNodes(kind.k)) > 0)
+	m := readMeasured(readStep(out, len(kind.rule.interiorNodes(kind.k)) > 0, false))
 	finalize(out)
 	for i, r := range rows {
 		if !r.curRecorded {
@@ -307,6 +308,11 @@ func (e *Explainer) measureUnit(cfg Config, rows []*row, step int) error {
 
 // optimise walks the rows' paths; progress, if set, is told each step done.
 func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
+	if e.loopEngine(cfg) {
+		e.engine.Store(engineLoop)
+		return e.optimiseLoop(ctx, cfg, rows, progress)
+	}
+	e.engine.Store(engineSteps)
 	if err := e.measureStarts(ctx, cfg, rows); err != nil {
 		return err
 	}
@@ -370,19 +376,16 @@ func (b *walkBatch) step(cfg Config, t int, hasInterior bool) error {
 	if err != nil {
 		return err
 	}
-	m := readMeasured(out, hasInterior)
-	k := 4
-	if hasInterior {
-		k = 5
-	}
-	obj := tensors.MustCopyFlatData[float32](out[k])
-	next := tensors.MustCopyFlatData[float32](out[k+1])
+	res := readStep(out, hasInterior, true)
+	m := readMeasured(res)
+	obj := tensors.MustCopyFlatData[float32](res.obj)
+	next := tensors.MustCopyFlatData[float32](res.next)
 	// Free this step's buffers now rather than at garbage collection: a backend that
 	// keeps them outside Go's heap (ONNX Runtime) would otherwise grow with the steps.
 	// The optimiser state is freed once the next state has replaced it.
-	finalize(append(out[:k+1:k+1], b.m, b.v))
+	finalize([]*tensors.Tensor{res.p, res.grad, res.unc, res.uncPaper, res.interior, res.obj, b.m, b.v})
 	finalize(noise)
-	b.m, b.v = out[k+2], out[k+3]
+	b.m, b.v = res.m, res.v
 	changed := false // a row stopped or failed at this step
 	for i, r := range b.live {
 		if r.active && b.e.walkRow(cfg, r, i, t, m, obj[i], next[i*j:(i+1)*j:(i+1)*j]) {
@@ -390,13 +393,13 @@ func (b *walkBatch) step(cfg Config, t int, hasInterior bool) error {
 		}
 	}
 	if changed {
-		finalize(out[k+1 : k+2])
+		finalize([]*tensors.Tensor{res.next})
 		b.rebuild()
 	} else {
 		// While every row of the batch advances, a step's output point is the next
 		// step's input without a copy through the host.
 		finalize([]*tensors.Tensor{b.prev})
-		b.prev, b.cur = b.cur, out[k+1]
+		b.prev, b.cur = b.cur, res.next
 	}
 	return nil
 }
@@ -433,11 +436,11 @@ func (e *Explainer) walkRow(cfg Config, r *row, i, t int, m measured, obj float3
 		return true
 	}
 	if !finite(obj) || !allFinite(nx) {
-		r.diverged(cfg, t, "the objective or its gradient became non-finite")
+		r.diverged(cfg, t, whyObjective)
 		return true
 	}
 	if f := outside(nx, r.x0); f >= 0 {
-		r.diverged(cfg, t, fmt.Sprintf("input %q moved more than %g standard deviations from the instance", e.features[f], float64(divergenceBound)))
+		r.diverged(cfg, t, whyOutside(e.features[f]))
 		return true
 	}
 	switch r.watchStall(cfg, t, m.grad[i*len(nx):(i+1)*len(nx)]) {

@@ -1,0 +1,476 @@
+package quce
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// The loop engine: a batch's search as one compiled program (or a few, for long jobs),
+// graph.While over the optimisation steps, where the step engine (optimise) runs one
+// execution per step and does the bookkeeping on the host.
+//
+// Inside the loop every row does what walkRow and row.record do on the host, on the same
+// numbers in the same order: it records its current point (the attribution's segment
+// integral and the uncertainty sums in float64, as on the host, so the two engines agree to
+// the last bit wherever the backend's kernels do), keeps every stride-th point in a buffer
+// written by scatter, fails on non-finite values or a diverging input, watches for a stall,
+// stops early, and moves. A row that stops or fails is masked (it no longer moves and its
+// state is kept) instead of being packed out of the batch. The host then turns the
+// program's outputs back into the rows' state, so everything after the search (projection,
+// resets, pull-back, assembly) is shared by the two engines.
+//
+// The execution count falls from one per step to one per loopRowSteps row-steps (a
+// 1000-step search of up to 262 rows is one execution), plus the measurements of the
+// path's first points and of its last.
+
+// loopRowSteps bounds one loop execution's work (rows × steps), so that a cancelled context
+// is seen within about a second and progress is reported as the search goes.
+const loopRowSteps = 1 << 18
+
+// loopKeptBytes bounds the buffer of kept points one loop execution returns.
+const loopKeptBytes = 64 << 20
+
+// The reasons a row fails inside the loop (loopVals.failCode).
+const (
+	loopOK            = iota
+	loopMeasureFailed // F, its gradient or L_ε became non-finite
+	loopObjFailed     // the objective or its gradient became non-finite
+	loopOutside       // an input went beyond divergenceBound
+)
+
+// The failure reasons' words, shared with the step engine (walkRow).
+const (
+	whyMeasure   = "F, its gradient or L_ε became non-finite"
+	whyObjective = "the objective or its gradient became non-finite"
+)
+
+// whyOutside says that input name moved beyond divergenceBound.
+func whyOutside(name string) string {
+	return fmt.Sprintf("input %q moved more than %g standard deviations from the instance", name, float64(divergenceBound))
+}
+
+// loopVals are the loop's state, its program's inputs after loopConsts and its outputs,
+// by name. T is *Node inside the program and *tensors.Tensor outside. Per row unless said.
+type loopVals[T any] struct {
+	t                 T // the next step (int32 scalar)
+	prev, cur         T // [R,J] the segment being walked
+	prevGrad          T // [R,J] ∇F(τ|prev)
+	m, v              T // [R,J] the optimiser state
+	lam               T // [R,3]
+	phi               T // [R,J] float64, the attribution so far
+	n                 T // int32, the points so far
+	sumUnc, sumPaper  T // float64, Σ L_ε over the points (both forms)
+	lastP             T // F(τ|·) at the last point
+	lastUnc, lastUncP T // L_ε at the last point (both forms)
+	recorded          T // bool: cur is already a point of the path
+	active            T // bool
+	validRun          T // int32, consecutive valid points (Config.EarlyStop)
+	winStep           T // int32, the stall window's first step (0: none)
+	winLogF           T // float64, log F(τ|·) there
+	stalled           T // int32, the step at which the row stalled (0: it has not)
+	failCode          T // int32, loopOK or the reason the row failed
+	failStep          T // int32, the step it failed at
+	failInput         T // int32, the input that diverged (loopOutside)
+	kept              T // [R·(Q+1), W] float32, the kept points (see keptWidth)
+}
+
+func (s *loopVals[T]) fields() []*T {
+	return []*T{&s.t, &s.prev, &s.cur, &s.prevGrad, &s.m, &s.v, &s.lam, &s.phi, &s.n, &s.sumUnc,
+		&s.sumPaper, &s.lastP, &s.lastUnc, &s.lastUncP, &s.recorded, &s.active, &s.validRun, &s.winStep,
+		&s.winLogF, &s.stalled, &s.failCode, &s.failStep, &s.failInput, &s.kept}
+}
+
+// loopConsts are the program's first inputs, fixed while it runs.
+type loopConsts[T any] struct {
+	target, x0, move, lo, hi T // [R,C] one-hot τ; [R,J]
+	lr, threshold            T // float32; float64 ϑ
+	last                     T // int32, the last step this execution walks
+	earlyStop, stride        T // int32 (Config.EarlyStop; the kept points' stride)
+}
+
+func (c *loopConsts[T]) fields() []*T {
+	return []*T{&c.target, &c.x0, &c.move, &c.lo, &c.hi, &c.lr, &c.threshold, &c.last, &c.earlyStop, &c.stride}
+}
+
+// keptWidth is a kept point's width in the buffer: its J inputs, then n+1 (0 marks a slot
+// not written), F(τ|·) and L_ε in both forms.
+func keptWidth(j int) int { return j + 4 }
+
+// loopKey names a compiled loop program: the step kind, the rows and the kept slots Q.
+type loopKey struct {
+	kind       execKind
+	rows, kept int
+}
+
+// loopEngine reports whether the search for cfg runs on the loop engine: the backend runs
+// While with the operations the loop needs, and the objective uses the mean code (sampled
+// codes are drawn on the host, per row and step, so that both engines draw the same).
+func (e *Explainer) loopEngine(cfg Config) bool {
+	if e.StepEngine || cfg.Samples > 0 {
+		return false
+	}
+	caps := e.backend.Capabilities()
+	return caps.Functions && caps.Operations[compute.OpTypeWhile] && caps.Operations[compute.OpTypeScatterSum] &&
+		caps.DTypes[dtypes.Float64]
+}
+
+// optimiseLoop walks the rows' paths on the loop engine; see optimise.
+func (e *Explainer) optimiseLoop(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
+	if err := e.measureStarts(ctx, cfg, rows); err != nil {
+		return err
+	}
+	j := e.NumFeatures()
+	stride := max(rows[0].kept.stride, 1)
+	chunk := max(1, min(cfg.Steps, loopRowSteps/len(rows)))
+	// The kept buffer holds at most chunk/stride + 2 points a row.
+	chunk = max(1, min(chunk, (loopKeptBytes/(4*len(rows)*keptWidth(j))-3)*stride))
+	for t := 1; t <= cfg.Steps && activeRows(rows) > 0; t += chunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		last := min(t+chunk-1, cfg.Steps)
+		if err := e.loopChunk(cfg, rows, t, last, stride); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(last)
+		}
+	}
+	return e.measure(ctx, cfg, rows, cfg.Steps)
+}
+
+// loopChunk runs steps first..last of the rows' search in one execution.
+func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int) error {
+	j, c := e.NumFeatures(), e.clf.NumClasses()
+	q := (last-first+1)/stride + 2
+	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
+	ex, release, err := e.execs.get(execKey{loop: loopKey{kind: kind, rows: len(rows), kept: q}}, func() (*Exec, error) {
+		b := e.backend
+		if len(rows) <= smallBatchRows && e.SmallBatch != nil {
+			b = e.SmallBatch
+		}
+		return NewExec(b, e.loopGraph(kind, cfg.Rule, cfg.K))
+	})
+	if err != nil {
+		return err
+	}
+	defer release()
+	consts := loopConsts[*tensors.Tensor]{
+		target: batch(rows, c, func(r *row) []float32 { return r.onehot }),
+		x0:     batch(rows, j, func(r *row) []float32 { return r.x0 }),
+		move:   batch(rows, j, func(r *row) []float32 { return r.move }),
+		lo:     batch(rows, j, func(r *row) []float32 { return r.lo }),
+		hi:     batch(rows, j, func(r *row) []float32 { return r.hi }),
+		lr:     tensors.FromValue(float32(cfg.LearningRate)), threshold: tensors.FromValue(cfg.Threshold),
+		last: tensors.FromValue(int32(last)), earlyStop: tensors.FromValue(int32(cfg.EarlyStop)),
+		stride: tensors.FromValue(int32(stride)),
+	}
+	state := e.loopState(rows, first, q)
+	var args []any
+	for _, f := range consts.fields() {
+		args = append(args, *f)
+	}
+	for _, f := range state.fields() {
+		args = append(args, *f)
+	}
+	out, err := e.run(ex, args...)
+	finalize(args)
+	if err != nil {
+		return fmt.Errorf("quce: optimisation steps %d to %d: %w", first, last, err)
+	}
+	var res loopVals[*tensors.Tensor]
+	for i, f := range res.fields() {
+		*f = out[i]
+	}
+	e.loopRead(cfg, rows, res, q)
+	finalize(out)
+	return nil
+}
+
+// loopState packs the rows' state at step first, with an empty kept buffer of q slots.
+func (e *Explainer) loopState(rows []*row, first, q int) loopVals[*tensors.Tensor] {
+	j, n := e.NumFeatures(), len(rows)
+	f32 := func(f func(r *row) float32) *tensors.Tensor {
+		v := make([]float32, n)
+		for i, r := range rows {
+			v[i] = f(r)
+		}
+		return tensors.FromValue(v)
+	}
+	f64 := func(f func(r *row) float64) *tensors.Tensor {
+		v := make([]float64, n)
+		for i, r := range rows {
+			v[i] = f(r)
+		}
+		return tensors.FromValue(v)
+	}
+	i32 := func(f func(r *row) int) *tensors.Tensor {
+		v := make([]int32, n)
+		for i, r := range rows {
+			v[i] = int32(f(r))
+		}
+		return tensors.FromValue(v)
+	}
+	flags := func(f func(r *row) bool) *tensors.Tensor {
+		v := make([]bool, n)
+		for i, r := range rows {
+			v[i] = f(r)
+		}
+		return tensors.FromValue(v)
+	}
+	phi := make([]float64, n*j)
+	for i, r := range rows {
+		copy(phi[i*j:], r.phi)
+	}
+	zeros := make([]float32, j)
+	opt := func(k int) func(r *row) []float32 {
+		return func(r *row) []float32 {
+			if r.opt[k] == nil {
+				return zeros // Adam and momentum start from zero
+			}
+			return r.opt[k]
+		}
+	}
+	return loopVals[*tensors.Tensor]{
+		t:    tensors.FromValue(int32(first)),
+		prev: batch(rows, j, func(r *row) []float32 { return r.prev }),
+		cur:  batch(rows, j, func(r *row) []float32 { return r.cur }),
+		prevGrad: batch(rows, j, func(r *row) []float32 {
+			if r.prevGrad == nil {
+				return zeros
+			}
+			return r.prevGrad
+		}),
+		m: batch(rows, j, opt(0)), v: batch(rows, j, opt(1)),
+		lam:      batch(rows, 3, func(r *row) []float32 { return r.lam[:] }),
+		phi:      tensors.FromFlatDataAndDimensions(phi, n, j),
+		n:        i32(func(r *row) int { return r.n }),
+		sumUnc:   f64(func(r *row) float64 { return r.sumUnc }),
+		sumPaper: f64(func(r *row) float64 { return r.sumPaper }),
+		lastP:    f32(func(r *row) float32 { return r.last.prob }),
+		lastUnc:  f32(func(r *row) float32 { return r.last.unc }),
+		lastUncP: f32(func(r *row) float32 { return r.last.uncPapr }),
+		recorded: flags(func(r *row) bool { return r.curRecorded }),
+		active:   flags(func(r *row) bool { return r.active }),
+		validRun: i32(func(r *row) int { return r.validRun }),
+		winStep:  i32(func(r *row) int { return r.windowStep }),
+		winLogF:  f64(func(r *row) float64 { return r.windowLogF }),
+		stalled:  i32(func(r *row) int { return r.stalled }),
+		failCode: i32(func(*row) int { return loopOK }), failStep: i32(func(*row) int { return 0 }),
+		failInput: i32(func(*row) int { return 0 }),
+		kept:      tensors.FromFlatDataAndDimensions(make([]float32, n*(q+1)*keptWidth(j)), n*(q+1), keptWidth(j)),
+	}
+}
+
+// loopRead turns a loop execution's outputs back into the rows' state.
+func (e *Explainer) loopRead(cfg Config, rows []*row, s loopVals[*tensors.Tensor], q int) {
+	j, w := e.NumFeatures(), keptWidth(e.NumFeatures())
+	f32s := func(t *tensors.Tensor) []float32 { return tensors.MustCopyFlatData[float32](t) }
+	f64s := func(t *tensors.Tensor) []float64 { return tensors.MustCopyFlatData[float64](t) }
+	i32s := func(t *tensors.Tensor) []int32 { return tensors.MustCopyFlatData[int32](t) }
+	bools := func(t *tensors.Tensor) []bool { return tensors.MustCopyFlatData[bool](t) }
+	prev, cur, prevGrad, m, v := f32s(s.prev), f32s(s.cur), f32s(s.prevGrad), f32s(s.m), f32s(s.v)
+	lam, phi, kept := f32s(s.lam), f64s(s.phi), f32s(s.kept)
+	n, validRun, winStep, stalled := i32s(s.n), i32s(s.validRun), i32s(s.winStep), i32s(s.stalled)
+	failCode, failStep, failInput := i32s(s.failCode), i32s(s.failStep), i32s(s.failInput)
+	sumUnc, sumPaper, winLogF := f64s(s.sumUnc), f64s(s.sumPaper), f64s(s.winLogF)
+	lastP, lastUnc, lastUncP := f32s(s.lastP), f32s(s.lastUnc), f32s(s.lastUncP)
+	recorded, active := bools(s.recorded), bools(s.active)
+	part := func(v []float32, i, width int) []float32 { return v[i*width : (i+1)*width : (i+1)*width] }
+	for i, r := range rows {
+		for k := 0; k < q; k++ {
+			pt := part(kept, i*(q+1)+k, w)
+			if pt[j] == 0 {
+				continue
+			}
+			r.kept.points = append(r.kept.points, pointStats{x: pt[:j:j], step: int(pt[j]) - 1, prob: pt[j+1], unc: pt[j+2], uncPapr: pt[j+3]})
+		}
+		r.prev, r.cur, r.prevGrad = part(prev, i, j), part(cur, i, j), part(prevGrad, i, j)
+		r.opt = [2][]float32{part(m, i, j), part(v, i, j)}
+		copy(r.lam[:], part(lam, i, 3))
+		copy(r.phi, phi[i*j:(i+1)*j])
+		r.n, r.sumUnc, r.sumPaper = int(n[i]), sumUnc[i], sumPaper[i]
+		r.curRecorded, r.active = recorded[i], active[i]
+		r.validRun, r.windowStep, r.windowLogF, r.stalled = int(validRun[i]), int(winStep[i]), winLogF[i], int(stalled[i])
+		// The last point is the current one if it is recorded, else the one before it.
+		lastX := r.prev
+		if r.curRecorded {
+			lastX = r.cur
+		}
+		r.last = pointStats{x: lastX, step: r.n - 1, prob: lastP[i], unc: lastUnc[i], uncPapr: lastUncP[i]}
+		switch failCode[i] {
+		case loopMeasureFailed:
+			r.diverged(cfg, int(failStep[i]), whyMeasure)
+		case loopObjFailed:
+			r.diverged(cfg, int(failStep[i]), whyObjective)
+		case loopOutside:
+			r.diverged(cfg, int(failStep[i]), whyOutside(e.features[failInput[i]]))
+		}
+	}
+}
+
+// loopGraph builds the loop program: loopConsts then loopVals in, loopVals out.
+func (e *Explainer) loopGraph(kind execKind, rule Rule, k int) func([]*Node) []*Node {
+	return func(args []*Node) []*Node {
+		var c loopConsts[*Node]
+		var s0 loopVals[*Node]
+		for i, f := range c.fields() {
+			*f = args[i]
+		}
+		for i, f := range s0.fields() {
+			*f = args[len(c.fields())+i]
+		}
+		g := s0.t.Graph()
+		// The main graph's values used inside the closures are made before them (graph-wide
+		// scalar constants must not be first made inside a closure, see TOOLCHAIN notes).
+		n0 := s0.n
+		params := func(g *Graph) loopVals[*Node] {
+			var s loopVals[*Node]
+			fs := s0.fields()
+			for i, f := range s.fields() {
+				*f = Parameter(g, fmt.Sprintf("s%d", i), (*fs[i]).Shape())
+			}
+			return s
+		}
+		cond := NewClosure(g, func(g *Graph) []*Node {
+			s := params(g)
+			return []*Node{LogicalAnd(LessOrEqual(s.t, c.last), ReduceLogicalOr(s.active))}
+		})
+		body := NewClosure(g, func(g *Graph) []*Node {
+			s := params(g)
+			next := e.loopStep(kind, rule, k, c, s, n0)
+			var out []*Node
+			for _, f := range next.fields() {
+				out = append(out, *f)
+			}
+			return out
+		})
+		return While(cond, body, args[len(c.fields()):]...)
+	}
+}
+
+// loopStep is one step of every row inside the loop (see the file's comment): what walkRow
+// and row.record do on the host.
+func (e *Explainer) loopStep(kind execKind, rule Rule, k int, c loopConsts[*Node], s loopVals[*Node], n0 *Node) loopVals[*Node] {
+	g := s.t.Graph()
+	r, j := s.cur.Shape().Dimensions[0], s.cur.Shape().Dimensions[1]
+	col := func(b *Node) *Node { return ExpandAxes(b, -1) } // [R] → [R,1]
+	pick := func(b, onTrue, onFalse *Node) *Node {
+		if onTrue.Rank() > 1 {
+			b = BroadcastToDims(col(b), onTrue.Shape().Dimensions...)
+		}
+		return Where(b, onTrue, onFalse)
+	}
+	finiteRows := func(x *Node) *Node { // [R,J] or [R] → [R]: every value finite
+		d := Sub(x, x) // 0, or NaN for NaN and ±Inf
+		if x.Rank() > 1 {
+			d = ReduceSum(d, 1)
+		}
+		return Equal(d, ZerosLike(d))
+	}
+	f64 := func(x *Node) *Node { return ConvertDType(x, dtypes.Float64) }
+	moveNow := Mul(c.move, col(ConvertDType(s.active, dtypes.Float32)))
+	o := e.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: moveNow, lo: c.lo, hi: c.hi,
+		m: s.m, v: s.v, t: ConvertDType(s.t, dtypes.Float32), lam: s.lam, lr: c.lr})
+	next := s
+	next.m, next.v = pick(s.active, o.m, s.m), pick(s.active, o.v, s.v)
+
+	// Record the current point (row.record), or fail the row if it is not finite there.
+	measured := LogicalAnd(LogicalAnd(finiteRows(o.p), finiteRows(o.unc)), LogicalAnd(finiteRows(o.uncPaper), finiteRows(o.grad)))
+	if o.interior != nil {
+		measured = LogicalAnd(measured, finiteRows(o.interior))
+	}
+	toRecord := LogicalAnd(s.active, Not(s.recorded))
+	rec := LogicalAnd(toRecord, measured)
+	bad := LogicalAnd(toRecord, Not(measured))
+	w0, wIn, w1 := rule.weights(k)
+	seg := Add(MulScalar(f64(s.prevGrad), w0), MulScalar(f64(o.grad), w1))
+	if o.interior != nil {
+		seg = Add(seg, MulScalar(f64(o.interior), wIn))
+	}
+	next.phi = pick(rec, Add(s.phi, Mul(f64(Sub(s.cur, s.prev)), seg)), s.phi)
+	next.kept = e.keep(s, o, rec, n0, c.stride)
+	next.lastP, next.lastUnc, next.lastUncP = pick(rec, o.p, s.lastP), pick(rec, o.unc, s.lastUnc), pick(rec, o.uncPaper, s.lastUncP)
+	next.sumUnc = pick(rec, Add(s.sumUnc, f64(o.unc)), s.sumUnc)
+	next.sumPaper = pick(rec, Add(s.sumPaper, f64(o.uncPaper)), s.sumPaper)
+	next.n = pick(rec, AddScalar(s.n, 1), s.n)
+	next.prevGrad = pick(rec, o.grad, s.prevGrad)
+	// A point that is not finite ends the path at the one before it.
+	next.cur = pick(bad, s.prev, s.cur)
+	next.recorded = LogicalOr(s.recorded, toRecord)
+	fail := func(now *Node, code int32, alive *Node) *Node { // records failure code for rows failing now
+		next.failCode = pick(now, BroadcastToDims(Const(g, code), r), next.failCode)
+		next.failStep = pick(now, BroadcastToDims(s.t, r), next.failStep)
+		return LogicalAnd(alive, Not(now))
+	}
+	alive := fail(bad, loopMeasureFailed, s.active)
+
+	// The step's next point must be finite and near the instance.
+	objBad := LogicalAnd(alive, Not(LogicalAnd(finiteRows(o.obj), finiteRows(o.next))))
+	alive = fail(objBad, loopObjFailed, alive)
+	far := GreaterThan(Abs(Sub(o.next, c.x0)), BroadcastToDims(Const(g, float32(divergenceBound)), r, j))
+	farRow := LogicalAnd(alive, ReduceLogicalOr(far, 1))
+	next.failInput = pick(farRow, ConvertDType(ArgMax(ConvertDType(far, dtypes.Float32), 1), dtypes.Int32), s.failInput)
+	alive = fail(farRow, loopOutside, alive)
+
+	// The stall watch (row.watchStall) and the early stop.
+	p := f64(next.lastP)
+	thr := c.threshold
+	isStalled := GreaterThan(s.stalled, ZerosLike(s.stalled))
+	stallStop := LogicalAnd(alive, LogicalAnd(isStalled, GreaterOrEqual(p, AddScalar(thr, stallMargin))))
+	valid := GreaterOrEqual(p, thr)
+	watching := LogicalAnd(alive, LogicalAnd(Not(isStalled), Not(valid)))
+	logF := Log(Max(p, Scalar(g, dtypes.Float64, math.SmallestNonzeroFloat32)))
+	open := Equal(s.winStep, ZerosLike(s.winStep))
+	due := GreaterOrEqual(Sub(s.t, s.winStep), Scalar(g, dtypes.Int32, stallWindow))
+	gradNorm := Sqrt(ReduceSum(Square(f64(o.grad)), 1))
+	moving := LogicalOr(GreaterOrEqual(Sub(logF, s.winLogF), Scalar(g, dtypes.Float64, stallRise)),
+		GreaterThan(gradNorm, MulScalar(p, stallGradient)))
+	restart := LogicalAnd(watching, LogicalOr(open, LogicalAnd(Not(open), LogicalAnd(due, moving))))
+	stallNow := LogicalAnd(watching, LogicalAnd(Not(open), LogicalAnd(due, Not(moving))))
+	tRow := BroadcastToDims(s.t, r)
+	next.winStep = pick(LogicalAnd(alive, LogicalAnd(Not(isStalled), valid)), ZerosLike(s.winStep), pick(restart, tRow, s.winStep))
+	next.winLogF = pick(restart, logF, s.winLogF)
+	next.stalled = pick(stallNow, tRow, s.stalled)
+	lam2Off := Concatenate([]*Node{Slice(s.lam, AxisRange(), AxisElem(0)), ZerosLike(Slice(s.lam, AxisRange(), AxisElem(1))),
+		Slice(s.lam, AxisRange(), AxisElem(2))}, 1)
+	next.lam = pick(stallNow, lam2Off, s.lam)
+	plain := LogicalAnd(alive, LogicalAnd(Not(stallStop), Not(stallNow))) // the early stop's rows
+	run := pick(valid, AddScalar(s.validRun, 1), ZerosLike(s.validRun))
+	next.validRun = pick(plain, run, s.validRun)
+	stopsEarly := BroadcastToDims(GreaterThan(c.earlyStop, ZerosLike(c.earlyStop)), r)
+	early := LogicalAnd(plain, LogicalAnd(stopsEarly, GreaterOrEqual(run, BroadcastToDims(c.earlyStop, r))))
+	alive = LogicalAnd(alive, LogicalAnd(Not(stallStop), Not(early)))
+
+	// The rows still walking move to the step's next point.
+	next.prev = pick(alive, next.cur, next.prev)
+	next.cur = pick(alive, o.next, next.cur)
+	next.recorded = LogicalAnd(next.recorded, Not(alive))
+	next.active = alive
+	next.t = AddScalar(s.t, 1)
+	return next
+}
+
+// keep writes the points recorded now (rec) whose index n is a multiple of stride into the
+// kept buffer, at slot n/stride − n0/stride of their row (n0: the row's points when the
+// execution began); the other rows write to their row's last slot, which is never read.
+func (e *Explainer) keep(s loopVals[*Node], o stepOut, rec, n0, stride *Node) *Node {
+	rows := s.cur.Shape().Dimensions[0]
+	slots := s.kept.Shape().Dimensions[0] / rows // q+1
+	g := s.cur.Graph()
+	strideRow := BroadcastToDims(stride, rows)
+	due := LogicalAnd(rec, Equal(Mod(s.n, strideRow), ZerosLike(s.n)))
+	slot := Sub(Div(s.n, strideRow), Div(n0, strideRow))
+	slot = Where(due, slot, BroadcastToDims(Scalar(g, dtypes.Int32, slots-1), rows))
+	index := Add(MulScalar(Iota(g, shapes.Make(dtypes.Int32, rows), 0), float64(slots)), slot)
+	col := func(x *Node) *Node { return ExpandAxes(x, -1) }
+	point := Concatenate([]*Node{s.cur, col(ConvertDType(AddScalar(s.n, 1), dtypes.Float32)), col(o.p), col(o.unc), col(o.uncPaper)}, 1)
+	return ScatterSum(s.kept, col(index), point, false, true)
+}

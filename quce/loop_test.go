@@ -1,0 +1,93 @@
+package quce_test
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/quce-go/quce/quce"
+)
+
+// The loop engine walks exactly the paths the step engine walks: the same points kept, the
+// same attribution, uncertainty sums, stops and failures, for every setting that changes
+// the walk (rules, optimisers, early stopping, offset starts, kept points).
+func TestLoopEngineMatchesStepEngine(t *testing.T) {
+	s := wbc(t)
+	t.Cleanup(func() { s.Explainer.StepEngine = false })
+	base := quce.DefaultConfig()
+	base.Steps = 300
+	for _, tc := range []struct {
+		name string
+		set  func(*quce.Config)
+	}{
+		{"defaults", func(*quce.Config) {}},
+		{"early stop", func(c *quce.Config) { c.EarlyStop = 5 }},
+		{"simpson, sgd", func(c *quce.Config) { c.Rule, c.Optimizer = quce.Simpson, quce.SGD }},
+		{"riemann, gd, every point", func(c *quce.Config) { c.Rule, c.Optimizer, c.PathPoints = quce.Riemann, quce.GD, 0 }},
+		{"three paths", func(c *quce.Config) { c.Paths = 3 }},
+		{"diverging", func(c *quce.Config) { c.LearningRate = 1e6; c.Steps = 40 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := base
+			tc.set(&cfg)
+			rows := s.XTest[:12]
+			s.Explainer.StepEngine = true
+			steps := explain(t, cfg, rows)
+			if got := s.Explainer.Engine(); got != "steps" {
+				t.Fatalf("engine %q, want steps", got)
+			}
+			s.Explainer.StepEngine = false
+			before := s.Explainer.Executions()
+			loop := explain(t, cfg, rows)
+			if got := s.Explainer.Engine(); got != "loop" {
+				t.Fatalf("engine %q, want loop", got)
+			}
+			t.Logf("%d executions", s.Explainer.Executions()-before)
+			for i := range rows {
+				compareExplanations(t, i, steps[i], loop[i])
+			}
+		})
+	}
+}
+
+func compareExplanations(t *testing.T, i int, a, b *quce.Explanation) {
+	t.Helper()
+	if len(a.Paths) != len(b.Paths) {
+		t.Fatalf("row %d: %d paths vs %d", i, len(a.Paths), len(b.Paths))
+	}
+	for k := range a.Paths {
+		pa, pb := a.Paths[k], b.Paths[k]
+		if pa.Failure != pb.Failure {
+			t.Errorf("row %d path %d: failure %q vs %q", i, k, pa.Failure, pb.Failure)
+			continue
+		}
+		if pa.Steps != pb.Steps || len(pa.Points) != len(pb.Points) {
+			t.Errorf("row %d path %d: %d steps, %d points vs %d steps, %d points", i, k, pa.Steps, len(pa.Points), pb.Steps, len(pb.Points))
+			continue
+		}
+		if !reflect.DeepEqual(pa.Points, pb.Points) {
+			t.Errorf("row %d path %d: kept points differ (max %.2e)", i, k, maxPointDiff(pa.Points, pb.Points))
+		}
+		if !reflect.DeepEqual(pa.Step, pb.Step) || !reflect.DeepEqual(pa.Probability, pb.Probability) ||
+			!reflect.DeepEqual(pa.Uncertainty, pb.Uncertainty) || !reflect.DeepEqual(pa.UncertaintyPaper, pb.UncertaintyPaper) {
+			t.Errorf("row %d path %d: the kept points' steps or measures differ", i, k)
+		}
+		if pa.Failure != "" {
+			continue // its figures are NaN
+		}
+		if !reflect.DeepEqual(pa.Attribution, pb.Attribution) {
+			t.Errorf("row %d path %d: attribution differs by %.2e", i, k, maxDiff(pa.Attribution, pb.Attribution))
+		}
+		if !reflect.DeepEqual(pa.Counterfactual, pb.Counterfactual) {
+			t.Errorf("row %d path %d: counterfactual differs by %.2e", i, k, maxDiff(pa.Counterfactual, pb.Counterfactual))
+		}
+	}
+}
+
+func maxPointDiff(a, b [][]float64) float64 {
+	d := 0.0
+	for i := range min(len(a), len(b)) {
+		d = math.Max(d, maxDiff(a[i], b[i]))
+	}
+	return d
+}
