@@ -362,13 +362,7 @@ func (e *Explainer) loopStep(kind execKind, rule Rule, k int, c loopConsts[*Node
 	g := s.t.Graph()
 	r, j := s.cur.Shape().Dimensions[0], s.cur.Shape().Dimensions[1]
 	col := func(b *Node) *Node { return ExpandAxes(b, -1) } // [R] → [R,1]
-	pick := func(b, onTrue, onFalse *Node) *Node {
-		if onTrue.Rank() > 1 {
-			b = BroadcastToDims(col(b), onTrue.Shape().Dimensions...)
-		}
-		return Where(b, onTrue, onFalse)
-	}
-	finiteRows := func(x *Node) *Node { // [R,J] or [R] → [R]: every value finite
+	finiteRows := func(x *Node) *Node {                     // [R,J] or [R] → [R]: every value finite
 		d := Sub(x, x) // 0, or NaN for NaN and ±Inf
 		if x.Rank() > 1 {
 			d = ReduceSum(d, 1)
@@ -421,7 +415,24 @@ func (e *Explainer) loopStep(kind execKind, rule Rule, k int, c loopConsts[*Node
 	alive = fail(farRow, loopOutside, alive)
 
 	// The stall watch (row.watchStall) and the early stop.
-	p := f64(next.lastP)
+	alive = loopWatch(c, s, &next, o.grad, alive)
+
+	// The rows still walking move to the step's next point.
+	next.prev = pick(alive, next.cur, next.prev)
+	next.cur = pick(alive, o.next, next.cur)
+	next.recorded = LogicalAnd(next.recorded, Not(alive))
+	next.active = alive
+	next.t = AddScalar(s.t, 1)
+	return next
+}
+
+// loopWatch is row.watchStall and the early stop for the rows still alive, whose current
+// point was just recorded into next, with ∇F(τ|·) grad there: it sets next's stall window,
+// stall step, λ and valid run, and returns the rows that walk on.
+func loopWatch(c loopConsts[*Node], s loopVals[*Node], next *loopVals[*Node], grad, alive *Node) *Node {
+	g := s.t.Graph()
+	r := s.cur.Shape().Dimensions[0]
+	p := ConvertDType(next.lastP, dtypes.Float64)
 	thr := c.threshold
 	isStalled := GreaterThan(s.stalled, ZerosLike(s.stalled))
 	stallStop := LogicalAnd(alive, LogicalAnd(isStalled, GreaterOrEqual(p, AddScalar(thr, stallMargin))))
@@ -430,7 +441,7 @@ func (e *Explainer) loopStep(kind execKind, rule Rule, k int, c loopConsts[*Node
 	logF := Log(Max(p, Scalar(g, dtypes.Float64, math.SmallestNonzeroFloat32)))
 	open := Equal(s.winStep, ZerosLike(s.winStep))
 	due := GreaterOrEqual(Sub(s.t, s.winStep), Scalar(g, dtypes.Int32, stallWindow))
-	gradNorm := Sqrt(ReduceSum(Square(f64(o.grad)), 1))
+	gradNorm := Sqrt(ReduceSum(Square(ConvertDType(grad, dtypes.Float64)), 1))
 	moving := LogicalOr(GreaterOrEqual(Sub(logF, s.winLogF), Scalar(g, dtypes.Float64, stallRise)),
 		GreaterThan(gradNorm, MulScalar(p, stallGradient)))
 	restart := LogicalAnd(watching, LogicalOr(open, LogicalAnd(Not(open), LogicalAnd(due, moving))))
@@ -447,15 +458,15 @@ func (e *Explainer) loopStep(kind execKind, rule Rule, k int, c loopConsts[*Node
 	next.validRun = pick(plain, run, s.validRun)
 	stopsEarly := BroadcastToDims(GreaterThan(c.earlyStop, ZerosLike(c.earlyStop)), r)
 	early := LogicalAnd(plain, LogicalAnd(stopsEarly, GreaterOrEqual(run, BroadcastToDims(c.earlyStop, r))))
-	alive = LogicalAnd(alive, LogicalAnd(Not(stallStop), Not(early)))
+	return LogicalAnd(alive, LogicalAnd(Not(stallStop), Not(early)))
+}
 
-	// The rows still walking move to the step's next point.
-	next.prev = pick(alive, next.cur, next.prev)
-	next.cur = pick(alive, o.next, next.cur)
-	next.recorded = LogicalAnd(next.recorded, Not(alive))
-	next.active = alive
-	next.t = AddScalar(s.t, 1)
-	return next
+// pick is onTrue in the rows [R] where b holds, onFalse in the others.
+func pick(b, onTrue, onFalse *Node) *Node {
+	if onTrue.Rank() > 1 {
+		b = BroadcastToDims(ExpandAxes(b, -1), onTrue.Shape().Dimensions...)
+	}
+	return Where(b, onTrue, onFalse)
 }
 
 // keep writes the points recorded now (rec) whose index n is a multiple of stride into the

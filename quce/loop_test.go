@@ -1,8 +1,10 @@
 package quce_test
 
 import (
+	"context"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/quce-go/quce/quce"
@@ -16,35 +18,57 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 	t.Cleanup(func() { s.Explainer.StepEngine = false })
 	base := quce.DefaultConfig()
 	base.Steps = 300
+	// want checks that the setting did what it is there for (so the comparison covers it).
 	for _, tc := range []struct {
 		name string
 		set  func(*quce.Config)
+		want func(*quce.Path) bool
 	}{
-		{"defaults", func(*quce.Config) {}},
-		{"early stop", func(c *quce.Config) { c.EarlyStop = 5 }},
-		{"simpson, sgd", func(c *quce.Config) { c.Rule, c.Optimizer = quce.Simpson, quce.SGD }},
-		{"riemann, gd, every point", func(c *quce.Config) { c.Rule, c.Optimizer, c.PathPoints = quce.Riemann, quce.GD, 0 }},
-		{"three paths", func(c *quce.Config) { c.Paths = 3 }},
-		{"diverging", func(c *quce.Config) { c.LearningRate = 1e6; c.Steps = 40 }},
+		{"defaults", func(*quce.Config) {}, func(p *quce.Path) bool { return p.Valid }},
+		{"early stop", func(c *quce.Config) { c.EarlyStop = 5 }, func(p *quce.Path) bool { return p.Steps < base.Steps }},
+		{"simpson, sgd", func(c *quce.Config) { c.Rule, c.Optimizer = quce.Simpson, quce.SGD }, nil},
+		{"riemann, gd, every point", func(c *quce.Config) { c.Rule, c.Optimizer, c.PathPoints = quce.Riemann, quce.GD, 0 },
+			func(p *quce.Path) bool { return len(p.Points) == p.Steps+1 }},
+		{"three paths", func(c *quce.Config) { c.Paths = 3 }, nil},
+		{"diverging (no bounds)", func(c *quce.Config) { c.LearningRate = 1e3; c.Steps = 40 },
+			func(p *quce.Path) bool { return strings.Contains(p.Failure, "diverged") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := base
 			tc.set(&cfg)
 			rows := s.XTest[:12]
+			qs := queries(rows)
+			if strings.Contains(tc.name, "no bounds") {
+				for i, x := range rows {
+					qs[i] = open(x)
+				}
+			}
+			run := func() []*quce.Explanation {
+				ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ex
+			}
 			s.Explainer.StepEngine = true
-			steps := explain(t, cfg, rows)
+			steps := run()
 			if got := s.Explainer.Engine(); got != "steps" {
 				t.Fatalf("engine %q, want steps", got)
 			}
 			s.Explainer.StepEngine = false
 			before := s.Explainer.Executions()
-			loop := explain(t, cfg, rows)
+			loop := run()
 			if got := s.Explainer.Engine(); got != "loop" {
 				t.Fatalf("engine %q, want loop", got)
 			}
 			t.Logf("%d executions", s.Explainer.Executions()-before)
+			seen := tc.want == nil
 			for i := range rows {
 				compareExplanations(t, i, steps[i], loop[i])
+				seen = seen || tc.want(loop[i].Path0())
+			}
+			if !seen {
+				t.Errorf("no row shows what %q is for", tc.name)
 			}
 		})
 	}

@@ -56,6 +56,7 @@ type common struct {
 	hidden             string
 	epochs, latent     int
 	vaeEpochs          int
+	stepEngine         bool
 	force              bool
 	quiet              bool
 	stderr             io.Writer
@@ -103,6 +104,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.epochs, "epochs", dc.Epochs, "training epochs of the built-in classifier")
 	fs.IntVar(&c.latent, "latent", dv.Latent, "latent dimensions of the VAE")
 	fs.IntVar(&c.vaeEpochs, "vae-epochs", dv.MaxEpochs, "most training epochs of the VAE (it stops earlier once its validation loss stops improving)")
+	fs.BoolVar(&c.stepEngine, "step-engine", false, "run the searches one graph execution per optimisation step, instead of one compiled program per batch (the default wherever the backend runs loops); the results are the same")
 	fs.BoolVar(&c.force, "force", false, "overwrite existing output files")
 	fs.BoolVar(&c.quiet, "q", false, "no progress messages on stderr")
 }
@@ -416,6 +418,7 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	if err != nil {
 		return nil, flagError(err)
 	}
+	s.Explainer.StepEngine = c.stepEngine
 	c.logf("backend: %s", s.BackendInfo)
 	if s.Cached {
 		c.logf("models loaded from the cache (%s)", s.CacheKey)
