@@ -143,8 +143,10 @@ func TestCancelStopsEveryPhase(t *testing.T) {
 	}{
 		{"before the call, a million paths", short(quce.DefaultConfig(), 1000000), nil},
 		// 4200 rows: more than one unit of rows per execution (see maxUnitRows).
-		{"at the first step of 2100 paths", short(quce.DefaultConfig(), 2100), func(step, _ int) bool { return step == 1 }},
-		{"at the first step, automatic λ and sparsity", short(sparse, 1), func(step, _ int) bool { return step == 1 }},
+		// The first report: after the first step on the step engine, after the first
+		// execution's steps on the loop engine.
+		{"at the first report of 2100 paths", short(quce.DefaultConfig(), 2100), func(int, int) bool { return true }},
+		{"at the first report, automatic λ and sparsity", short(sparse, 1), func(int, int) bool { return true }},
 		{"after the last step, automatic λ and sparsity", short(sparse, 1), func(step, steps int) bool { return step == steps }},
 		{"after the last step of 2100 paths", short(quce.DefaultConfig(), 2100), func(step, steps int) bool { return step == steps }},
 	} {

@@ -66,9 +66,11 @@ type Explainer struct {
 	executions atomic.Int64           // graph executions run, see Executions
 	engine     atomic.Pointer[string] // the engine of the last search, see Engine
 
-	// Progress, if set, is called after every optimisation step with the steps done and the
-	// steps to do; a job walked in units of rows (more than 2048 rows per CPU core) counts
-	// the steps of every unit of its first shard.
+	// Progress, if set, is called as the search goes with the steps done and the steps to
+	// do: after every step on the step engine, after every execution on the loop engine
+	// (whose execution walks up to 262 144 row-steps: a batch of a few hundred rows reports
+	// once, at its last step). A job walked in units of rows (more than 2048 rows per CPU
+	// core) counts the steps of every unit of its first shard.
 	Progress func(step, steps int)
 
 	// SmallBatch, if set, runs the step executions of at most smallBatchRows (8) rows. The

@@ -34,6 +34,10 @@ import (
 // is seen within about a second and progress is reported as the search goes.
 const loopRowSteps = 1 << 18
 
+// loopEarlyStopExecutions is how many executions a search with Config.EarlyStop is split
+// into, so that the rows that stopped leave the batch.
+const loopEarlyStopExecutions = 8
+
 // loopKeptBytes bounds the buffer of kept points one loop execution returns.
 const loopKeptBytes = 64 << 20
 
@@ -131,12 +135,26 @@ func (e *Explainer) optimiseLoop(ctx context.Context, cfg Config, rows []*row, p
 	chunk := max(1, min(cfg.Steps, loopRowSteps/len(rows)))
 	// The kept buffer holds at most chunk/stride + 2 points a row.
 	chunk = max(1, min(chunk, (loopKeptBytes/(4*len(rows)*keptWidth(j))-3)*stride))
-	for t := 1; t <= cfg.Steps && activeRows(rows) > 0; t += chunk {
+	if cfg.EarlyStop > 0 {
+		// Rows that stop early leave the batch between executions, as they leave the step
+		// engine's (with -early-stop 5 most rows stop within the first hundred steps).
+		chunk = min(chunk, max(cfg.Steps/loopEarlyStopExecutions, 1))
+	}
+	for t := 1; t <= cfg.Steps; t += chunk {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		var live []*row
+		for _, r := range rows {
+			if r.active {
+				live = append(live, r)
+			}
+		}
+		if len(live) == 0 {
+			break
+		}
 		last := min(t+chunk-1, cfg.Steps)
-		if err := e.loopChunk(cfg, rows, t, last, stride); err != nil {
+		if err := e.loopChunk(cfg, live, t, last, stride); err != nil {
 			return err
 		}
 		if progress != nil {

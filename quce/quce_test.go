@@ -210,7 +210,7 @@ func TestCancelledContextStops(t *testing.T) {
 	s := wbc(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.Explainer.Progress = func(step, _ int) {
-		if step == 3 {
+		if step >= 3 { // on the loop engine the first report can be the last step
 			cancel()
 		}
 	}
