@@ -144,13 +144,8 @@ func (e *Explainer) optimiseLoop(ctx context.Context, cfg Config, rows []*row, p
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var live []*row
-		for _, r := range rows {
-			if r.active {
-				live = append(live, r)
-			}
-		}
-		if len(live) == 0 {
+		live := liveRows(rows)
+		if live == nil {
 			break
 		}
 		last := min(t+chunk-1, cfg.Steps)
@@ -162,6 +157,28 @@ func (e *Explainer) optimiseLoop(ctx context.Context, cfg Config, rows []*row, p
 		}
 	}
 	return e.measure(ctx, cfg, rows, cfg.Steps)
+}
+
+// liveRows returns the active rows (nil if none), padded with rows that stopped up to a
+// power of two (or all the rows), so that a shrinking batch compiles a program for at most
+// log2(rows) + 1 sizes: the loop leaves a stopped row as it is.
+func liveRows(rows []*row) []*row {
+	var live, stopped []*row
+	for _, r := range rows {
+		if r.active {
+			live = append(live, r)
+		} else {
+			stopped = append(stopped, r)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	size := 1
+	for size < len(live) {
+		size *= 2
+	}
+	return append(live, stopped[:min(size, len(rows))-len(live)]...)
 }
 
 // loopChunk runs steps first..last of the rows' search in one execution.

@@ -31,7 +31,8 @@ type phase struct {
 	CompletenessGap float64 `json:"completeness_gap_mean,omitempty"`
 	Validity        float64 `json:"validity,omitempty"`
 	// Engine names how the searches ran (see quce.Explainer.Engine), and Executions counts
-	// the graph executions the phase ran: with the "steps" engine, at least one per step.
+	// the graph executions the phase ran: with the "steps" engine at least one per step, with
+	// the "loop" engine a few per batch.
 	Engine     string `json:"engine,omitempty"`
 	Executions int64  `json:"executions,omitempty"`
 }
