@@ -92,6 +92,10 @@ func TestGPUCheckTable(t *testing.T) {
 		"go.json": `{"backend":"go","simd":"avx2","phases":[
 			{"name":"classifier training","wall_seconds":0.5},{"name":"vae training","wall_seconds":0.7},
 			{"name":"explain","rows":455,"wall_seconds":0.5,"engine":"steps","executions":1010}]}`,
+		"xla-steps.json": `{"backend":"xla:cuda","simd":"none","phases":[
+			{"name":"explain","rows":1,"wall_seconds":3.3,"engine":"steps","executions":1004},
+			{"name":"explain","rows":1,"wall_seconds":1.2,"engine":"steps","executions":1004},
+			{"name":"explain","rows":455,"wall_seconds":5.8,"engine":"steps","executions":1010}]}`,
 		"xla-big.err": "timed out after 120 s\n",
 		"go-big.err":  "failed (exit 1): quce: the job needs 80 GB\n",
 		"peer.json":   `{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.92}}}]}`,
@@ -112,6 +116,7 @@ func TestGPUCheckTable(t *testing.T) {
 		"| 1 000 000 | timed out after 120 s | failed (exit 1): quce: the job needs 80 GB | not run |",
 		"| training both models | 10.5 s | 1.2 s | |",
 		"GPU: GPU 0: NVIDIA H200",
+		"XLA on the step engine (-step-engine, one execution per step): 1 rows 1.2 s, 455 rows 5.8 s",
 		"XLA: backend xla:cuda, engine steps, kernels none; executions: 1 rows 1004, 1 rows 1004, 455 rows 1010",
 	} {
 		if !strings.Contains(out, want) {

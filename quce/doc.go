@@ -44,6 +44,18 @@
 // (package backprop); other models are differentiated by GoMLX's autodiff. Results are
 // deterministic given Config.Seed.
 //
+// # Two engines
+//
+// A batch's search runs as one compiled program (the loop engine, loop.go): a graph.While
+// over the optimisation steps whose state is the rows' points, optimiser state, attribution
+// so far, uncertainty sums, kept points and stop and failure flags, so the results come back
+// once instead of after every step. Where that cannot run (a backend without While, sampled
+// codes in L_ε, or Explainer.StepEngine set) the step engine runs one execution per step
+// and does the same bookkeeping on the host. The two walk the same paths: the loop does each
+// row's arithmetic in the same order and precision as the host (the attribution in float64),
+// and a test holds them to the same bits. Explainer.Engine says which ran and
+// Explainer.Executions how many executions it took.
+//
 // # Settings: a λ's walk
 //
 // Every setting lives in Config and is checked in one place, Config.Validate, which returns
@@ -52,7 +64,8 @@
 // (cmd/quce's config), Validate runs once before anything trains, and the CLI names a refused
 // field by its flag from one table; after the models are prepared, Explainer.WithBound takes
 // the plausibility bound of automatic λ and sparsity from the training rows at
-// Config.PlausibilityQuantile; Explain then builds the rows' λ into the step graphs. From a
+// Config.PlausibilityQuantile; Explain then feeds the rows' λ to the search's program as a
+// [rows, 3] input. From a
 // notebook's sliders (gonbext.Tune): the slider values are set on a copy of the Config and
 // passed to Explain, which validates it. Explain refuses a configuration that still lacks
 // the bound it needs, naming WithBound as the fix.
