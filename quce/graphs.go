@@ -87,27 +87,62 @@ type execKind struct {
 	k        int
 }
 
-// stepIn are the inputs of one step over all rows:
+// stepVals are the inputs of one step over all rows, by name: T is *Node inside the program
+// and a tensor or scalar outside (fields gives their order as the program's arguments).
 //
 //	prev, xc [R,J]: the segment just walked, ending at the current point xc; target [R,C]
 //	(one-hot τ);
 //	and, when optimising: x0 [R,J]; move [R,J] (1 where the feature may move and the row is
 //	active); lo, hi [R,J] (bounds, standardised); m, v [R,J] (optimiser state); t (step,
 //	from 1); lam [R,3] (each row's λ1, λ2, λ3); lr; and, when samples > 0, noise [S,R,latent].
-type stepIn struct {
-	prev, xc, target       *Node
-	x0, move, lo, hi, m, v *Node
-	t, lam, lr, noise      *Node
+type stepVals[T any] struct {
+	prev, xc, target       T
+	x0, move, lo, hi, m, v T
+	t, lam, lr, noise      T
 }
 
-// stepOut are a step's outputs: at xc, F(τ|xc) [R], its gradient [R,J], L_ε with the mean
-// code in the trained and the paper's form [R]; the rule's interior gradient sum over
-// prev → xc [R,J] (nil when it has no interior nodes); and, when optimising, the objective
-// [R] and the next xc, m, v.
-type stepOut struct {
-	p, grad, unc, uncPaper, interior *Node
-	obj, next, m, v                  *Node
+// fields are the inputs kind's program takes, in order.
+func (s *stepVals[T]) fields(kind execKind) []*T {
+	f := []*T{&s.prev, &s.xc, &s.target}
+	if kind.optimise {
+		f = append(f, &s.x0, &s.move, &s.lo, &s.hi, &s.m, &s.v, &s.t, &s.lam, &s.lr)
+		if kind.samples > 0 {
+			f = append(f, &s.noise)
+		}
+	}
+	return f
 }
+
+// stepIn are a step's inputs inside the program.
+type stepIn = stepVals[*Node]
+
+// stepOuts are a step's outputs, by name: at xc, F(τ|xc) [R], its gradient [R,J], L_ε with
+// the mean code in the trained and the paper's form [R]; the rule's interior gradient sum
+// over prev → xc [R,J] (when it has interior nodes); and, when optimising, the objective
+// [R] and the next xc, m, v. T is *Node inside the program, *tensors.Tensor outside.
+type stepOuts[T any] struct {
+	p, grad, unc, uncPaper, interior T
+	obj, next, m, v                  T
+}
+
+// fields are the outputs kind's program returns, in order.
+func (s *stepOuts[T]) fields(kind execKind) []*T {
+	f := []*T{&s.p, &s.grad, &s.unc, &s.uncPaper}
+	if len(kind.rule.interiorNodes(kind.k)) > 0 {
+		f = append(f, &s.interior)
+	}
+	if kind.optimise {
+		f = append(f, &s.obj, &s.next, &s.m, &s.v)
+	}
+	return f
+}
+
+// stepOut are a step's outputs inside the program (interior nil when the rule has no
+// interior nodes).
+type stepOut = stepOuts[*Node]
+
+// stepResult are a step execution's outputs.
+type stepResult = stepOuts[*tensors.Tensor]
 
 // step builds one step over all rows (see stepIn and stepOut): the graph of a step
 // execution (stepGraph) and the body of the loop engine's loop (loopGraph).
@@ -162,46 +197,36 @@ func (e *Explainer) step(kind execKind, in stepIn) stepOut {
 	return out
 }
 
-// stepGraph builds a step execution: its inputs are stepIn's in the order listed there, its
-// outputs p, grad, unc, uncPaper, then interior when the rule has interior nodes, then, when
-// optimising, obj, next, m, v (readStep reads them back by name).
+// stepGraph builds a step execution: stepVals in, stepOuts out (readStep names them).
 func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
 	return func(args []*Node) []*Node {
-		in := stepIn{prev: args[0], xc: args[1], target: args[2]}
-		if kind.optimise {
-			in.x0, in.move, in.lo, in.hi, in.m, in.v = args[3], args[4], args[5], args[6], args[7], args[8]
-			in.t, in.lam, in.lr = args[9], args[10], args[11]
-			if kind.samples > 0 {
-				in.noise = args[12]
-			}
+		var in stepIn
+		for i, f := range in.fields(kind) {
+			*f = args[i]
 		}
 		o := e.step(kind, in)
-		out := []*Node{o.p, o.grad, o.unc, o.uncPaper}
-		if o.interior != nil {
-			out = append(out, o.interior)
-		}
-		if kind.optimise {
-			out = append(out, o.obj, o.next, o.m, o.v)
+		var out []*Node
+		for _, f := range o.fields(kind) {
+			out = append(out, *f)
 		}
 		return out
 	}
 }
 
-// stepResult is a step execution's outputs by name (see stepGraph).
-type stepResult struct {
-	p, grad, unc, uncPaper, interior *tensors.Tensor
-	obj, next, m, v                  *tensors.Tensor
+// stepArgs are a step execution's arguments, in order.
+func stepArgs(kind execKind, in stepVals[any]) []any {
+	var args []any
+	for _, f := range in.fields(kind) {
+		args = append(args, *f)
+	}
+	return args
 }
 
 // readStep names a step execution's outputs.
-func readStep(out []*tensors.Tensor, hasInterior, optimise bool) stepResult {
-	r := stepResult{p: out[0], grad: out[1], unc: out[2], uncPaper: out[3]}
-	out = out[4:]
-	if hasInterior {
-		r.interior, out = out[0], out[1:]
-	}
-	if optimise {
-		r.obj, r.next, r.m, r.v = out[0], out[1], out[2], out[3]
+func readStep(kind execKind, out []*tensors.Tensor) stepResult {
+	var r stepResult
+	for i, f := range r.fields(kind) {
+		*f = out[i]
 	}
 	return r
 }

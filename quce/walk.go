@@ -291,12 +291,15 @@ func (e *Explainer) measureUnit(cfg Config, rows []*row, step int) error {
 	defer release()
 	j := e.NumFeatures()
 	c := e.clf.NumClasses()
-	out, err := e.run(ex, batch(rows, j, func(r *row) []float32 { return r.prev }),
-		batch(rows, j, func(r *row) []float32 { return r.cur }), batch(rows, c, func(r *row) []float32 { return r.onehot }))
+	out, err := e.run(ex, stepArgs(kind, stepVals[any]{
+		prev:   batch(rows, j, func(r *row) []float32 { return r.prev }),
+		xc:     batch(rows, j, func(r *row) []float32 { return r.cur }),
+		target: batch(rows, c, func(r *row) []float32 { return r.onehot }),
+	})...)
 	if err != nil {
 		return fmt.Errorf("quce: evaluating path points: %w", err)
 	}
-	m := readMeasured(readStep(out, len(kind.rule.interiorNodes(kind.k)) > 0, false))
+	m := readMeasured(readStep(kind, out))
 	finalize(out)
 	for i, r := range rows {
 		if !r.curRecorded {
@@ -317,7 +320,6 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progr
 		return err
 	}
 	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K}
-	hasInterior := len(cfg.Rule.interiorNodes(cfg.K)) > 0
 	b := &walkBatch{e: e, kind: kind, release: func() {}, zeros: make([]float32, e.NumFeatures())}
 	defer b.close()
 	for t := 1; t <= cfg.Steps; t++ {
@@ -331,7 +333,7 @@ func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progr
 				return err
 			}
 		}
-		if err := b.step(cfg, t, hasInterior); err != nil {
+		if err := b.step(cfg, t); err != nil {
 			return err
 		}
 		if progress != nil {
@@ -368,15 +370,14 @@ func (e *Explainer) measureStarts(ctx context.Context, cfg Config, rows []*row) 
 }
 
 // step executes optimisation step t on the batch: it records each active row's current
-// point and moves the row to its next point, or stops or fails it. hasInterior says whether
-// the rule has interior nodes (the step's outputs then include their gradients).
-func (b *walkBatch) step(cfg Config, t int, hasInterior bool) error {
+// point and moves the row to its next point, or stops or fails it.
+func (b *walkBatch) step(cfg Config, t int) error {
 	j := len(b.zeros)
 	out, noise, err := b.exec(cfg, t)
 	if err != nil {
 		return err
 	}
-	res := readStep(out, hasInterior, true)
+	res := readStep(b.kind, out)
 	m := readMeasured(res)
 	obj := tensors.MustCopyFlatData[float32](res.obj)
 	next := tensors.MustCopyFlatData[float32](res.next)
@@ -409,7 +410,8 @@ func (b *walkBatch) step(cfg Config, t int, hasInterior bool) error {
 // (empty without sampling), which the caller frees.
 func (b *walkBatch) exec(cfg Config, t int) (out []*tensors.Tensor, noise []any, err error) {
 	n, L := len(b.live), b.e.vae.Config.Latent
-	args := []any{b.prev, b.cur, b.target, b.x0, b.move, b.lo, b.hi, b.m, b.v, float32(t), b.lam, float32(cfg.LearningRate)}
+	in := stepVals[any]{prev: b.prev, xc: b.cur, target: b.target, x0: b.x0, move: b.move, lo: b.lo, hi: b.hi,
+		m: b.m, v: b.v, t: float32(t), lam: b.lam, lr: float32(cfg.LearningRate)}
 	if cfg.Samples > 0 {
 		draws := make([]float32, cfg.Samples*n*L)
 		for i, r := range b.live {
@@ -419,12 +421,13 @@ func (b *walkBatch) exec(cfg Config, t int) (out []*tensors.Tensor, noise []any,
 				}
 			}
 		}
-		args = append(args, tensors.FromFlatDataAndDimensions(draws, cfg.Samples, n, L))
+		in.noise = tensors.FromFlatDataAndDimensions(draws, cfg.Samples, n, L)
+		noise = []any{in.noise}
 	}
-	if out, err = b.e.run(b.ex, args...); err != nil {
+	if out, err = b.e.run(b.ex, stepArgs(b.kind, in)...); err != nil {
 		return nil, nil, fmt.Errorf("quce: optimisation step %d: %w", t, err)
 	}
-	return out, args[12:], nil
+	return out, noise, nil
 }
 
 // walkRow records the active row r's current point (row i of the step's measurement m) and
