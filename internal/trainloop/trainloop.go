@@ -2,38 +2,43 @@
 // package vae): Adam on shuffled minibatches, within the step budget of package budget, with
 // an optional early stop on a validation loss.
 //
-// # Many steps per execution
+// # One execution per epoch
 //
 // A graph execution costs a fixed overhead (on an accelerator: a launch and transfers) that a
 // small model's step does not amortise, so a run does not execute one graph per minibatch
 // step. The training rows (inputs and labels) are given to every execution as the same
-// tensors, so they are copied to the device once and stay there; each execution gets only
-// the row order of its steps (int32 indices [K, batch]) and runs K steps unrolled in one
-// graph: step k gathers its rows by index inside the graph, builds the model and its loss,
-// and updates the variables with GoMLX's optimizer.Adam (optimizer.UpdateGraph, which takes
-// the gradients of that step's loss with respect to the variables' current values in the
-// graph, so step k+1 reads the weights and Adam moments that step k wrote, exactly as
-// consecutive executions would). An execution is one epoch, or StepsPerExecution steps of a
-// longer one; with a validation loss, the epoch's last execution also measures it on the
-// held-out rows (kept on the device too) with the weights its steps trained. So W-BC's
-// classifier (14 steps an epoch) trains in 100 executions instead of 1 400, and the VAE in
-// one execution per epoch instead of one per step plus one per validation.
+// tensors, so they are copied to the device once and stay there; an execution gets only its
+// epoch's row order (int32 indices [steps, batch]) and runs all the epoch's steps in a
+// graph.While loop whose state is the step index, the steps' losses and every variable the
+// step uses (the model's weights, Adam's moments and step counter). A step gathers its rows
+// by index inside the graph, builds the model and its loss, and updates the variables with
+// GoMLX's optimizer.Adam (optimizer.UpdateGraph, which takes the gradients of the step's loss
+// with respect to the variables' values in the loop state, so each step reads the weights and
+// moments the step before wrote, as consecutive executions would). With a validation loss,
+// the execution also measures it on the held-out rows (kept on the device too) after the
+// loop. So W-BC's classifier (14 steps an epoch) trains in 100 executions instead of 1 400,
+// and the VAE in one execution per epoch instead of one per step plus one per validation.
 //
-// Unrolling was chosen over a graph.While loop because the model functions read GoMLX
-// variables through their scope, which a While body (a closure with its own parameters)
-// cannot do without rewriting the models around explicit state; the cost is a graph that
-// grows with K, which StepsPerExecution bounds.
+// The epoch's first step is built before the loop, in the main graph: building it creates
+// the variables (the model's and Adam's) the first time, and the loop's state is then every
+// variable that step used. A While loop was chosen over unrolling the steps in one graph
+// because its graph stays one step long however long the epoch is: unrolled, the graph (and
+// an accelerator's compilation) grows with the steps, up to 200 an epoch on large data
+// (package budget). The model functions are those of the user's GoMLX code, reading their
+// variables through their scope: inside the loop body each variable's value is set to its
+// loop-state parameter (model.Variable.SetNodeValue), and after the loop to the loop's
+// result.
 //
 // Between executions the loop checks Spec.Context (a cancelled run stops there, before its
 // next execution), and between epochs it checks the loss, reports progress, keeps the best
 // weights and decides the early stop.
 //
-// The steps are the same as before this change, when each was one execution of
-// train.Trainer: the same rows in the same order, the same noise, the same Adam updates.
-// On the pure-Go backend the weights are bit-identical to that loop's (a test checks it
-// against train.Trainer; the classifier and the VAE on W-BC and German credit were checked
-// by their checkpoints' checksums), so cached models trained before stay valid and the
-// cache key did not change.
+// The steps are those that one execution of GoMLX's train.Trainer per step takes (this
+// loop's earlier form): the same rows in the same order, the same noise, the same Adam
+// updates. On the pure-Go backend the weights are bit-identical to that form's (a test
+// checks it against train.Trainer; the classifier and the VAE on W-BC and German credit
+// were checked by their checkpoints' checksums), so models cached by the earlier form stay
+// valid and the cache key did not change.
 //
 // # Order of the rows
 //
@@ -52,6 +57,8 @@ import (
 	"slices"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -67,10 +74,6 @@ const (
 	adamBeta2   = 0.999
 	adamEpsilon = 1e-8
 )
-
-// StepsPerExecution is the most minibatch steps one execution unrolls: an epoch of more
-// steps (only on large data, see package budget) takes several executions.
-const StepsPerExecution = 32
 
 // ModelFn builds the model's prediction for one step from the step's inputs: the batch's
 // rows of each of Spec.Inputs, then the step's slice of each of Spec.Noise's tensors.
@@ -209,25 +212,16 @@ func (r *run) epochs() (Result, error) {
 
 // epoch shuffles the rows and takes a step on each whole batch of them (so one compiled step
 // serves them all; the shuffle means every row is used over the epochs), until MaxSteps, in
-// executions of at most StepsPerExecution steps. It returns the last step's loss and, with a
-// Validation, the validation loss after the epoch.
+// one execution. It returns the last step's loss and, with a Validation, the validation loss
+// after the epoch.
 func (r *run) epoch() (last, validation float32, err error) {
 	r.Rand.Shuffle(len(r.order), func(a, b int) { r.order[a], r.order[b] = r.order[b], r.order[a] })
-	steps := min(len(r.order)/r.batchSize, r.MaxSteps-r.Steps)
-	for done := 0; done < steps; {
-		k := min(steps-done, StepsPerExecution)
-		final := done+k == steps
-		if last, validation, err = r.execute(done, k, final && r.Validation != nil); err != nil {
-			return 0, 0, err
-		}
-		done += k
-	}
-	return last, validation, nil
+	return r.execute(min(len(r.order)/r.batchSize, r.MaxSteps-r.Steps))
 }
 
-// execute runs one execution of k steps, from the epoch's step first on, and returns the
-// last step's loss and, if validate, the validation loss after the k steps.
-func (r *run) execute(first, k int, validate bool) (last, validation float32, err error) {
+// execute runs the epoch's first k steps in one execution, and returns the last step's loss
+// and, with a Validation, the validation loss after them.
+func (r *run) execute(k int) (last, validation float32, err error) {
 	if r.Context != nil {
 		if err := context.Cause(r.Context); err != nil {
 			return 0, 0, fmt.Errorf("%s: training stopped after %d steps: %w", r.Model, r.Steps, err)
@@ -235,7 +229,7 @@ func (r *run) execute(first, k int, validate bool) (last, validation float32, er
 	}
 	idx := make([]int32, k*r.batchSize)
 	for i := range idx {
-		idx[i] = int32(r.order[first*r.batchSize+i])
+		idx[i] = int32(r.order[i])
 	}
 	// This execution's own tensors: the indices and the noise, freed once it ran.
 	own := []*tensors.Tensor{tensors.FromFlatDataAndDimensions(idx, k, r.batchSize)}
@@ -248,7 +242,7 @@ func (r *run) execute(first, k int, validate bool) (last, validation float32, er
 	for _, t := range slices.Concat(r.Inputs, r.Labels, own) {
 		args = append(args, t)
 	}
-	if validate {
+	if r.Validation != nil {
 		args = append(args, r.Validation.Rows)
 	}
 	r.Executions++
@@ -266,54 +260,118 @@ func (r *run) execute(first, k int, validate bool) (last, validation float32, er
 		}
 	}()
 	last = tensors.MustCopyFlatData[float32](out[0])[k-1]
-	if validate {
+	if r.Validation != nil {
 		validation = tensors.ToScalar[float32](out[1])
 	}
 	return last, validation, nil
 }
 
-// stepsGraph builds one execution: its arguments are Spec.Inputs, Spec.Labels, the steps'
-// row indices [K, batch], Noise's tensors [K, batch, ...] and, for an epoch's last
-// execution with a Validation, its rows. It returns the K steps' losses and, with the
-// validation rows, the validation loss after them.
+// epochInputs are one execution's graph inputs.
+type epochInputs struct {
+	data, labels []*graph.Node // Spec.Inputs and Spec.Labels: every training row
+	order        *graph.Node   // the rows of each step, int32 [K, batch]
+	noise        []*graph.Node // Spec.Noise's tensors, [K, batch, ...]
+}
+
+// stepsGraph builds one epoch's execution: its arguments are Spec.Inputs, Spec.Labels, the
+// epoch's row indices [K, batch], Noise's tensors [K, batch, ...] and, with a Validation,
+// its rows. It returns the K steps' losses and, with a Validation, the loss on its rows
+// after them.
 func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 	g := args[0].Graph()
 	scope.Store().SetTraining(g, true)
-	data, args := args[:len(r.Inputs)], args[len(r.Inputs):]
-	labels, args := args[:len(r.Labels)], args[len(r.Labels):]
-	order, args := args[0], args[1:]
-	noise, args := args[:r.noise], args[r.noise:]
-	k := order.Shape().Dimensions[0]
-	losses := make([]*graph.Node, k)
-	for step := range k {
-		rows := graph.InsertAxes(graph.Squeeze(graph.Slice(order, graph.AxisElem(step)), 0), -1) // [batch, 1]
-		inputs := make([]*graph.Node, 0, len(data)+len(noise))
-		for _, x := range data {
-			inputs = append(inputs, graph.Gather(x, rows))
-		}
-		for _, x := range noise {
-			inputs = append(inputs, graph.Squeeze(graph.Slice(x, graph.AxisElem(step)), 0))
-		}
-		batchLabels := make([]*graph.Node, len(labels))
-		for i, y := range labels {
-			batchLabels[i] = graph.Gather(y, rows)
-		}
-		// Each step builds the model anew in a fresh scope at the same path (a Scope refuses
-		// to enter a sub-scope twice), so every step uses the same variables.
-		loss := r.loss(batchLabels, []*graph.Node{r.modelFn(fresh(scope), inputs)})
-		if !loss.Shape().IsScalar() {
-			loss = graph.ReduceAllMean(loss)
-		}
-		// The gradients are taken with respect to the variables' values as the previous
-		// step left them (Variable.NodeValue), and the update becomes their new values.
-		r.opt.UpdateGraph(scope, g, loss)
-		losses[step] = loss
+	var in epochInputs
+	in.data, args = args[:len(r.Inputs)], args[len(r.Inputs):]
+	in.labels, args = args[:len(r.Labels)], args[len(r.Labels):]
+	in.order, args = args[0], args[1:]
+	in.noise, args = args[:r.noise], args[r.noise:]
+	k := in.order.Shape().Dimensions[0]
+	stepOf := graph.Iota(g, shapes.Make(dtypes.Int32, k), 0)
+	// record puts step i's loss into the losses [K].
+	record := func(losses, i, loss *graph.Node) *graph.Node {
+		return graph.Where(graph.Equal(stepOf, i), graph.BroadcastToDims(loss, k), losses)
 	}
-	out := []*graph.Node{graph.Stack(losses, 0)}
+	zero := graph.ScalarZero(g, dtypes.Int32)
+	first := r.step(scope, in, zero) // in the main graph: creates the variables on the first build
+	losses := record(graph.Zeros(g, shapes.Make(first.DType(), k)), zero, first)
+	if k > 1 {
+		losses = r.loop(scope, in, k, losses, record)
+	}
+	out := []*graph.Node{losses}
 	if len(args) == 1 {
 		out = append(out, r.Validation.Loss(fresh(scope), args[0]))
 	}
 	return out
+}
+
+// loop takes steps 1 to k-1 in a graph.While whose state is the step index, the losses and
+// every variable in use (their values as the first step left them), and leaves the
+// variables' values as the loop ends them.
+func (r *run) loop(scope *model.Scope, in epochInputs, k int, losses *graph.Node, record func(losses, i, loss *graph.Node) *graph.Node) *graph.Node {
+	g := losses.Graph()
+	var vars []*model.Variable
+	state := []*graph.Node{graph.Const(g, int32(1)), losses}
+	for v := range scope.Store().IterVariables() {
+		if v.InUseByGraph(g) {
+			vars = append(vars, v)
+			state = append(state, v.NodeValue(g))
+		}
+	}
+	params := func(g *graph.Graph) []*graph.Node {
+		p := make([]*graph.Node, len(state))
+		for j, s := range state {
+			p[j] = graph.Parameter(g, fmt.Sprintf("state_%d", j), s.Shape())
+		}
+		return p
+	}
+	cond := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
+		return []*graph.Node{graph.LessThan(params(g)[0], graph.Const(g, int32(k)))}
+	})
+	body := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
+		p := params(g)
+		for j, v := range vars {
+			v.SetNodeValue(p[2+j]) // the model and Adam read (and write) the loop state
+		}
+		loss := r.step(scope, in, p[0])
+		next := []*graph.Node{graph.AddScalar(p[0], 1), record(p[1], p[0], loss)}
+		for _, v := range vars {
+			next = append(next, v.NodeValue(g))
+		}
+		return next
+	})
+	results := graph.While(cond, body, state...)
+	for j, v := range vars {
+		v.SetNodeValue(results[2+j])
+	}
+	return results[1]
+}
+
+// step builds step i (an int32 scalar) of the epoch: its rows gathered by index, the model
+// and its loss, and Adam's update of the variables. It returns the step's loss.
+func (r *run) step(scope *model.Scope, in epochInputs, i *graph.Node) *graph.Node {
+	at := graph.Reshape(i, 1)
+	rows := graph.InsertAxes(graph.Gather(in.order, at), -1) // [batch, 1]
+	inputs := make([]*graph.Node, 0, len(in.data)+len(in.noise))
+	for _, x := range in.data {
+		inputs = append(inputs, graph.Gather(x, rows))
+	}
+	for _, x := range in.noise {
+		inputs = append(inputs, graph.Gather(x, at))
+	}
+	labels := make([]*graph.Node, len(in.labels))
+	for j, y := range in.labels {
+		labels[j] = graph.Gather(y, rows)
+	}
+	// The model is built in a fresh scope at the same path each time (a Scope refuses to
+	// enter a sub-scope twice), so every step uses the same variables.
+	loss := r.loss(labels, []*graph.Node{r.modelFn(fresh(scope), inputs)})
+	if !loss.Shape().IsScalar() {
+		loss = graph.ReduceAllMean(loss)
+	}
+	// The gradients are taken with respect to the variables' values as the previous step
+	// left them (Variable.NodeValue), and the update becomes their new values.
+	r.opt.UpdateGraph(scope, i.Graph(), loss)
+	return loss
 }
 
 // fresh is a scope at scope's path that has entered no sub-scope yet.

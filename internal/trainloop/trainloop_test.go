@@ -156,8 +156,8 @@ func many(n int) [][]float32 {
 	return out
 }
 
-// An execution runs an epoch's steps, at most StepsPerExecution of them: the executions are
-// far fewer than the steps, and the step budget still cuts an epoch short.
+// An execution runs an epoch's steps, however many: the executions are the epochs, far
+// fewer than the steps, and the step budget still cuts an epoch short.
 func TestExecutions(t *testing.T) {
 	for _, tc := range []struct {
 		name                   string
@@ -166,8 +166,8 @@ func TestExecutions(t *testing.T) {
 		wantSteps, wantExecute int
 	}{
 		{"an epoch per execution", 10, 3, 4, 100, 12, 4},
-		{"a long epoch takes several", 70, 1, 2, 1000, 140, 6},    // 32 + 32 + 6, twice
-		{"the budget ends an epoch early", 70, 1, 2, 100, 100, 4}, // 70 in 3, then 30 in 1
+		{"a long epoch", 70, 1, 2, 1000, 140, 2},
+		{"the budget ends an epoch early", 70, 1, 2, 100, 100, 2}, // 70, then 30
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var progress [][2]int
@@ -197,12 +197,12 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// The steps unrolled in one execution update the weights exactly as GoMLX's train.Trainer
+// The steps of an epoch in one execution update the weights exactly as GoMLX's train.Trainer
 // does one step per execution on the same batches in the same order: each step's gradient
-// is taken at the weights (and Adam moments) the step before left, also across the
-// executions of a long epoch.
+// is taken at the weights (and Adam moments) the step before left, in the loop and across
+// executions.
 func TestStepsAsOnePerExecution(t *testing.T) {
-	const n, batch, epochs = 40, 1, 2 // 40 steps an epoch: executions of 32 and 8
+	const n, batch, epochs = 40, 1, 2 // 40 steps an epoch
 	rows := many(n)
 	var progress [][2]int
 	s := spec(&progress)
@@ -249,7 +249,7 @@ func TestStepsAsOnePerExecution(t *testing.T) {
 		}
 	}
 	if want := weights(t, trained); !slices.Equal(got, want) {
-		t.Errorf("unrolled steps trained %v, one step per execution %v", got, want)
+		t.Errorf("an epoch per execution trained %v, a step per execution %v", got, want)
 	}
 }
 
