@@ -12,7 +12,7 @@
 //
 // Training is the loop the VAE shares (package internal/trainloop): GoMLX's optimizer.Adam
 // (β = 0.9, 0.999 and ε = 1e-8, as in PyTorch and the paper) on shuffled minibatches, for
-// Config.Epochs epochs within the step budget, many steps to a graph execution with the
+// Config.Epochs epochs within the step budget, an epoch to a graph execution with the
 // rows kept on the device. The variable initialisation
 // (GoMLX's default He initialiser, seeded from the store's initializer_seed) and the
 // shuffling both derive from Config.Seed, so the same data and configuration train

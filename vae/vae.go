@@ -1,7 +1,7 @@
 // Package vae is the variational autoencoder whose loss QUCE uses as the uncertainty (or
 // implausibility) of a point. It is an ordinary GoMLX model: the variables live in a
 // model.Store, the two networks are model functions, training runs GoMLX's optimizer.Adam in
-// the loop the classifier shares (package internal/trainloop: many steps to a graph
+// the loop the classifier shares (package internal/trainloop: an epoch to a graph
 // execution, the rows kept on the device), and Save writes a GoMLX checkpoint.
 //
 // The encoder maps a row x of J inputs to q(z|x) = N(μ(x), diag(exp(logvar(x)))); the prior

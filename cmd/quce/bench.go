@@ -34,7 +34,7 @@ type phase struct {
 	// Engine names how the searches ran (see quce.Explainer.Engine), and Executions counts
 	// the graph executions the phase ran: with the "steps" engine, at least one per step.
 	// For a training phase, Steps counts its optimiser steps and Executions the graph
-	// executions that ran them (many steps each, see package internal/trainloop).
+	// executions that ran them (an epoch each, see package internal/trainloop).
 	Engine     string `json:"engine,omitempty"`
 	Steps      int64  `json:"steps,omitempty"`
 	Executions int64  `json:"executions,omitempty"`

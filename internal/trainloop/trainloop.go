@@ -24,10 +24,11 @@
 // variable that step used. A While loop was chosen over unrolling the steps in one graph
 // because its graph stays one step long however long the epoch is: unrolled, the graph (and
 // an accelerator's compilation) grows with the steps, up to 200 an epoch on large data
-// (package budget). The model functions are those of the user's GoMLX code, reading their
-// variables through their scope: inside the loop body each variable's value is set to its
-// loop-state parameter (model.Variable.SetNodeValue), and after the loop to the loop's
-// result.
+// (package budget); a backend without closures (Capabilities().Functions false: ONNX
+// Runtime) gets the steps unrolled all the same. The model functions stay ordinary GoMLX
+// ones, reading their variables through their scope: inside the loop body each variable's
+// value is set to its loop-state parameter (model.Variable.SetNodeValue), and after the loop
+// to the loop's result.
 //
 // Between executions the loop checks Spec.Context (a cancelled run stops there, before its
 // next execution), and between epochs it checks the loss, reports progress, keeps the best
@@ -266,6 +267,10 @@ func (r *run) execute(k int) (last, validation float32, err error) {
 	return last, validation, nil
 }
 
+// hasClosures says whether b runs closures (graph.While); a variable so that a test can take
+// the unrolled path on the pure-Go backend.
+var hasClosures = func(b compute.Backend) bool { return b.Capabilities().Functions }
+
 // epochInputs are one execution's graph inputs.
 type epochInputs struct {
 	data, labels []*graph.Node // Spec.Inputs and Spec.Labels: every training row
@@ -294,8 +299,15 @@ func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 	zero := graph.ScalarZero(g, dtypes.Int32)
 	first := r.step(scope, in, zero) // in the main graph: creates the variables on the first build
 	losses := record(graph.Zeros(g, shapes.Make(first.DType(), k)), zero, first)
-	if k > 1 {
+	switch {
+	case k == 1:
+	case hasClosures(g.Backend()):
 		losses = r.loop(scope, in, k, losses, record)
+	default: // a backend without closures (ONNX Runtime) gets the steps unrolled
+		for i := 1; i < k; i++ {
+			at := graph.Const(g, int32(i))
+			losses = record(losses, at, r.step(scope, in, at))
+		}
 	}
 	out := []*graph.Node{losses}
 	if len(args) == 1 {

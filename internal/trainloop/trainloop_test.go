@@ -3,6 +3,7 @@ package trainloop_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -199,17 +200,14 @@ func TestDeterministic(t *testing.T) {
 
 // The steps of an epoch in one execution update the weights exactly as GoMLX's train.Trainer
 // does one step per execution on the same batches in the same order: each step's gradient
-// is taken at the weights (and Adam moments) the step before left, in the loop and across
-// executions.
+// is taken at the weights (and Adam moments) the step before left, in the loop (or unrolled,
+// as on a backend without closures) and across executions.
 func TestStepsAsOnePerExecution(t *testing.T) {
 	const n, batch, epochs = 40, 1, 2 // 40 steps an epoch
 	rows := many(n)
 	var progress [][2]int
 	s := spec(&progress)
-	x, y := data(rows)
-	s.Inputs, s.Labels = []*tensors.Tensor{x}, []*tensors.Tensor{y}
 	s.BatchSize, s.MaxEpochs = batch, epochs
-	got := weights(t, run(t, s).Weights)
 
 	store := model.NewStore()
 	store.RootScope().SetParam(model.ParamInitialSeed, int64(s.Seed))
@@ -248,8 +246,23 @@ func TestStepsAsOnePerExecution(t *testing.T) {
 			}
 		}
 	}
-	if want := weights(t, trained); !slices.Equal(got, want) {
-		t.Errorf("an epoch per execution trained %v, a step per execution %v", got, want)
+	want := weights(t, trained)
+
+	for _, unrolled := range []bool{false, true} {
+		t.Run(fmt.Sprintf("unrolled=%v", unrolled), func(t *testing.T) {
+			if unrolled {
+				defer trainloop.WithoutClosures()()
+			}
+			x, y := data(rows)
+			s.Inputs, s.Labels, s.Rand = []*tensors.Tensor{x}, []*tensors.Tensor{y}, rand.New(rand.NewPCG(1, 2))
+			r, err := trainloop.Run(modeltest.Backend(t), linear, loss.MeanSquaredError, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := weights(t, r.Weights); !slices.Equal(got, want) {
+				t.Errorf("an epoch per execution trained %v, a step per execution %v", got, want)
+			}
+		})
 	}
 }
 
