@@ -10,9 +10,10 @@
 //   - C > 2 classes: C logits, P(y=c|x) = softmax(z)_c, trained with softmax cross-entropy on
 //     labels 0..C-1.
 //
-// Training is the loop the VAE shares (package internal/trainloop): GoMLX's train.Trainer
-// with Adam (β = 0.9, 0.999 and ε = 1e-8, as in PyTorch and the paper) on shuffled
-// minibatches, for Config.Epochs epochs within the step budget. The variable initialisation
+// Training is the loop the VAE shares (package internal/trainloop): GoMLX's optimizer.Adam
+// (β = 0.9, 0.999 and ε = 1e-8, as in PyTorch and the paper) on shuffled minibatches, for
+// Config.Epochs epochs within the step budget, an epoch to a graph execution with the
+// rows kept on the device. The variable initialisation
 // (GoMLX's default He initialiser, seeded from the store's initializer_seed) and the
 // shuffling both derive from Config.Seed, so the same data and configuration train
 // bit-identical weights on the same backend.
@@ -34,6 +35,7 @@ package classifier
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -45,7 +47,6 @@ import (
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
 
 	"github.com/quce-go/quce/backprop"
@@ -67,6 +68,9 @@ type Config struct {
 	MaxSteps int `json:"max_steps"`
 	// Progress, if set, is told the steps done and the most there will be after each epoch.
 	Progress budget.Progress `json:"-"`
+	// Context, if set, stops training between graph executions once it is cancelled (Train
+	// then returns an error wrapping its cause).
+	Context context.Context `json:"-"`
 }
 
 // DefaultMaxSteps is the default bound on training steps: W-BC takes 1 400 and German
@@ -102,6 +106,9 @@ func (c Config) Validate() error {
 // Classifier is a trained model.
 type Classifier struct {
 	Config Config
+	// Training is what the run that trained it did: epochs, steps and graph executions
+	// (zero for a classifier loaded or made from a store).
+	Training trainloop.Stats
 
 	features int
 	classes  int
@@ -193,18 +200,26 @@ func Train(b compute.Backend, X [][]float32, y []int, classes int, cfg Config) (
 	if outputs == 1 {
 		lossFn = loss.BinaryCrossentropyLogits
 	}
-	trained, err := trainloop.Run(b, modelFn(cfg.Hidden, outputs), lossFn, trainloop.Spec{
+	all := make([]int, len(X))
+	for i := range all {
+		all[i] = i
+	}
+	net := modelFn(cfg.Hidden, outputs)
+	trained, err := trainloop.Run(b, func(scope *model.Scope, in []*Node) *Node { return net(scope, in[0]) }, lossFn, trainloop.Spec{
 		Model: "classifier", Seed: cfg.Seed, LearningRate: cfg.LearningRate, BatchSize: cfg.BatchSize,
-		MaxEpochs: cfg.Epochs, MaxSteps: cmp.Or(cfg.MaxSteps, DefaultMaxSteps), Progress: cfg.Progress,
-		Rows: len(X), Rand: rand.New(rand.NewPCG(cfg.Seed, 0x636c6173)),
-		Batch: func(rows []int) train.Batch {
-			return train.Batch{Inputs: []*tensors.Tensor{rowsTensor(X, rows, j)}, Labels: []*tensors.Tensor{labelsTensor(y, rows, outputs)}}
-		},
+		MaxEpochs: cfg.Epochs, MaxSteps: cmp.Or(cfg.MaxSteps, DefaultMaxSteps), Progress: cfg.Progress, Context: cfg.Context,
+		Rand:   rand.New(rand.NewPCG(cfg.Seed, 0x636c6173)),
+		Inputs: []*tensors.Tensor{rowsTensor(X, all, j)}, Labels: []*tensors.Tensor{labelsTensor(y, all, outputs)},
 	})
 	if err != nil {
 		return nil, err
 	}
-	return newClassifier(cfg, j, classes, trained.Weights)
+	c, err := newClassifier(cfg, j, classes, trained.Weights)
+	if err != nil {
+		return nil, err
+	}
+	c.Training = trained.Stats
+	return c, nil
 }
 
 // FromStore makes a classifier of the given configuration from variables already in store,

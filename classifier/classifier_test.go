@@ -1,6 +1,7 @@
 package classifier_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -282,5 +283,19 @@ func TestStepBudget(t *testing.T) {
 				t.Errorf("progress ended at %d of %d steps, want %d of %d", done, total, tc.wantDone, tc.wantTot)
 			}
 		})
+	}
+}
+
+// A cancelled Config.Context stops training before its next graph execution, with an error
+// that names the model and wraps the cause.
+func TestTrainCancelled(t *testing.T) {
+	xtr, _, ytr, _ := wbcSplit(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg := classifier.DefaultConfig()
+	cfg.Context = ctx
+	_, err := classifier.Train(modeltest.Backend(t), xtr, ytr, 2, cfg)
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "classifier: training stopped after 0 steps") {
+		t.Errorf("got %v, want the training stopped before its first execution, wrapping context.Canceled", err)
 	}
 }

@@ -1,8 +1,8 @@
 // Package vae is the variational autoencoder whose loss QUCE uses as the uncertainty (or
 // implausibility) of a point. It is an ordinary GoMLX model: the variables live in a
-// model.Store, the two networks are model functions, training runs GoMLX's train.Trainer
-// with Adam in the loop the classifier shares (package internal/trainloop), and Save writes a
-// GoMLX checkpoint.
+// model.Store, the two networks are model functions, training runs GoMLX's optimizer.Adam in
+// the loop the classifier shares (package internal/trainloop: an epoch to a graph
+// execution, the rows kept on the device), and Save writes a GoMLX checkpoint.
 //
 // The encoder maps a row x of J inputs to q(z|x) = N(μ(x), diag(exp(logvar(x)))); the prior
 // is N(0, I); the decoder maps a code z to J outputs x̂ = dec(z). Both networks are dense
@@ -51,6 +51,7 @@ package vae
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -62,7 +63,6 @@ import (
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train"
 
 	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/gomlxmodel"
@@ -97,6 +97,9 @@ type Config struct {
 	MaxSteps int `json:"max_steps"`
 	// Progress, if set, is told the steps done and the most there will be after each epoch.
 	Progress budget.Progress `json:"-"`
+	// Context, if set, stops training between graph executions once it is cancelled (Train
+	// then returns an error wrapping its cause).
+	Context context.Context `json:"-"`
 	// Categorical lists the one-hot blocks, in column order, that have a categorical
 	// likelihood; every other input is Gaussian. Omitted from JSON when empty, so a numeric
 	// configuration encodes (and keys caches) as before.
@@ -199,6 +202,9 @@ type VAE struct {
 	Config Config
 	// Epochs is how many epochs ran before early stopping.
 	Epochs int
+	// Training is what the run that trained it did: epochs, steps and graph executions
+	// (zero for a VAE loaded or made from a store).
+	Training trainloop.Stats
 
 	features int
 	store    *model.Store      // the trained variables only (no optimizer state)
@@ -475,25 +481,22 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 	}
 
 	// The model's "prediction" is the per-row loss, with one code sampled from the noise
-	// input; the trainer's loss is its mean, there being no labels.
-	modelFn := func(scope *model.Scope, x, noise *Node) *Node {
-		return scopeNets(scope, cfg, j).pointLoss(x, ExpandAxes(noise, 0), cfg.Sigma, Trained)
+	// input; the loss is its mean, there being no labels.
+	modelFn := func(scope *model.Scope, in []*Node) *Node {
+		return scopeNets(scope, cfg, j).pointLoss(in[0], ExpandAxes(in[1], 0), cfg.Sigma, Trained)
 	}
 	meanLoss := func(_, perRow []*Node) *Node { return ReduceAllMean(perRow[0]) }
 	trained, err := trainloop.Run(b, modelFn, meanLoss, trainloop.Spec{
 		Model: "vae", Seed: cfg.Seed, LearningRate: cfg.LearningRate, BatchSize: cfg.BatchSize,
-		MaxEpochs: cfg.MaxEpochs, MaxSteps: cmp.Or(cfg.MaxSteps, DefaultMaxSteps), Progress: cfg.Progress,
-		Rows: len(fit), Rand: rng,
-		Batch: func(rows []int) train.Batch {
-			batch := make([][]float32, len(rows))
-			for k, i := range rows {
-				batch[k] = fit[i]
-			}
-			noise := make([]float32, len(rows)*cfg.Latent)
+		MaxEpochs: cfg.MaxEpochs, MaxSteps: cmp.Or(cfg.MaxSteps, DefaultMaxSteps), Progress: cfg.Progress, Context: cfg.Context,
+		Rand: rng, Inputs: []*tensors.Tensor{matrix(fit, j)},
+		// One standard normal code noise per row and step, drawn step after step.
+		Noise: func(steps, batch int) []*tensors.Tensor {
+			noise := make([]float32, steps*batch*cfg.Latent)
 			for k := range noise {
 				noise[k] = float32(rng.NormFloat64())
 			}
-			return train.Batch{Inputs: []*tensors.Tensor{matrix(batch, j), tensors.FromFlatDataAndDimensions(noise, len(rows), cfg.Latent)}}
+			return []*tensors.Tensor{tensors.FromFlatDataAndDimensions(noise, steps, batch, cfg.Latent)}
 		},
 		// The validation loss uses the mean code, as the explainer's scores do.
 		Validation: &trainloop.Validation{
@@ -506,7 +509,12 @@ func Train(b compute.Backend, X [][]float32, cfg Config) (*VAE, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newVAE(cfg, j, trained.Epochs, trained.Weights)
+	v, err := newVAE(cfg, j, trained.Epochs, trained.Weights)
+	if err != nil {
+		return nil, err
+	}
+	v.Training = trained.Stats
+	return v, nil
 }
 
 // checkBlockValues reports a training value outside [0, 1] in a categorical block: the

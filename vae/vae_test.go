@@ -1,6 +1,9 @@
 package vae_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -506,6 +509,10 @@ func TestStepBudget(t *testing.T) {
 	if done != 20 || total != 20 || v.Epochs != (20+perEpoch-1)/perEpoch {
 		t.Errorf("progress ended at %d of %d steps after %d epochs; want 20 of 20 after %d", done, total, v.Epochs, (20+perEpoch-1)/perEpoch)
 	}
+	// Each epoch's steps (and its validation loss) ran in one graph execution.
+	if v.Training.Steps != 20 || v.Training.Executions != v.Epochs {
+		t.Errorf("%d steps in %d executions, want 20 in one per epoch (%d)", v.Training.Steps, v.Training.Executions, v.Epochs)
+	}
 }
 
 // TestTapedLossGradient checks LossPartsTaped's gradient (both networks differentiated by
@@ -573,5 +580,20 @@ func TestTapedLossGradient(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A cancelled Config.Context stops training before its next graph execution, with an error
+// that names the model and wraps the cause.
+func TestTrainCancelled(t *testing.T) {
+	xtr, _ := wbc(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := vae.DefaultConfig()
+	cfg.Context = ctx
+	cfg.Progress = func(done, _ int) { cancel() } // after the first epoch
+	_, err := vae.Train(modeltest.Backend(t), xtr, cfg)
+	perEpoch := (len(xtr) - int(float64(len(xtr))*cfg.ValFraction)) / cfg.BatchSize
+	if want := fmt.Sprintf("vae: training stopped after %d steps", perEpoch); !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %q…, wrapping context.Canceled", err, want)
 	}
 }

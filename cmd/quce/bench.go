@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/quce-go/quce/internal/trainloop"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -32,9 +33,17 @@ type phase struct {
 	Validity        float64 `json:"validity,omitempty"`
 	// Engine names how the searches ran (see quce.Explainer.Engine), and Executions counts
 	// the graph executions the phase ran: with the "steps" engine at least one per step, with
-	// the "loop" engine a few per batch.
+	// the "loop" engine a few per batch. For a training phase, Steps counts its optimiser
+	// steps and Executions the graph executions that ran them (an epoch each, see package
+	// internal/trainloop).
 	Engine     string `json:"engine,omitempty"`
+	Steps      int64  `json:"steps,omitempty"`
 	Executions int64  `json:"executions,omitempty"`
+}
+
+// trainingPhase is a model's training phase: its seconds and what its run did.
+func trainingPhase(name string, seconds float64, st trainloop.Stats) phase {
+	return phase{Name: name, WallSeconds: seconds, Steps: int64(st.Steps), Executions: int64(st.Executions)}
 }
 
 func cpuSeconds() float64 {
@@ -87,9 +96,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg, err = f.withBound(s, cfg); err != nil {
 		return err
 	}
+	var clf trainloop.Stats // none for a user's model
+	if s.Classifier != nil {
+		clf = s.Classifier.Training
+	}
 	phases = append(phases,
-		phase{Name: "classifier training", WallSeconds: s.ClassifierSeconds},
-		phase{Name: "vae training", WallSeconds: s.VAESeconds}, p)
+		trainingPhase("classifier training", s.ClassifierSeconds, clf),
+		trainingPhase("vae training", s.VAESeconds, s.VAE.Training), p)
+	f.logf("training: classifier %d steps in %d executions, VAE %d steps in %d executions", clf.Steps, clf.Executions, s.VAE.Training.Steps, s.VAE.Training.Executions)
 	for _, b := range sizes {
 		qs := make([]quce.Query, b)
 		for i := range qs {

@@ -68,3 +68,38 @@ func TestBenchSaysWhatRan(t *testing.T) {
 		})
 	}
 }
+
+// quce bench reports each model's training steps and the graph executions that ran them:
+// on W-BC an epoch's steps run in one execution, so the executions are the epochs, far
+// fewer than the steps.
+func TestBenchCountsTrainingExecutions(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "-rows", "1", "-steps", "2", "-epochs", "3", "-vae-epochs", "2", "-latent", "2", "-q"}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("bench: %v\n%s", err, stderr.String())
+	}
+	var doc struct {
+		Phases []struct {
+			Name       string `json:"name"`
+			Steps      int64  `json:"steps"`
+			Executions int64  `json:"executions"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// W-BC's 455 training rows: the classifier takes 14 batches of 32 an epoch, the VAE
+	// (on the 409 rows left beside its validation split) 6 of 64.
+	want := map[string][2]int64{"classifier training": {3 * 14, 3}, "vae training": {2 * 6, 2}}
+	for _, p := range doc.Phases {
+		if w, ok := want[p.Name]; ok {
+			if p.Steps != w[0] || p.Executions != w[1] {
+				t.Errorf("%s: %d steps in %d executions, want %d in %d", p.Name, p.Steps, p.Executions, w[0], w[1])
+			}
+			delete(want, p.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no phases %v in the report", want)
+	}
+}

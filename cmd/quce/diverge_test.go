@@ -215,8 +215,8 @@ func TestFailedRowBesideAGoodOne(t *testing.T) {
 	}
 }
 
-// Ctrl-C while the models train returns at once (training itself does not stop on a
-// cancelled context, but the command no longer waits for it).
+// Ctrl-C while the models train returns at once (training itself stops before its next
+// graph execution; the command does not wait for it).
 func TestInterruptWhilePreparing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	release := make(chan struct{})

@@ -384,6 +384,7 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	if err != nil {
 		return nil, err
 	}
+	clf.Context, v.Context = ctx, ctx // training stops between executions once ctx is cancelled
 	opts := pipeline.Options{Data: ds, SplitSeed: c.splitSeed, TestFraction: testFraction, CacheDir: c.cacheDir,
 		Classifier: clf, VAE: v, Log: c.logf}
 	if c.noCache {
@@ -436,9 +437,9 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	return s, nil
 }
 
-// prepareUntil runs prepare (pipeline.Prepare), given up when ctx is cancelled: training
-// does not stop on a cancelled context, but the command returns at once, and the program
-// exits (the cache's files are written whole or not at all).
+// prepareUntil runs prepare (pipeline.Prepare), given up when ctx is cancelled: the command
+// returns at once, and training (given ctx as its Context) stops before its next graph
+// execution (the cache's files are written whole or not at all).
 func prepareUntil(ctx context.Context, prepare func() (*pipeline.Setup, error)) (*pipeline.Setup, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -2,26 +2,64 @@
 // package vae): Adam on shuffled minibatches, within the step budget of package budget, with
 // an optional early stop on a validation loss.
 //
-// Each step is GoMLX's train.Trainer (the graph, the gradients and optimizer.Adam); the loop
-// around it is written here rather than taken from train.Loop, which does not fit: the VAE
-// measures a validation loss after every epoch, stops after Patience epochs without
-// improvement and keeps the best epoch's weights, and train.Loop has no end-of-epoch hook
-// nor a way to stop a run early (its epochs end only when the data does); it also stops on a
-// non-finite loss with its own message, where a user needs one that names the model and the
-// fix, and adds a bookkeeping variable to the store.
+// # One execution per epoch
+//
+// A graph execution costs a fixed overhead (on an accelerator: a launch and transfers) that a
+// small model's step does not amortise, so a run does not execute one graph per minibatch
+// step. The training rows (inputs and labels) are given to every execution as the same
+// tensors, so they are copied to the device once and stay there; an execution gets only its
+// epoch's row order (int32 indices [steps, batch]) and runs all the epoch's steps in a
+// graph.While loop whose state is the step index, the steps' losses and every variable the
+// step uses (the model's weights, Adam's moments and step counter). A step gathers its rows
+// by index inside the graph, builds the model and its loss, and updates the variables with
+// GoMLX's optimizer.Adam (optimizer.UpdateGraph, which takes the gradients of the step's loss
+// with respect to the variables' values in the loop state, so each step reads the weights and
+// moments the step before wrote, as consecutive executions would). With a validation loss,
+// the execution also measures it on the held-out rows (kept on the device too) after the
+// loop. So W-BC's classifier (14 steps an epoch) trains in 100 executions instead of 1 400,
+// and the VAE in one execution per epoch instead of one per step plus one per validation.
+//
+// The epoch's first step is built before the loop, in the main graph: building it creates
+// the variables (the model's and Adam's) the first time, and the loop's state is then every
+// variable that step used. A While loop was chosen over unrolling the steps in one graph
+// because its graph stays one step long however long the epoch is: unrolled, the graph (and
+// an accelerator's compilation) grows with the steps, up to 200 an epoch on large data
+// (package budget); a backend without closures (Capabilities().Functions false: ONNX
+// Runtime) gets the steps unrolled all the same. The model functions stay ordinary GoMLX
+// ones, reading their variables through their scope: inside the loop body each variable's
+// value is set to its loop-state parameter (model.Variable.SetNodeValue), and after the loop
+// to the loop's result.
+//
+// Between executions the loop checks Spec.Context (a cancelled run stops there, before its
+// next execution), and between epochs it checks the loss, reports progress, keeps the best
+// weights and decides the early stop.
+//
+// The steps are those that one execution of GoMLX's train.Trainer per step takes (this
+// loop's earlier form): the same rows in the same order, the same noise, the same Adam
+// updates. On the pure-Go backend the weights are bit-identical to that form's (a test
+// checks it against train.Trainer; the classifier and the VAE on W-BC and German credit
+// were checked by their checkpoints' checksums), so models cached by the earlier form stay
+// valid and the cache key did not change.
+//
+// # Order of the rows
 //
 // A run is deterministic: the variables are initialised from Spec.Seed (the store's
-// initializer_seed), the rows are shuffled with Spec.Rand before each epoch, and the steps
-// take whole batches in that order, so the same data and Spec train bit-identical weights on
-// the same backend.
+// initializer_seed); before each epoch the rows are shuffled with Spec.Rand, and the epoch's
+// steps take whole batches in that order (the last rows, fewer than a batch, wait for a later
+// epoch's shuffle); Spec.Noise then draws each step's extra inputs, step after step, from the
+// same generator. The same data and Spec train bit-identical weights on the same backend.
 package trainloop
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -38,6 +76,10 @@ const (
 	adamEpsilon = 1e-8
 )
 
+// ModelFn builds the model's prediction for one step from the step's inputs: the batch's
+// rows of each of Spec.Inputs, then the step's slice of each of Spec.Noise's tensors.
+type ModelFn func(scope *model.Scope, inputs []*graph.Node) *graph.Node
+
 // Spec describes one training run.
 type Spec struct {
 	Model        string          // the model's name in errors: "classifier", "vae"
@@ -47,12 +89,18 @@ type Spec struct {
 	MaxEpochs    int             // passes over the rows at most
 	MaxSteps     int             // steps at most (positive)
 	Progress     budget.Progress // told the steps done and the most there will be after each epoch
-	Rows         int             // the number of training rows
-	// Rand shuffles the rows before each epoch; Batch may draw from it too (the VAE's noise).
+	// Context, if set, stops the run between executions once it is cancelled; the error
+	// then wraps its cause (context.Canceled or context.DeadlineExceeded).
+	Context context.Context
+	// Inputs and Labels hold every training row, the rows on axis 0 (Labels may be empty
+	// when the loss needs none). The run passes the same tensors to every execution, so they
+	// are transferred to the device once.
+	Inputs, Labels []*tensors.Tensor
+	// Rand shuffles the rows before each epoch; Noise may draw from it too.
 	Rand *rand.Rand
-	// Batch makes a step's inputs and labels from the training rows with these indices. The
-	// trainer takes ownership of (and frees) the tensors: fresh ones each call.
-	Batch func(rows []int) train.Batch
+	// Noise, if set, draws extra inputs for steps steps of batch rows each (the VAE's
+	// noise): tensors [steps, batch, ...], fresh each call (the run frees them).
+	Noise func(steps, batch int) []*tensors.Tensor
 	// Validation, if set, stops the run early and keeps the best epoch's weights; without
 	// it every epoch runs (within MaxSteps) and the last weights are kept.
 	Validation *Validation
@@ -73,37 +121,41 @@ type Result struct {
 	// counters, metrics or random state: what a user loads should be the model, not the
 	// training run.
 	Weights *model.Store
-	Epochs  int // epochs run
+	Stats
 }
 
-// Run trains modelFn (as train.NewTrainer takes it) with loss on the batches spec.Batch
-// makes.
-func Run[F train.ModelFnCompatible](b compute.Backend, modelFn F, loss train.LossFn, spec Spec) (Result, error) {
+// Stats counts what a run did.
+type Stats struct {
+	Epochs     int `json:"epochs"`     // epochs run
+	Steps      int `json:"steps"`      // minibatch steps (optimiser updates) taken
+	Executions int `json:"executions"` // graph executions that took them
+}
+
+// Run trains modelFn with loss (as train.Trainer takes it; labels are the batch's rows of
+// Spec.Labels) on the rows of spec.Inputs.
+func Run(b compute.Backend, modelFn ModelFn, loss train.LossFn, spec Spec) (Result, error) {
+	if len(spec.Inputs) == 0 {
+		return Result{}, fmt.Errorf("%s: no training inputs", spec.Model)
+	}
 	store := model.NewStore()
 	// The store's random generator (used by the initialisers) starts from this seed.
 	store.RootScope().SetParam(model.ParamInitialSeed, int64(spec.Seed))
-	opt := optimizer.Adam().LearningRate(spec.LearningRate).Betas(adamBeta1, adamBeta2).Epsilon(adamEpsilon).Done()
-	r := &run{Spec: spec, store: store, trainer: train.NewTrainer(b, store, modelFn, loss, opt, nil, nil)}
-	r.batchSize = budget.Batch(spec.BatchSize, spec.Rows)
-	r.order = make([]int, spec.Rows)
+	r := &run{
+		Spec: spec, store: store, modelFn: modelFn, loss: loss,
+		opt: optimizer.Adam().LearningRate(spec.LearningRate).Betas(adamBeta1, adamBeta2).Epsilon(adamEpsilon).Done(),
+	}
+	rows := spec.Inputs[0].Shape().Dimensions[0]
+	r.batchSize = budget.Batch(spec.BatchSize, rows)
+	r.order = make([]int, rows)
 	for i := range r.order {
 		r.order[i] = i
 	}
-	if v := spec.Validation; v != nil {
-		exec, err := model.NewExec(b, store, v.Loss)
-		if err != nil {
-			return Result{}, err
-		}
-		defer exec.Finalize()
-		r.validate = func() (float64, error) {
-			out, err := exec.Call(v.Rows)
-			if err != nil {
-				return 0, fmt.Errorf("%s: validation loss: %w", spec.Model, err)
-			}
-			defer out[0].FinalizeAll()
-			return float64(tensors.ToScalar[float32](out[0])), nil
-		}
+	exec, err := model.NewExec(b, store, r.stepsGraph)
+	if err != nil {
+		return Result{}, err
 	}
+	defer exec.Finalize()
+	r.exec = exec
 	return r.epochs()
 }
 
@@ -111,44 +163,44 @@ func Run[F train.ModelFnCompatible](b compute.Backend, modelFn F, loss train.Los
 type run struct {
 	Spec
 	store     *model.Store
-	trainer   *train.Trainer
+	modelFn   ModelFn
+	loss      train.LossFn
+	opt       optimizer.Interface
+	exec      *model.Exec
 	batchSize int   // rows per step, as the budget grows it
 	order     []int // the rows in this epoch's order
-	steps     int   // steps taken so far
-	validate  func() (float64, error)
+	noise     int   // how many tensors Spec.Noise gives
+	Stats
 }
 
 // epochs runs the epochs until MaxEpochs, MaxSteps or the early stop, and returns the
 // weights to keep.
 func (r *run) epochs() (Result, error) {
-	total := min(r.MaxEpochs*(r.Rows/r.batchSize), r.MaxSteps)
-	best, since, epoch := math.Inf(1), 0, 0
+	total := min(r.MaxEpochs*(len(r.order)/r.batchSize), r.MaxSteps)
+	best, since := math.Inf(1), 0
 	var kept *model.Store
-	for epoch = 1; epoch <= r.MaxEpochs && r.steps < r.MaxSteps && (r.validate == nil || since < r.Validation.Patience); epoch++ {
-		last, err := r.epoch()
+	for r.Epochs < r.MaxEpochs && r.Steps < r.MaxSteps && (r.Validation == nil || since < r.Validation.Patience) {
+		r.Epochs++
+		last, validation, err := r.epoch()
 		if err != nil {
 			return Result{}, err
 		}
 		// A NaN in the weights keeps the loss NaN, so checking once an epoch is enough.
 		if math.IsNaN(float64(last)) || math.IsInf(float64(last), 0) {
-			return Result{}, fmt.Errorf("%s: training loss became %v at epoch %d; fix: lower the learning rate (Config.LearningRate in Go), or check the data for extreme values", r.Model, last, epoch)
+			return Result{}, fmt.Errorf("%s: training loss became %v at epoch %d; fix: lower the learning rate (Config.LearningRate in Go), or check the data for extreme values", r.Model, last, r.Epochs)
 		}
-		if r.validate != nil {
-			loss, err := r.validate()
-			if err != nil {
-				return Result{}, err
-			}
-			if loss < best {
-				// The trainer donates the variables' buffers to the next step: keep a copy.
+		if r.Validation != nil {
+			if float64(validation) < best {
+				// The next execution donates the variables' buffers: keep a copy.
 				if kept, err = r.trainedVariables(true); err != nil {
 					return Result{}, err
 				}
-				best, since = loss, 0
+				best, since = float64(validation), 0
 			} else {
 				since++
 			}
 		}
-		r.Progress.Report(r.steps, total)
+		r.Progress.Report(r.Steps, total)
 	}
 	if kept == nil { // no validation, or no validation loss was finite (the NaN check makes that unlikely)
 		var err error
@@ -156,30 +208,189 @@ func (r *run) epochs() (Result, error) {
 			return Result{}, err
 		}
 	}
-	return Result{Weights: kept, Epochs: epoch - 1}, nil
+	return Result{Weights: kept, Stats: r.Stats}, nil
 }
 
 // epoch shuffles the rows and takes a step on each whole batch of them (so one compiled step
-// serves them all; the shuffle means every row is used over the epochs), until MaxSteps. It
-// returns the last step's loss.
-func (r *run) epoch() (last float32, err error) {
+// serves them all; the shuffle means every row is used over the epochs), until MaxSteps, in
+// one execution. It returns the last step's loss and, with a Validation, the validation loss
+// after the epoch.
+func (r *run) epoch() (last, validation float32, err error) {
 	r.Rand.Shuffle(len(r.order), func(a, b int) { r.order[a], r.order[b] = r.order[b], r.order[a] })
-	for start := 0; start+r.batchSize <= len(r.order) && r.steps < r.MaxSteps; start += r.batchSize {
-		r.steps++
-		metrics, err := r.trainer.TrainStep(r.Batch(r.order[start : start+r.batchSize]))
-		if err != nil {
-			return 0, fmt.Errorf("%s: training step: %w", r.Model, err)
-		}
-		last = tensors.ToScalar[float32](metrics[0])
-		for _, m := range metrics {
-			m.FinalizeAll()
-		}
-	}
-	return last, nil
+	return r.execute(min(len(r.order)/r.batchSize, r.MaxSteps-r.Steps))
 }
 
+// execute runs the epoch's first k steps in one execution, and returns the last step's loss
+// and, with a Validation, the validation loss after them.
+func (r *run) execute(k int) (last, validation float32, err error) {
+	if r.Context != nil {
+		if err := context.Cause(r.Context); err != nil {
+			return 0, 0, fmt.Errorf("%s: training stopped after %d steps: %w", r.Model, r.Steps, err)
+		}
+	}
+	idx := make([]int32, k*r.batchSize)
+	for i := range idx {
+		idx[i] = int32(r.order[i])
+	}
+	// This execution's own tensors: the indices and the noise, freed once it ran.
+	own := []*tensors.Tensor{tensors.FromFlatDataAndDimensions(idx, k, r.batchSize)}
+	if r.Noise != nil {
+		noise := r.Noise(k, r.batchSize)
+		r.noise = len(noise)
+		own = append(own, noise...)
+	}
+	args := make([]any, 0, len(r.Inputs)+len(r.Labels)+len(own)+1)
+	for _, t := range slices.Concat(r.Inputs, r.Labels, own) {
+		args = append(args, t)
+	}
+	if r.Validation != nil {
+		args = append(args, r.Validation.Rows)
+	}
+	r.Executions++
+	r.Steps += k
+	out, err := r.exec.Call(args...)
+	for _, t := range own {
+		t.FinalizeAll()
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: training steps: %w", r.Model, err)
+	}
+	defer func() {
+		for _, t := range out {
+			t.FinalizeAll()
+		}
+	}()
+	last = tensors.MustCopyFlatData[float32](out[0])[k-1]
+	if r.Validation != nil {
+		validation = tensors.ToScalar[float32](out[1])
+	}
+	return last, validation, nil
+}
+
+// hasClosures says whether b runs closures (graph.While); a variable so that a test can take
+// the unrolled path on the pure-Go backend.
+var hasClosures = func(b compute.Backend) bool { return b.Capabilities().Functions }
+
+// epochInputs are one execution's graph inputs.
+type epochInputs struct {
+	data, labels []*graph.Node // Spec.Inputs and Spec.Labels: every training row
+	order        *graph.Node   // the rows of each step, int32 [K, batch]
+	noise        []*graph.Node // Spec.Noise's tensors, [K, batch, ...]
+}
+
+// stepsGraph builds one epoch's execution: its arguments are Spec.Inputs, Spec.Labels, the
+// epoch's row indices [K, batch], Noise's tensors [K, batch, ...] and, with a Validation,
+// its rows. It returns the K steps' losses and, with a Validation, the loss on its rows
+// after them.
+func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
+	g := args[0].Graph()
+	scope.Store().SetTraining(g, true)
+	var in epochInputs
+	in.data, args = args[:len(r.Inputs)], args[len(r.Inputs):]
+	in.labels, args = args[:len(r.Labels)], args[len(r.Labels):]
+	in.order, args = args[0], args[1:]
+	in.noise, args = args[:r.noise], args[r.noise:]
+	k := in.order.Shape().Dimensions[0]
+	stepOf := graph.Iota(g, shapes.Make(dtypes.Int32, k), 0)
+	// record puts step i's loss into the losses [K].
+	record := func(losses, i, loss *graph.Node) *graph.Node {
+		return graph.Where(graph.Equal(stepOf, i), graph.BroadcastToDims(loss, k), losses)
+	}
+	zero := graph.ScalarZero(g, dtypes.Int32)
+	first := r.step(scope, in, zero) // in the main graph: creates the variables on the first build
+	losses := record(graph.Zeros(g, shapes.Make(first.DType(), k)), zero, first)
+	switch {
+	case k == 1:
+	case hasClosures(g.Backend()):
+		losses = r.loop(scope, in, k, losses, record)
+	default: // a backend without closures (ONNX Runtime) gets the steps unrolled
+		for i := 1; i < k; i++ {
+			at := graph.Const(g, int32(i))
+			losses = record(losses, at, r.step(scope, in, at))
+		}
+	}
+	out := []*graph.Node{losses}
+	if len(args) == 1 {
+		out = append(out, r.Validation.Loss(fresh(scope), args[0]))
+	}
+	return out
+}
+
+// loop takes steps 1 to k-1 in a graph.While whose state is the step index, the losses and
+// every variable in use (their values as the first step left them), and leaves the
+// variables' values as the loop ends them.
+func (r *run) loop(scope *model.Scope, in epochInputs, k int, losses *graph.Node, record func(losses, i, loss *graph.Node) *graph.Node) *graph.Node {
+	g := losses.Graph()
+	var vars []*model.Variable
+	state := []*graph.Node{graph.Const(g, int32(1)), losses}
+	for v := range scope.Store().IterVariables() {
+		if v.InUseByGraph(g) {
+			vars = append(vars, v)
+			state = append(state, v.NodeValue(g))
+		}
+	}
+	params := func(g *graph.Graph) []*graph.Node {
+		p := make([]*graph.Node, len(state))
+		for j, s := range state {
+			p[j] = graph.Parameter(g, fmt.Sprintf("state_%d", j), s.Shape())
+		}
+		return p
+	}
+	cond := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
+		return []*graph.Node{graph.LessThan(params(g)[0], graph.Const(g, int32(k)))}
+	})
+	body := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
+		p := params(g)
+		for j, v := range vars {
+			v.SetNodeValue(p[2+j]) // the model and Adam read (and write) the loop state
+		}
+		loss := r.step(scope, in, p[0])
+		next := []*graph.Node{graph.AddScalar(p[0], 1), record(p[1], p[0], loss)}
+		for _, v := range vars {
+			next = append(next, v.NodeValue(g))
+		}
+		return next
+	})
+	results := graph.While(cond, body, state...)
+	for j, v := range vars {
+		v.SetNodeValue(results[2+j])
+	}
+	return results[1]
+}
+
+// step builds step i (an int32 scalar) of the epoch: its rows gathered by index, the model
+// and its loss, and Adam's update of the variables. It returns the step's loss.
+func (r *run) step(scope *model.Scope, in epochInputs, i *graph.Node) *graph.Node {
+	at := graph.Reshape(i, 1)
+	rows := graph.InsertAxes(graph.Gather(in.order, at), -1) // [batch, 1]
+	inputs := make([]*graph.Node, 0, len(in.data)+len(in.noise))
+	for _, x := range in.data {
+		inputs = append(inputs, graph.Gather(x, rows))
+	}
+	for _, x := range in.noise {
+		inputs = append(inputs, graph.Gather(x, at))
+	}
+	labels := make([]*graph.Node, len(in.labels))
+	for j, y := range in.labels {
+		labels[j] = graph.Gather(y, rows)
+	}
+	// The model is built in a fresh scope at the same path each time (a Scope refuses to
+	// enter a sub-scope twice), so every step uses the same variables.
+	loss := r.loss(labels, []*graph.Node{r.modelFn(fresh(scope), inputs)})
+	if !loss.Shape().IsScalar() {
+		loss = graph.ReduceAllMean(loss)
+	}
+	// The gradients are taken with respect to the variables' values as the previous step
+	// left them (Variable.NodeValue), and the update becomes their new values.
+	r.opt.UpdateGraph(scope, i.Graph(), loss)
+	return loss
+}
+
+// fresh is a scope at scope's path that has entered no sub-scope yet.
+func fresh(scope *model.Scope) *model.Scope { return scope.Store().Scope(scope.Scope()) }
+
 // trainedVariables copies the trainable variables out of the training store, cloning their
-// values if asked (the next step would otherwise overwrite them).
+// values if asked (the next execution would otherwise overwrite them).
 func (r *run) trainedVariables(clone bool) (*model.Store, error) {
 	to := model.NewStore()
 	for v := range r.store.IterVariables() {

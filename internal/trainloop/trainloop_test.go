@@ -1,6 +1,9 @@
 package trainloop_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -13,6 +16,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/internal/trainloop"
@@ -25,27 +29,28 @@ var (
 	target = func(x []float32) float32 { return 2*x[0] - x[1] + 1 }
 )
 
-func linear(scope *model.Scope, x *graph.Node) *graph.Node {
-	return layers.DenseWithBias(scope.In("output"), x, 1)
+func linear(scope *model.Scope, in []*graph.Node) *graph.Node {
+	return layers.DenseWithBias(scope.In("output"), in[0], 1)
+}
+
+// data is the rows' inputs [n, 2] and targets [n, 1].
+func data(rows [][]float32) (x, y *tensors.Tensor) {
+	xs, ys := make([]float32, 0, 2*len(rows)), make([]float32, 0, len(rows))
+	for _, r := range rows {
+		xs, ys = append(xs, r...), append(ys, target(r))
+	}
+	return tensors.FromFlatDataAndDimensions(xs, len(rows), 2), tensors.FromFlatDataAndDimensions(ys, len(rows), 1)
 }
 
 // spec is a run on the rows, 3 per batch (so 3 steps an epoch), with its progress recorded
 // into progress.
 func spec(progress *[][2]int) trainloop.Spec {
+	x, y := data(rows)
 	return trainloop.Spec{
 		Model: "linear", Seed: 1, LearningRate: 0.05, BatchSize: 3, MaxEpochs: 4, MaxSteps: 100,
 		Progress: func(done, total int) { *progress = append(*progress, [2]int{done, total}) },
-		Rows:     len(rows), Rand: rand.New(rand.NewPCG(1, 2)),
-		Batch: func(idx []int) train.Batch {
-			x, y := make([]float32, 0, 2*len(idx)), make([]float32, 0, len(idx))
-			for _, i := range idx {
-				x, y = append(x, rows[i]...), append(y, target(rows[i]))
-			}
-			return train.Batch{
-				Inputs: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(x, len(idx), 2)},
-				Labels: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(y, len(idx), 1)},
-			}
-		},
+		Rand:     rand.New(rand.NewPCG(1, 2)),
+		Inputs:   []*tensors.Tensor{x}, Labels: []*tensors.Tensor{y},
 	}
 }
 
@@ -111,7 +116,7 @@ func TestEarlyStop(t *testing.T) {
 	s.MaxEpochs = 10
 	s.Validation = &trainloop.Validation{
 		Loss: func(scope *model.Scope, x *graph.Node) *graph.Node {
-			return graph.ReduceAllSum(graph.OnesLike(linear(scope, x)))
+			return graph.ReduceAllSum(graph.OnesLike(linear(scope, []*graph.Node{x})))
 		},
 		Rows:     tensors.FromFlatDataAndDimensions(slices.Concat(rows...), len(rows), 2),
 		Patience: 2,
@@ -140,5 +145,142 @@ func TestNonFiniteLoss(t *testing.T) {
 	want := "linear: training loss became "
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "at epoch 1; fix: lower the learning rate") {
 		t.Errorf("got %v, want an error starting %q at epoch 1 with the fix", err, want)
+	}
+}
+
+// many is n rows of the same linear problem, for runs of many steps.
+func many(n int) [][]float32 {
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = []float32{float32(i%7) / 3, float32(i%5) / 2}
+	}
+	return out
+}
+
+// An execution runs an epoch's steps, however many: the executions are the epochs, far
+// fewer than the steps, and the step budget still cuts an epoch short.
+func TestExecutions(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		rows, batch, epochs    int
+		maxSteps               int
+		wantSteps, wantExecute int
+	}{
+		{"an epoch per execution", 10, 3, 4, 100, 12, 4},
+		{"a long epoch", 70, 1, 2, 1000, 140, 2},
+		{"the budget ends an epoch early", 70, 1, 2, 100, 100, 2}, // 70, then 30
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var progress [][2]int
+			s := spec(&progress)
+			x, y := data(many(tc.rows))
+			s.Inputs, s.Labels = []*tensors.Tensor{x}, []*tensors.Tensor{y}
+			s.BatchSize, s.MaxEpochs, s.MaxSteps, s.LearningRate = tc.batch, tc.epochs, tc.maxSteps, 0.01
+			r := run(t, s)
+			if r.Steps != tc.wantSteps || r.Executions != tc.wantExecute {
+				t.Errorf("%d steps in %d executions, want %d in %d", r.Steps, r.Executions, tc.wantSteps, tc.wantExecute)
+			}
+		})
+	}
+}
+
+// The same Spec trains bit-identical weights on reruns; another seed trains others.
+func TestDeterministic(t *testing.T) {
+	var progress [][2]int
+	a, b := weights(t, run(t, spec(&progress)).Weights), weights(t, run(t, spec(&progress)).Weights)
+	if !slices.Equal(a, b) {
+		t.Errorf("two runs of the same spec trained %v and %v", a, b)
+	}
+	other := spec(&progress)
+	other.Seed = 2
+	if c := weights(t, run(t, other).Weights); slices.Equal(a, c) {
+		t.Error("another seed trained the same weights")
+	}
+}
+
+// The steps of an epoch in one execution update the weights exactly as GoMLX's train.Trainer
+// does one step per execution on the same batches in the same order: each step's gradient
+// is taken at the weights (and Adam moments) the step before left, in the loop (or unrolled,
+// as on a backend without closures) and across executions.
+func TestStepsAsOnePerExecution(t *testing.T) {
+	const n, batch, epochs = 40, 1, 2 // 40 steps an epoch
+	rows := many(n)
+	var progress [][2]int
+	s := spec(&progress)
+	s.BatchSize, s.MaxEpochs = batch, epochs
+
+	store := model.NewStore()
+	store.RootScope().SetParam(model.ParamInitialSeed, int64(s.Seed))
+	opt := optimizer.Adam().LearningRate(s.LearningRate).Betas(0.9, 0.999).Epsilon(1e-8).Done()
+	trainer := train.NewTrainer(modeltest.Backend(t), store, func(scope *model.Scope, x *graph.Node) *graph.Node {
+		return linear(scope, []*graph.Node{x})
+	}, loss.MeanSquaredError, opt, nil, nil)
+	shuffle, order := rand.New(rand.NewPCG(1, 2)), make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	for range epochs {
+		shuffle.Shuffle(n, func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for start := 0; start+batch <= n; start += batch {
+			bx, by := data(slices.Collect(func(yield func([]float32) bool) {
+				for _, i := range order[start : start+batch] {
+					if !yield(rows[i]) {
+						return
+					}
+				}
+			}))
+			metrics, err := trainer.TrainStep(train.Batch{Inputs: []*tensors.Tensor{bx}, Labels: []*tensors.Tensor{by}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range metrics {
+				m.FinalizeAll()
+			}
+		}
+	}
+	trained := model.NewStore()
+	for v := range store.IterVariables() {
+		if v.Trainable {
+			if _, err := trained.CreateVariable(v.Path(), v.MustValue()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := weights(t, trained)
+
+	for _, unrolled := range []bool{false, true} {
+		t.Run(fmt.Sprintf("unrolled=%v", unrolled), func(t *testing.T) {
+			if unrolled {
+				defer trainloop.WithoutClosures()()
+			}
+			x, y := data(rows)
+			s.Inputs, s.Labels, s.Rand = []*tensors.Tensor{x}, []*tensors.Tensor{y}, rand.New(rand.NewPCG(1, 2))
+			r, err := trainloop.Run(modeltest.Backend(t), linear, loss.MeanSquaredError, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := weights(t, r.Weights); !slices.Equal(got, want) {
+				t.Errorf("an epoch per execution trained %v, a step per execution %v", got, want)
+			}
+		})
+	}
+}
+
+// A cancelled Context stops the run before its next execution, with an error that wraps the
+// cause and names the model.
+func TestCancelled(t *testing.T) {
+	var progress [][2]int
+	s := spec(&progress)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Context = ctx
+	s.Progress = func(done, _ int) {
+		if done >= 6 {
+			cancel() // after the second epoch
+		}
+	}
+	_, err := trainloop.Run(modeltest.Backend(t), linear, loss.MeanSquaredError, s)
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "linear: training stopped after 6 steps") {
+		t.Errorf("got %v, want the run stopped after 6 steps (2 epochs), wrapping context.Canceled", err)
 	}
 }
