@@ -64,7 +64,7 @@ type Explainer struct {
 	obj   *graph.Exec
 
 	executions atomic.Int64           // graph executions run, see Executions
-	engine     atomic.Pointer[string] // the engine of the last search, see Engine
+	lastEngine atomic.Pointer[string] // the engine of the last search, see Engine
 
 	// Progress, if set, is called as the search goes with the steps done and the steps to
 	// do: after every step on the step engine, after every execution on the loop engine
@@ -166,21 +166,13 @@ func (e *Explainer) run(ex *graph.Exec, args ...any) ([]*tensors.Tensor, error) 
 // per-execution overhead (quce bench reports it per phase).
 func (e *Explainer) Executions() int64 { return e.executions.Load() }
 
-// The engines a search can run on (see Engine).
-var (
-	engineLoop  = ptr("loop")
-	engineSteps = ptr("steps")
-)
-
-func ptr[T any](v T) *T { return &v }
-
 // Engine names the engine the last search ran on: "loop", the whole search of a batch in
 // one compiled program (a graph.While over the steps; loop.go), or "steps", a host loop of
 // one graph execution per optimisation step, which runs where the loop cannot: a backend
 // without While, sampled codes in L_ε (Config.Samples), or StepEngine set. "" before any
 // search.
 func (e *Explainer) Engine() string {
-	if p := e.engine.Load(); p != nil {
+	if p := e.lastEngine.Load(); p != nil {
 		return *p
 	}
 	return ""

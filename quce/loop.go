@@ -113,10 +113,15 @@ type loopKey struct {
 	rows, kept int
 }
 
-// loopEngine reports whether the search for cfg runs on the loop engine: the backend runs
+// loopEngine walks a batch as one compiled program (see the file's comment and engine).
+type loopEngine struct{ e *Explainer }
+
+func (loopEngine) name() string { return "loop" }
+
+// loopRuns reports whether the search for cfg can run on the loop engine: the backend runs
 // While with the operations the loop needs, and the objective uses the mean code (sampled
 // codes are drawn on the host, per row and step, so that both engines draw the same).
-func (e *Explainer) loopEngine(cfg Config) bool {
+func (e *Explainer) loopRuns(cfg Config) bool {
 	if e.StepEngine || cfg.Samples > 0 {
 		return false
 	}
@@ -125,8 +130,8 @@ func (e *Explainer) loopEngine(cfg Config) bool {
 		caps.DTypes[dtypes.Float64]
 }
 
-// optimiseLoop walks the rows' paths on the loop engine; see optimise.
-func (e *Explainer) optimiseLoop(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
+func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
+	e := l.e
 	if err := e.measureStarts(ctx, cfg, rows); err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func TestEngineChoice(t *testing.T) {
 		{"sampled latent codes", &Explainer{backend: b}, sampled, false},
 		{"StepEngine set", &Explainer{backend: b, StepEngine: true}, DefaultConfig(), false},
 	} {
-		if got := tc.e.loopEngine(tc.cfg); got != tc.loop {
+		if got := tc.e.loopRuns(tc.cfg); got != tc.loop {
 			t.Errorf("%s: loop engine %v, want %v", tc.name, got, tc.loop)
 		}
 	}

@@ -311,11 +311,19 @@ func (e *Explainer) measureUnit(cfg Config, rows []*row, step int) error {
 
 // optimise walks the rows' paths; progress, if set, is told each step done.
 func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
-	if e.loopEngine(cfg) {
-		e.engine.Store(engineLoop)
-		return e.optimiseLoop(ctx, cfg, rows, progress)
-	}
-	e.engine.Store(engineSteps)
+	w := e.engineFor(cfg)
+	e.lastEngine.Store(ptr(w.name()))
+	return w.walk(ctx, cfg, rows, progress)
+}
+
+// stepsEngine walks a batch one execution per optimisation step, the rows' bookkeeping on
+// the host (see engine).
+type stepsEngine struct{ e *Explainer }
+
+func (stepsEngine) name() string { return "steps" }
+
+func (s stepsEngine) walk(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
+	e := s.e
 	if err := e.measureStarts(ctx, cfg, rows); err != nil {
 		return err
 	}
