@@ -26,6 +26,13 @@ import (
 // program's outputs back into the rows' state, so everything after the search (projection,
 // resets, pull-back, assembly) is shared by the two engines.
 //
+// The bookkeeping runs at every step for every row, also where nothing happens (a stall is
+// judged once in stallWindow steps): GoMLX v0.28 builds every closure as a child of the main
+// function, so no If or inner While can sit inside the loop's body to skip it. On the
+// pure-Go backend this makes a step of a one-row batch cost more than the step engine's
+// (docs/SPEED.md); on backends where an execution costs far more than an operation (a GPU)
+// it is the other way round.
+//
 // The execution count falls from one per step to one per loopRowSteps row-steps (a
 // 1000-step search of up to 262 rows is one execution), plus the measurements of the
 // path's first points and of its last.
@@ -111,6 +118,7 @@ func keptWidth(j int) int { return j + 4 }
 type loopKey struct {
 	kind       execKind
 	rows, kept int
+	earlyStop  bool // Config.EarlyStop > 0: the program counts valid runs
 }
 
 // loopEngine walks a batch as one compiled program (see the file's comment and engine).
@@ -191,12 +199,12 @@ func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int) 
 	j, c := e.NumFeatures(), e.clf.NumClasses()
 	q := (last-first+1)/stride + 2
 	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
-	ex, release, err := e.execs.get(execKey{loop: loopKey{kind: kind, rows: len(rows), kept: q}}, func() (*Exec, error) {
+	ex, release, err := e.execs.get(execKey{loop: loopKey{kind: kind, rows: len(rows), kept: q, earlyStop: cfg.EarlyStop > 0}}, func() (*Exec, error) {
 		b := e.backend
 		if len(rows) <= smallBatchRows && e.SmallBatch != nil {
 			b = e.SmallBatch
 		}
-		return NewExec(b, e.loopGraph(kind, cfg.Rule, cfg.K))
+		return NewExec(b, e.loopGraph(kind, cfg.EarlyStop > 0))
 	})
 	if err != nil {
 		return err
@@ -357,7 +365,7 @@ func (e *Explainer) loopRead(cfg Config, rows []*row, s loopVals[*tensors.Tensor
 }
 
 // loopGraph builds the loop program: loopConsts then loopVals in, loopVals out.
-func (e *Explainer) loopGraph(kind execKind, rule Rule, k int) func([]*Node) []*Node {
+func (e *Explainer) loopGraph(kind execKind, earlyStop bool) func([]*Node) []*Node {
 	return func(args []*Node) []*Node {
 		var c loopConsts[*Node]
 		var s0 loopVals[*Node]
@@ -385,7 +393,7 @@ func (e *Explainer) loopGraph(kind execKind, rule Rule, k int) func([]*Node) []*
 		})
 		body := NewClosure(g, func(g *Graph) []*Node {
 			s := params(g)
-			next := e.loopStep(kind, rule, k, c, s, n0)
+			next := e.loopStep(kind, earlyStop, c, s, n0)
 			var out []*Node
 			for _, f := range next.fields() {
 				out = append(out, *f)
@@ -398,7 +406,7 @@ func (e *Explainer) loopGraph(kind execKind, rule Rule, k int) func([]*Node) []*
 
 // loopStep is one step of every row inside the loop (see the file's comment): what walkRow
 // and row.record do on the host.
-func (e *Explainer) loopStep(kind execKind, rule Rule, k int, c loopConsts[*Node], s loopVals[*Node], n0 *Node) loopVals[*Node] {
+func (e *Explainer) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node], s loopVals[*Node], n0 *Node) loopVals[*Node] {
 	g := s.t.Graph()
 	r, j := s.cur.Shape().Dimensions[0], s.cur.Shape().Dimensions[1]
 	col := func(b *Node) *Node { return ExpandAxes(b, -1) } // [R] → [R,1]
@@ -424,7 +432,7 @@ func (e *Explainer) loopStep(kind execKind, rule Rule, k int, c loopConsts[*Node
 	toRecord := LogicalAnd(s.active, Not(s.recorded))
 	rec := LogicalAnd(toRecord, measured)
 	bad := LogicalAnd(toRecord, Not(measured))
-	w0, wIn, w1 := rule.weights(k)
+	w0, wIn, w1 := kind.rule.weights(kind.k)
 	seg := Add(MulScalar(f64(s.prevGrad), w0), MulScalar(f64(o.grad), w1))
 	if o.interior != nil {
 		seg = Add(seg, MulScalar(f64(o.interior), wIn))
@@ -455,7 +463,7 @@ func (e *Explainer) loopStep(kind execKind, rule Rule, k int, c loopConsts[*Node
 	alive = fail(farRow, loopOutside, alive)
 
 	// The stall watch (row.watchStall) and the early stop.
-	alive = loopWatch(c, s, &next, o.grad, alive)
+	alive = loopWatch(c, s, &next, o.grad, alive, earlyStop)
 
 	// The rows still walking move to the step's next point.
 	next.prev = pick(alive, next.cur, next.prev)
@@ -468,8 +476,8 @@ func (e *Explainer) loopStep(kind execKind, rule Rule, k int, c loopConsts[*Node
 
 // loopWatch is row.watchStall and the early stop for the rows still alive, whose current
 // point was just recorded into next, with ∇F(τ|·) grad there: it sets next's stall window,
-// stall step, λ and valid run, and returns the rows that walk on.
-func loopWatch(c loopConsts[*Node], s loopVals[*Node], next *loopVals[*Node], grad, alive *Node) *Node {
+// stall step, λ and, with earlyStop, valid run, and returns the rows that walk on.
+func loopWatch(c loopConsts[*Node], s loopVals[*Node], next *loopVals[*Node], grad, alive *Node, earlyStop bool) *Node {
 	g := s.t.Graph()
 	r := s.cur.Shape().Dimensions[0]
 	p := ConvertDType(next.lastP, dtypes.Float64)
@@ -490,14 +498,14 @@ func loopWatch(c loopConsts[*Node], s loopVals[*Node], next *loopVals[*Node], gr
 	next.winStep = pick(LogicalAnd(alive, LogicalAnd(Not(isStalled), valid)), ZerosLike(s.winStep), pick(restart, tRow, s.winStep))
 	next.winLogF = pick(restart, logF, s.winLogF)
 	next.stalled = pick(stallNow, tRow, s.stalled)
-	lam2Off := Concatenate([]*Node{Slice(s.lam, AxisRange(), AxisElem(0)), ZerosLike(Slice(s.lam, AxisRange(), AxisElem(1))),
-		Slice(s.lam, AxisRange(), AxisElem(2))}, 1)
-	next.lam = pick(stallNow, lam2Off, s.lam)
+	next.lam = pick(stallNow, Mul(s.lam, Const(g, [][]float32{{1, 0, 1}})), s.lam) // λ2 = 0 once stalled
+	if !earlyStop {
+		return LogicalAnd(alive, Not(stallStop))
+	}
 	plain := LogicalAnd(alive, LogicalAnd(Not(stallStop), Not(stallNow))) // the early stop's rows
 	run := pick(valid, AddScalar(s.validRun, 1), ZerosLike(s.validRun))
 	next.validRun = pick(plain, run, s.validRun)
-	stopsEarly := BroadcastToDims(GreaterThan(c.earlyStop, ZerosLike(c.earlyStop)), r)
-	early := LogicalAnd(plain, LogicalAnd(stopsEarly, GreaterOrEqual(run, BroadcastToDims(c.earlyStop, r))))
+	early := LogicalAnd(plain, GreaterOrEqual(run, BroadcastToDims(c.earlyStop, r)))
 	return LogicalAnd(alive, LogicalAnd(Not(stallStop), Not(early)))
 }
 
