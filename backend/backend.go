@@ -60,6 +60,13 @@ func (i Info) Shards() int {
 	return 1
 }
 
+// ExecutionsCheap reports whether an execution costs little beyond its operations: true on
+// the pure-Go backend, which runs it in-process, so a search runs faster one execution per
+// step with its bookkeeping in Go than as one program that does the bookkeeping as graph
+// operations (measured on 2 cores: 25–35% less CPU for one row, about 10% for 455; see
+// docs/SPEED.md); false on XLA, where an execution on a GPU costs about a millisecond.
+func (i Info) ExecutionsCheap() bool { return i.pureGo() }
+
 // KernelSet names the kernels that run this backend's matrix products: for the pure-Go
 // backend the set it chose ("avx2", "avx512" or "generic", see simd.KernelSet); "none" for
 // another backend (XLA, ONNX Runtime), which runs code of its own.

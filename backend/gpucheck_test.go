@@ -116,7 +116,7 @@ func TestGPUCheckTable(t *testing.T) {
 		"| 1 000 000 | timed out after 120 s | failed (exit 1): quce: the job needs 80 GB | not run |",
 		"| training both models | 10.5 s | 1.2 s | |",
 		"GPU: GPU 0: NVIDIA H200",
-		"XLA on the step engine (-step-engine, one execution per step): 1 rows 1.2 s, 455 rows 5.8 s",
+		"XLA on the step engine (-engine steps, one execution per step): 1 rows 1.2 s, 455 rows 5.8 s",
 		"XLA: backend xla:cuda, engine steps, kernels none; executions: 1 rows 1004, 1 rows 1004, 455 rows 1010",
 	} {
 		if !strings.Contains(out, want) {

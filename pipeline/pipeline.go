@@ -365,6 +365,9 @@ func (s *Setup) buildExplainer(clf *quce.Classifier, small compute.Backend) erro
 		}
 	}
 	s.Explainer.Shards = s.BackendInfo.Shards()
+	if s.BackendInfo.ExecutionsCheap() {
+		s.Explainer.EngineChoice = quce.EngineSteps
+	}
 	s.Explainer.SmallBatch = small
 	return nil
 }

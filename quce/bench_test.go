@@ -17,12 +17,13 @@ import (
 //	go test ./quce -run XXX -bench Explain -benchtime 1x -count 3
 func BenchmarkExplain(b *testing.B) {
 	s := wbc(b)
-	b.Cleanup(func() { s.Explainer.StepEngine = false })
+	was := s.Explainer.EngineChoice
+	b.Cleanup(func() { s.Explainer.EngineChoice = was })
 	for _, rows := range []int{1, 100, 455} {
 		for _, k := range []int{1, 3, 10} {
 			for _, engine := range []string{"loop", "steps"} {
 				b.Run(fmt.Sprintf("B=%d/K=%d/engine=%s", rows, k, engine), func(b *testing.B) {
-					s.Explainer.StepEngine = engine == "steps"
+					s.Explainer.EngineChoice = quce.EngineChoice(engine)
 					cfg := quce.DefaultConfig()
 					cfg.K = k
 					qs := queries(s.XTrain[:rows])

@@ -46,15 +46,17 @@
 //
 // # Two engines
 //
-// A batch's search runs as one compiled program (the loop engine, loop.go): a graph.While
-// over the optimisation steps whose state is the rows' points, optimiser state, attribution
-// so far, uncertainty sums, kept points and stop and failure flags, so the results come back
-// once instead of after every step. Where that cannot run (a backend without While, sampled
-// codes in L_ε, or Explainer.StepEngine set) the step engine runs one execution per step
-// and does the same bookkeeping on the host. The two walk the same paths: the loop does each
-// row's arithmetic in the same order and precision as the host (the attribution in float64),
-// and a test holds them to the same bits. Explainer.Engine says which ran and
-// Explainer.Executions how many executions it took.
+// A batch's search can run as one compiled program (the loop engine, loop.go): a
+// graph.While over the optimisation steps whose state is the rows' points, optimiser state,
+// attribution so far, uncertainty sums, kept points and stop and failure flags, so the
+// results come back once instead of after every step, which is what a backend with costly
+// executions (a GPU) needs. The step engine (walk.go) runs one execution per step and does
+// the same bookkeeping on the host: it runs where the loop cannot (a backend without While,
+// sampled codes in L_ε) and where it is the faster, the pure-Go backend, whose executions
+// cost little beyond their operations (Explainer.EngineChoice). The two walk the same paths:
+// the loop does each row's arithmetic in the same order and precision as the host (the
+// attribution in float64), and a test holds them to the same bits. Explainer.Engine says
+// which ran and Explainer.Executions how many executions it took.
 //
 // # Settings: a λ's walk
 //

@@ -1,6 +1,10 @@
 package quce
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"strings"
+)
 
 // engine walks a batch's paths: the optimisation from the rows' first points to their last,
 // recording every point as row.record does (the attribution, the uncertainty sums and the
@@ -13,12 +17,50 @@ type engine interface {
 	walk(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error
 }
 
-// engineFor is the loop engine wherever it runs (loopRuns), else the steps engine.
-func (e *Explainer) engineFor(cfg Config) engine {
-	if e.loopRuns(cfg) {
-		return loopEngine{e}
+// EngineChoice chooses the engine the searches run on (Explainer.EngineChoice).
+type EngineChoice string
+
+// The choices.
+const (
+	EngineAuto  EngineChoice = ""      // the loop engine wherever it can run, else the steps
+	EngineLoop  EngineChoice = "loop"  // the loop engine, or an error where it cannot run
+	EngineSteps EngineChoice = "steps" // one execution per optimisation step
+)
+
+// ParseEngineChoice accepts auto, loop or steps (any case).
+func ParseEngineChoice(s string) (EngineChoice, error) {
+	switch c := EngineChoice(strings.ToLower(strings.TrimSpace(s))); c {
+	case "auto":
+		return EngineAuto, nil
+	case EngineLoop, EngineSteps:
+		return c, nil
 	}
-	return stepsEngine{e}
+	return "", fmt.Errorf("unknown engine %q; fix: use auto, loop or steps", s)
+}
+
+// Check refuses what the chosen engine cannot run on any backend: the loop engine with
+// sampled latent codes, which are drawn on the host at every step (Config.Samples).
+func (c EngineChoice) Check(cfg Config) error {
+	if c == EngineLoop && cfg.Samples > 0 {
+		return &FieldError{Field: "samples", Value: cfg.Samples, Fix: "0 (the mean code) on the loop engine, or the steps engine"}
+	}
+	return nil
+}
+
+// engineFor is the engine a search for cfg runs on (see EngineChoice).
+func (e *Explainer) engineFor(cfg Config) (engine, error) {
+	if err := e.EngineChoice.Check(cfg); err != nil {
+		return nil, err
+	}
+	switch {
+	case e.EngineChoice == EngineSteps:
+		return stepsEngine{e}, nil
+	case e.loopRuns(cfg):
+		return loopEngine{e}, nil
+	case e.EngineChoice == EngineLoop:
+		return nil, fmt.Errorf("quce: the loop engine cannot run on the %s backend (it lacks While); fix: the steps engine", e.backend.Name())
+	}
+	return stepsEngine{e}, nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -13,7 +13,8 @@ import (
 // predictions before and the measures after).
 func TestExecutionsCounted(t *testing.T) {
 	s := wbc(t)
-	t.Cleanup(func() { s.Explainer.StepEngine = false })
+	was := s.Explainer.EngineChoice
+	t.Cleanup(func() { s.Explainer.EngineChoice = was })
 	count := func(steps int) int64 {
 		cfg := quce.DefaultConfig()
 		cfg.Steps, cfg.EarlyStop = steps, 0
@@ -21,7 +22,7 @@ func TestExecutionsCounted(t *testing.T) {
 		explain(t, cfg, s.XTest[:2])
 		return s.Explainer.Executions() - before
 	}
-	s.Explainer.StepEngine = true
+	s.Explainer.EngineChoice = quce.EngineSteps
 	short, long := count(10), count(20)
 	if short < 10 || long-short != 10 {
 		t.Errorf("step engine: %d executions for 10 steps, %d for 20; want at least 10, and 10 more", short, long)
@@ -29,7 +30,7 @@ func TestExecutionsCounted(t *testing.T) {
 	if s.Explainer.Engine() != "steps" {
 		t.Errorf("engine %q, want steps", s.Explainer.Engine())
 	}
-	s.Explainer.StepEngine = false
+	s.Explainer.EngineChoice = quce.EngineLoop
 	short, long = count(10), count(1000)
 	if long != short || long > 8 {
 		t.Errorf("loop engine: %d executions for 10 steps, %d for 1000; want the same, at most 8 (3 for the search)", short, long)

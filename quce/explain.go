@@ -93,9 +93,11 @@ type Explainer struct {
 	// written out (package backprop). It is slower; the tests use it as the reference.
 	Autodiff bool
 
-	// StepEngine, if set, runs every search on the step engine (one execution per step;
-	// see Engine) even where the loop engine could run it. The tests compare the two.
-	StepEngine bool
+	// EngineChoice chooses the engine the searches run on (see Engine): EngineAuto (the
+	// zero value) the loop wherever it can run, EngineLoop the loop or an error, EngineSteps
+	// one execution per step. Package pipeline sets EngineSteps on the pure-Go backend, where
+	// the step engine is the faster (backend.Info.ExecutionsCheap).
+	EngineChoice EngineChoice
 }
 
 // tape returns a tape for one gradient's hand-written pieces, or nil under Autodiff.
@@ -168,9 +170,9 @@ func (e *Explainer) Executions() int64 { return e.executions.Load() }
 
 // Engine names the engine the last search ran on: "loop", the whole search of a batch in
 // one compiled program (a graph.While over the steps; loop.go), or "steps", a host loop of
-// one graph execution per optimisation step, which runs where the loop cannot: a backend
-// without While, sampled codes in L_ε (Config.Samples), or StepEngine set. "" before any
-// search.
+// one graph execution per optimisation step, which runs where the loop cannot (a backend
+// without While, sampled codes in L_ε: Config.Samples) or where it is chosen
+// (EngineChoice). "" before any search.
 func (e *Explainer) Engine() string {
 	if p := e.lastEngine.Load(); p != nil {
 		return *p

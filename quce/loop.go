@@ -130,7 +130,7 @@ func (loopEngine) name() string { return "loop" }
 // While with the operations the loop needs, and the objective uses the mean code (sampled
 // codes are drawn on the host, per row and step, so that both engines draw the same).
 func (e *Explainer) loopRuns(cfg Config) bool {
-	if e.StepEngine || cfg.Samples > 0 {
+	if cfg.Samples > 0 {
 		return false
 	}
 	caps := e.backend.Capabilities()
@@ -422,7 +422,19 @@ func (e *Explainer) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node],
 	o := e.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: moveNow, lo: c.lo, hi: c.hi,
 		m: s.m, v: s.v, t: ConvertDType(s.t, dtypes.Float32), lam: s.lam, lr: c.lr})
 	next := s
-	next.m, next.v = pick(s.active, o.m, s.m), pick(s.active, o.v, s.v)
+	// A row that stopped never moves again, so its optimiser state need not be kept (the
+	// step engine, too, takes the step's state for every row of its batch).
+	next.m, next.v = o.m, o.v
+	// Each row mask widened once to [R,J] for the picks of whole rows.
+	wide := map[*Node]*Node{}
+	pickRow := func(b, onTrue, onFalse *Node) *Node {
+		w, ok := wide[b]
+		if !ok {
+			w = BroadcastToDims(ExpandAxes(b, -1), r, j)
+			wide[b] = w
+		}
+		return Where(w, onTrue, onFalse)
+	}
 
 	// Record the current point (row.record), or fail the row if it is not finite there.
 	measured := LogicalAnd(LogicalAnd(finiteRows(o.p), finiteRows(o.unc)), LogicalAnd(finiteRows(o.uncPaper), finiteRows(o.grad)))
@@ -437,15 +449,15 @@ func (e *Explainer) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node],
 	if o.interior != nil {
 		seg = Add(seg, MulScalar(f64(o.interior), wIn))
 	}
-	next.phi = pick(rec, Add(s.phi, Mul(f64(Sub(s.cur, s.prev)), seg)), s.phi)
+	next.phi = pickRow(rec, Add(s.phi, Mul(f64(Sub(s.cur, s.prev)), seg)), s.phi)
 	next.kept = e.keep(s, o, rec, n0, c.stride)
 	next.lastP, next.lastUnc, next.lastUncP = pick(rec, o.p, s.lastP), pick(rec, o.unc, s.lastUnc), pick(rec, o.uncPaper, s.lastUncP)
 	next.sumUnc = pick(rec, Add(s.sumUnc, f64(o.unc)), s.sumUnc)
 	next.sumPaper = pick(rec, Add(s.sumPaper, f64(o.uncPaper)), s.sumPaper)
 	next.n = pick(rec, AddScalar(s.n, 1), s.n)
-	next.prevGrad = pick(rec, o.grad, s.prevGrad)
+	next.prevGrad = pickRow(rec, o.grad, s.prevGrad)
 	// A point that is not finite ends the path at the one before it.
-	next.cur = pick(bad, s.prev, s.cur)
+	next.cur = pickRow(bad, s.prev, s.cur)
 	next.recorded = LogicalOr(s.recorded, toRecord)
 	fail := func(now *Node, code int32, alive *Node) *Node { // records failure code for rows failing now
 		next.failCode = pick(now, BroadcastToDims(Const(g, code), r), next.failCode)
@@ -466,8 +478,8 @@ func (e *Explainer) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node],
 	alive = loopWatch(c, s, &next, o.grad, alive, earlyStop)
 
 	// The rows still walking move to the step's next point.
-	next.prev = pick(alive, next.cur, next.prev)
-	next.cur = pick(alive, o.next, next.cur)
+	next.prev = pickRow(alive, next.cur, next.prev)
+	next.cur = pickRow(alive, o.next, next.cur)
 	next.recorded = LogicalAnd(next.recorded, Not(alive))
 	next.active = alive
 	next.t = AddScalar(s.t, 1)

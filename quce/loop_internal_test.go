@@ -2,6 +2,7 @@ package quce
 
 import (
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/compute"
@@ -19,8 +20,9 @@ func (b noWhile) Capabilities() compute.Capabilities {
 	return caps
 }
 
-// The loop engine runs wherever it can; the step engine where the backend has no While,
-// where the objective samples latent codes, or when asked for.
+// The loop engine runs wherever it can unless the steps are chosen; the step engine where
+// the backend has no While or the objective samples latent codes; a loop asked for where it
+// cannot run is an error.
 func TestEngineChoice(t *testing.T) {
 	b, _, err := backend.Default()
 	if err != nil {
@@ -29,18 +31,30 @@ func TestEngineChoice(t *testing.T) {
 	sampled := DefaultConfig()
 	sampled.Samples = 2
 	for _, tc := range []struct {
-		name string
-		e    *Explainer
-		cfg  Config
-		loop bool
+		name   string
+		choice EngineChoice
+		b      compute.Backend
+		cfg    Config
+		want   string // the engine, or a part of the error
 	}{
-		{"the pure-Go backend", &Explainer{backend: b}, DefaultConfig(), true},
-		{"a backend without While", &Explainer{backend: noWhile{b}}, DefaultConfig(), false},
-		{"sampled latent codes", &Explainer{backend: b}, sampled, false},
-		{"StepEngine set", &Explainer{backend: b, StepEngine: true}, DefaultConfig(), false},
+		{"auto", EngineAuto, b, DefaultConfig(), "loop"},
+		{"auto, a backend without While", EngineAuto, noWhile{b}, DefaultConfig(), "steps"},
+		{"auto, sampled latent codes", EngineAuto, b, sampled, "steps"},
+		{"steps", EngineSteps, b, DefaultConfig(), "steps"},
+		{"loop", EngineLoop, b, DefaultConfig(), "loop"},
+		{"loop, a backend without While", EngineLoop, noWhile{b}, DefaultConfig(), "lacks While"},
+		{"loop, sampled latent codes", EngineLoop, b, sampled, "samples = 2 is not allowed"},
 	} {
-		if got := tc.e.loopRuns(tc.cfg); got != tc.loop {
-			t.Errorf("%s: loop engine %v, want %v", tc.name, got, tc.loop)
+		e := &Explainer{backend: tc.b, EngineChoice: tc.choice}
+		w, err := e.engineFor(tc.cfg)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = w.name()
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

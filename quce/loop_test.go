@@ -15,7 +15,8 @@ import (
 // the walk (rules, optimisers, early stopping, offset starts, kept points).
 func TestLoopEngineMatchesStepEngine(t *testing.T) {
 	s := wbc(t)
-	t.Cleanup(func() { s.Explainer.StepEngine = false })
+	was := s.Explainer.EngineChoice
+	t.Cleanup(func() { s.Explainer.EngineChoice = was })
 	base := quce.DefaultConfig()
 	base.Steps = 300
 	// want checks that the setting did what it is there for (so the comparison covers it).
@@ -50,12 +51,12 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 				}
 				return ex
 			}
-			s.Explainer.StepEngine = true
+			s.Explainer.EngineChoice = quce.EngineSteps
 			steps := run()
 			if got := s.Explainer.Engine(); got != "steps" {
 				t.Fatalf("engine %q, want steps", got)
 			}
-			s.Explainer.StepEngine = false
+			s.Explainer.EngineChoice = quce.EngineLoop
 			before := s.Explainer.Executions()
 			loop := run()
 			if got := s.Explainer.Engine(); got != "loop" {

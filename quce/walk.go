@@ -311,7 +311,10 @@ func (e *Explainer) measureUnit(cfg Config, rows []*row, step int) error {
 
 // optimise walks the rows' paths; progress, if set, is told each step done.
 func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
-	w := e.engineFor(cfg)
+	w, err := e.engineFor(cfg)
+	if err != nil {
+		return err
+	}
 	e.lastEngine.Store(ptr(w.name()))
 	return w.walk(ctx, cfg, rows, progress)
 }

@@ -3,7 +3,7 @@
 # then runs quce on XLA (the GPU), quce on the pure-Go backend (the CPU cores) and the PyTorch
 # peer on the GPU, at 1, 455, 4 096, 32 768 and 1 000 000 rows (W-BC's training rows repeated,
 # n = 1000 steps) plus training, and prints the table of docs/GPU.md; then quce on XLA again
-# on the step engine (-step-engine) at 1 and 455 rows, to show what the loop engine changes.
+# on the step engine (-engine steps) at 1 and 455 rows, to show what the loop engine changes.
 #
 #   bash scripts/gpu-check.sh [-o DIR]     run the sitting; results and logs go to DIR
 #                                          (default: $OUT/gpu-check if $OUT is set, else /tmp/quce-gpu-check)
@@ -126,7 +126,7 @@ if gpu:
     print("GPU:", gpu)
 steps, steps_err, _ = quce_cells("xla-steps")
 if steps is not None:
-    print("XLA on the step engine (-step-engine, one execution per step): " + ", ".join(
+    print("XLA on the step engine (-engine steps, one execution per step): " + ", ".join(
         "%d rows %.3g s" % (rows, ps[-1]["wall_seconds"]) for rows, ps in sorted(steps.items())))
 elif steps_err != "not run":
     print("XLA on the step engine: " + steps_err)
@@ -237,7 +237,7 @@ for backend in xla go; do
 	attempt "$backend-big" "${BIG_TIMEOUT:-120}" env GOMLX_BACKEND=$config "$quce" bench -rows "$big_rows" -q
 done
 # The same GPU on the step engine, to show what the loop engine changes there.
-attempt xla-steps "${RUN_TIMEOUT:-300}" env GOMLX_BACKEND=xla:cuda "$quce" bench -rows 1,1,455 -step-engine -q
+attempt xla-steps "${RUN_TIMEOUT:-300}" env GOMLX_BACKEND=xla:cuda "$quce" bench -rows 1,1,455 -engine steps -q
 python=${PYTHON:-python3}
 peer_args=(--device cuda --K 10 --reps 1 --threads 1 --models "$(dirname "$peer")/models.pt"
 	--opt-variants manual_jit --attr-variants manual)

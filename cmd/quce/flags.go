@@ -56,7 +56,7 @@ type common struct {
 	hidden             string
 	epochs, latent     int
 	vaeEpochs          int
-	stepEngine         bool
+	engine             string
 	force              bool
 	quiet              bool
 	stderr             io.Writer
@@ -104,7 +104,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.epochs, "epochs", dc.Epochs, "training epochs of the built-in classifier")
 	fs.IntVar(&c.latent, "latent", dv.Latent, "latent dimensions of the VAE")
 	fs.IntVar(&c.vaeEpochs, "vae-epochs", dv.MaxEpochs, "most training epochs of the VAE (it stops earlier once its validation loss stops improving)")
-	fs.BoolVar(&c.stepEngine, "step-engine", false, "run the searches one graph execution per optimisation step, instead of one compiled program per batch (the default wherever the backend runs loops); the results are the same")
+	fs.StringVar(&c.engine, "engine", "auto", "how the searches run: loop (a batch's whole search as one compiled program), steps (one graph execution per optimisation step) or auto (steps on the pure-Go backend, where it is the faster, else loop wherever the backend runs it); the results are the same")
 	fs.BoolVar(&c.force, "force", false, "overwrite existing output files")
 	fs.BoolVar(&c.quiet, "q", false, "no progress messages on stderr")
 }
@@ -142,6 +142,13 @@ func (c *common) config() (quce.Config, error) {
 		cfg.PlausibilityQuantile = c.plausQuantile
 	}
 	if err := cfg.Validate(); err != nil {
+		return cfg, c.configError(err)
+	}
+	choice, err := c.engineChoice()
+	if err != nil {
+		return cfg, err
+	}
+	if err := choice.Check(cfg); err != nil {
 		return cfg, c.configError(err)
 	}
 	if c.autoMethod && cfg.Auto == nil {
@@ -244,6 +251,15 @@ var configFlags = map[string]struct{ flag, part string }{
 	"threshold": {flag: "threshold"}, "early_stop": {flag: "early-stop"}, "paths": {flag: "paths"},
 	"samples": {flag: "samples"}, "plausibility": {flag: "plausibility-quantile"},
 	"plausibility_quantile": {flag: "plausibility-quantile"},
+}
+
+// engineChoice is -engine's choice.
+func (c *common) engineChoice() (quce.EngineChoice, error) {
+	choice, err := quce.ParseEngineChoice(c.engine)
+	if err != nil {
+		return "", fmt.Errorf("-engine %s: %w", c.given("engine", c.engine), err)
+	}
+	return choice, nil
 }
 
 // configError is err with the quce.Config setting it refuses named by its flag, as given.
@@ -419,7 +435,13 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	if err != nil {
 		return nil, flagError(err)
 	}
-	s.Explainer.StepEngine = c.stepEngine
+	choice, err := c.engineChoice()
+	if err != nil {
+		return nil, err
+	}
+	if choice != quce.EngineAuto {
+		s.Explainer.EngineChoice = choice
+	}
 	c.logf("backend: %s", s.BackendInfo)
 	if s.Cached {
 		c.logf("models loaded from the cache (%s)", s.CacheKey)
