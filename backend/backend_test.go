@@ -93,14 +93,20 @@ func TestInfoKernelSet(t *testing.T) {
 	}
 }
 
-// Rows are sharded over the cores only on the pure-Go backend.
+// Rows are sharded over the cores, and executions are cheap (the searches run one
+// execution per step), only on the pure-Go backend.
 func TestShards(t *testing.T) {
 	for _, tc := range []struct {
 		config string
 		want   int
-	}{{"go", 0}, {"go:ops_sequential", 0}, {"xla:cpu", 1}, {"onnx:/lib/libonnxruntime.so.1", 1}} {
-		if got := (Info{Config: tc.config}).Shards(); got != tc.want {
+		cheap  bool
+	}{{"go", 0, true}, {"go:ops_sequential", 0, true}, {"xla:cpu", 1, false}, {"onnx:/lib/libonnxruntime.so.1", 1, false}} {
+		info := Info{Config: tc.config}
+		if got := info.Shards(); got != tc.want {
 			t.Errorf("%s: %d shards, want %d", tc.config, got, tc.want)
+		}
+		if got := info.ExecutionsCheap(); got != tc.cheap {
+			t.Errorf("%s: executions cheap %v, want %v", tc.config, got, tc.cheap)
 		}
 	}
 }
