@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -115,4 +116,37 @@ func maxPointDiff(a, b [][]float64) float64 {
 		d = math.Max(d, maxDiff(a[i], b[i]))
 	}
 	return d
+}
+
+// The two engines walk the same paths for users' own models too: a GoMLX model and the
+// same network exported to ONNX, differentiated by GoMLX's autodiff inside the loop.
+func TestLoopEngineMatchesStepEngineOnModelKinds(t *testing.T) {
+	for _, kind := range []struct {
+		name string
+		onnx bool
+	}{{"gomlx", false}, {"onnx", true}} {
+		t.Run(kind.name, func(t *testing.T) {
+			s := pipelinetest.WBCStd(kind.onnx)(t)
+			was := s.Explainer.EngineChoice
+			t.Cleanup(func() { s.Explainer.EngineChoice = was })
+			cfg := quce.DefaultConfig()
+			cfg.Steps = 200
+			qs := queries(s.XTest[:6])
+			run := func(choice quce.EngineChoice) []*quce.Explanation {
+				s.Explainer.EngineChoice = choice
+				ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := s.Explainer.Engine(); got != string(choice) {
+					t.Fatalf("engine %q, want %q", got, choice)
+				}
+				return ex
+			}
+			steps, loop := run(quce.EngineSteps), run(quce.EngineLoop)
+			for i := range qs {
+				compareExplanations(t, i, steps[i], loop[i])
+			}
+		})
+	}
 }
