@@ -245,34 +245,6 @@ func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int) 
 // loopState packs the rows' state at step first, with an empty kept buffer of q slots.
 func (e *Explainer) loopState(rows []*row, first, q int) loopVals[*tensors.Tensor] {
 	j, n := e.NumFeatures(), len(rows)
-	f32 := func(f func(r *row) float32) *tensors.Tensor {
-		v := make([]float32, n)
-		for i, r := range rows {
-			v[i] = f(r)
-		}
-		return tensors.FromValue(v)
-	}
-	f64 := func(f func(r *row) float64) *tensors.Tensor {
-		v := make([]float64, n)
-		for i, r := range rows {
-			v[i] = f(r)
-		}
-		return tensors.FromValue(v)
-	}
-	i32 := func(f func(r *row) int) *tensors.Tensor {
-		v := make([]int32, n)
-		for i, r := range rows {
-			v[i] = int32(f(r))
-		}
-		return tensors.FromValue(v)
-	}
-	flags := func(f func(r *row) bool) *tensors.Tensor {
-		v := make([]bool, n)
-		for i, r := range rows {
-			v[i] = f(r)
-		}
-		return tensors.FromValue(v)
-	}
 	phi := make([]float64, n*j)
 	for i, r := range rows {
 		copy(phi[i*j:], r.phi)
@@ -299,22 +271,31 @@ func (e *Explainer) loopState(rows []*row, first, q int) loopVals[*tensors.Tenso
 		m: batch(rows, j, opt(0)), v: batch(rows, j, opt(1)),
 		lam:      batch(rows, 3, func(r *row) []float32 { return r.lam[:] }),
 		phi:      tensors.FromFlatDataAndDimensions(phi, n, j),
-		n:        i32(func(r *row) int { return r.n }),
-		sumUnc:   f64(func(r *row) float64 { return r.sumUnc }),
-		sumPaper: f64(func(r *row) float64 { return r.sumPaper }),
-		lastP:    f32(func(r *row) float32 { return r.last.prob }),
-		lastUnc:  f32(func(r *row) float32 { return r.last.unc }),
-		lastUncP: f32(func(r *row) float32 { return r.last.uncPapr }),
-		recorded: flags(func(r *row) bool { return r.curRecorded }),
-		active:   flags(func(r *row) bool { return r.active }),
-		validRun: i32(func(r *row) int { return r.validRun }),
-		winStep:  i32(func(r *row) int { return r.windowStep }),
-		winLogF:  f64(func(r *row) float64 { return r.windowLogF }),
-		stalled:  i32(func(r *row) int { return r.stalled }),
-		failCode: i32(func(*row) int { return loopOK }), failStep: i32(func(*row) int { return 0 }),
-		failInput: i32(func(*row) int { return 0 }),
+		n:        perRow(rows, func(r *row) int32 { return int32(r.n) }),
+		sumUnc:   perRow(rows, func(r *row) float64 { return r.sumUnc }),
+		sumPaper: perRow(rows, func(r *row) float64 { return r.sumPaper }),
+		lastP:    perRow(rows, func(r *row) float32 { return r.last.prob }),
+		lastUnc:  perRow(rows, func(r *row) float32 { return r.last.unc }),
+		lastUncP: perRow(rows, func(r *row) float32 { return r.last.uncPapr }),
+		recorded: perRow(rows, func(r *row) bool { return r.curRecorded }),
+		active:   perRow(rows, func(r *row) bool { return r.active }),
+		validRun: perRow(rows, func(r *row) int32 { return int32(r.validRun) }),
+		winStep:  perRow(rows, func(r *row) int32 { return int32(r.windowStep) }),
+		winLogF:  perRow(rows, func(r *row) float64 { return r.windowLogF }),
+		stalled:  perRow(rows, func(r *row) int32 { return int32(r.stalled) }),
+		failCode: perRow(rows, func(*row) int32 { return loopOK }), failStep: perRow(rows, func(*row) int32 { return 0 }),
+		failInput: perRow(rows, func(*row) int32 { return 0 }),
 		kept:      tensors.FromFlatDataAndDimensions(make([]float32, n*(q+1)*keptWidth(j)), n*(q+1), keptWidth(j)),
 	}
+}
+
+// perRow is f of every row, as a tensor [rows].
+func perRow[T bool | int32 | float32 | float64](rows []*row, f func(*row) T) *tensors.Tensor {
+	v := make([]T, len(rows))
+	for i, r := range rows {
+		v[i] = f(r)
+	}
+	return tensors.FromFlatDataAndDimensions(v, len(rows))
 }
 
 // loopRead turns a loop execution's outputs back into the rows' state.
