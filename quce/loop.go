@@ -13,8 +13,8 @@ import (
 )
 
 // The loop engine: a batch's search as one compiled program (or a few, for long jobs),
-// graph.While over the optimisation steps, where the step engine (optimise) runs one
-// execution per step and does the bookkeeping on the host.
+// graph.While over the optimisation steps, where the step engine (stepsEngine, walk.go) runs
+// one execution per step and does the bookkeeping on the host.
 //
 // Inside the loop every row does what walkRow and row.record do on the host, on the same
 // numbers in the same order: it records its current point (the attribution's segment
@@ -30,8 +30,9 @@ import (
 // judged once in stallWindow steps): GoMLX v0.28 builds every closure as a child of the main
 // function, so no If or inner While can sit inside the loop's body to skip it. On the
 // pure-Go backend this makes a step of a one-row batch cost more than the step engine's
-// (docs/SPEED.md); on backends where an execution costs far more than an operation (a GPU)
-// it is the other way round.
+// (docs/SPEED.md), which is why -engine auto runs the steps there; on backends where an
+// execution costs far more than an operation (a GPU) the loop is the point (not yet
+// measured on one).
 //
 // The execution count falls from one per step to one per loopRowSteps row-steps (a
 // 1000-step search of up to 262 rows is one execution), plus the measurements of the
