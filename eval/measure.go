@@ -239,3 +239,38 @@ func aggregate(m Method, outs []*outcome, o Options) map[string]float64 {
 	}
 	return res
 }
+
+// matchedInstances are the positions of a split's n instances that every method with
+// counterfactuals (of methods) made valid.
+func matchedInstances(methods []Method, outs map[Method][]*outcome, n int) []int {
+	var both []int
+	for i := 0; i < n; i++ {
+		all := true
+		for _, m := range methods {
+			if Applies(m, ProximityL1) && (i >= len(outs[m]) || !outs[m][i].res.Valid) {
+				all = false
+				break
+			}
+		}
+		if all {
+			both = append(both, i)
+		}
+	}
+	return both
+}
+
+// meanOver is the mean of metric key over the outcomes at positions at; false when none
+// has it.
+func meanOver(outs []*outcome, at []int, key string) (float64, bool) {
+	var v []float64
+	for _, i := range at {
+		if x, ok := outs[i].res.Metrics[key]; ok {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	mean, _ := MeanStd(v)
+	return mean, true
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/quce-go/quce/data"
@@ -299,5 +300,45 @@ func TestAggregate(t *testing.T) {
 		if pathMetrics[k] || attributionMetrics[k] {
 			t.Errorf("dice-random has path metric %s", k)
 		}
+	}
+}
+
+// The matched metrics average over the instances every method with counterfactuals made
+// valid: a method that fails the hardest instance is not compared on easier ones. ig, which
+// has no counterfactual of its own, does not count.
+func TestMatchedInstances(t *testing.T) {
+	mk := func(valid bool, l1 float64) *outcome {
+		return &outcome{res: InstanceResult{Valid: valid, Metrics: map[string]float64{ProximityL1: l1, CFUncertainty: l1 / 10}}}
+	}
+	outs := map[Method][]*outcome{
+		QUCE: {mk(true, 1), mk(true, 9), mk(true, 3)},  // reaches the hard second instance, far
+		AGI:  {mk(true, 2), mk(false, 0), mk(true, 2)}, // fails it
+		IG:   {mk(false, 0), mk(false, 0), mk(false, 0)},
+	}
+	methods := []Method{QUCE, AGI, IG}
+	both := matchedInstances(methods, outs, 3)
+	if !slices.Equal(both, []int{0, 2}) {
+		t.Fatalf("matched %v, want [0 2]", both)
+	}
+	for _, tc := range []struct {
+		m         Method
+		key       string
+		want      float64
+		plainWant float64 // over the method's own valid instances
+	}{
+		{QUCE, ProximityL1, 2, 13.0 / 3},
+		{AGI, ProximityL1, 2, 2},
+		{QUCE, CFUncertainty, 0.2, 13.0 / 30},
+	} {
+		got, ok := meanOver(outs[tc.m], both, tc.key)
+		if !ok || !near(got, tc.want, 1e-12) {
+			t.Errorf("%s %s matched = %v (%v), want %v", tc.m, tc.key, got, ok, tc.want)
+		}
+		if plain := aggregate(tc.m, outs[tc.m], Options{})[tc.key]; !near(plain, tc.plainWant, 1e-12) {
+			t.Errorf("%s %s plain = %v, want %v", tc.m, tc.key, plain, tc.plainWant)
+		}
+	}
+	if Applies(IG, ProximityL1Matched) || !Applies(DiceRandom, CFUncertaintyMatched) {
+		t.Error("the matched metrics apply to the methods with counterfactuals of their own only")
 	}
 }

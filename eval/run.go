@@ -167,6 +167,10 @@ type Report struct {
 	// the model already predicts the target class (Options.Class) for them: not evaluated,
 	// not in Rows.
 	AlreadyTarget map[string]int `json:"already_target,omitempty"`
+	// Matched is, per split, how many instances every method with counterfactuals made
+	// valid: the instances the matched metrics (ProximityL1Matched, CFUncertaintyMatched)
+	// average over.
+	Matched map[string]int `json:"matched"`
 	// Instances holds every instance's outcome, failures included, per method and split,
 	// in the order of Rows.
 	Instances map[Method]map[string][]InstanceResult `json:"instances"`
@@ -474,8 +478,18 @@ func (s *split) runMethods(ctx context.Context) (map[Method]float64, error) {
 
 // record writes the split's measured outcomes into the report.
 func (ev *evaluation) record(s *split, secs map[Method]float64) {
+	both := matchedInstances(ev.o.Methods, s.outs, len(s.xs))
+	if ev.rep.Matched == nil {
+		ev.rep.Matched = map[string]int{}
+	}
+	ev.rep.Matched[s.name] = len(both)
 	for _, m := range ev.o.Methods {
 		ev.rep.Metrics[m][s.name] = aggregate(m, s.outs[m], ev.o)
+		for key, from := range map[string]string{ProximityL1Matched: ProximityL1, CFUncertaintyMatched: CFUncertainty} {
+			if v, ok := meanOver(s.outs[m], both, from); ok && Applies(m, key) {
+				ev.rep.Metrics[m][s.name][key] = v
+			}
+		}
 		ev.rep.Metrics[m][s.name][SecondsPerInstance] = secs[m] / float64(len(s.xs))
 		c := Counts{Instances: len(s.xs)}
 		res := make([]InstanceResult, len(s.outs[m]))
