@@ -20,6 +20,12 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 	t.Cleanup(func() { s.Explainer.EngineChoice = was })
 	base := quce.DefaultConfig()
 	base.Steps = 300
+	auto := base
+	auto.Auto, auto.Sparse = quce.DefaultAuto(), true
+	auto, err := s.WithPlausibility(auto, quce.DefaultPlausibilityQuantile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// want checks that the setting did what it is there for (so the comparison covers it).
 	for _, tc := range []struct {
 		name string
@@ -34,6 +40,8 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 		{"three paths", func(c *quce.Config) { c.Paths = 3 }, nil},
 		{"diverging (no bounds)", func(c *quce.Config) { c.LearningRate = 1e3; c.Steps = 40 },
 			func(p *quce.Path) bool { return strings.Contains(p.Failure, "diverged") }},
+		// Candidates of several λ as rows of one batch, refinement rounds, pull-back, resets.
+		{"automatic λ, sparse", func(c *quce.Config) { *c = auto }, func(p *quce.Path) bool { return p.Valid && len(p.Resets) > 0 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := base
