@@ -25,6 +25,11 @@ type Auto struct {
 	// searches one more candidate per instance that has something left to refine, all in
 	// one batch (see nextLambda). 0 keeps the grid alone.
 	Rounds int `json:"rounds"`
+	// Steps is the share of Config.Steps that each candidate's search runs, the grid's and
+	// every round's (0 < share ≤ 1; 0 means 1, all n). A search costs one execution per
+	// step, so automatic λ's time is the steps of the grid plus those of the rounds, which
+	// run one after another, while the searches settle long before n = 1000 (see DefaultAuto).
+	Steps float64 `json:"steps,omitempty"`
 	// PullBack, after each candidate's search, walks its end back along the straight
 	// segment towards x as far as the end stays valid with Margin to spare
 	// (F(τ|x_c) ≥ ϑ + Margin) and no less plausible than the bound (see pullBack).
@@ -50,10 +55,10 @@ const AutoRule = "closest valid candidate with L_ε ≤ bound; else the valid on
 // (18 rows) reaches L1 10.6 at 4.5 times the cost; λ3 = 1 candidates are rarely the
 // closest and were dropped.
 //
-// Rounds 3, PullBack with Margin 0.05: see docs/METHOD.md (automatic λ) for what they gain
-// and cost.
+// Rounds 3, Steps 0.5 (500 of the default 1000 steps per search), PullBack with Margin
+// 0.05: see docs/METHOD.md (automatic λ) for what they gain and cost.
 func DefaultAuto() *Auto {
-	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {1, 0.1}, {3, 0.1}}, Rounds: 3, PullBack: true, Margin: 0.05}
+	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {1, 0.1}, {3, 0.1}}, Rounds: 3, Steps: 0.5, PullBack: true, Margin: 0.05}
 }
 
 // MaxAutoRounds bounds Auto.Rounds: each round costs as much as a fixed-λ search.
@@ -71,6 +76,10 @@ func (a *Auto) Validate() error {
 	if a.Rounds < 0 || a.Rounds > MaxAutoRounds {
 		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with %d refinement rounds", a.Rounds),
 			Fix: fmt.Sprintf("use 0 to %d rounds", MaxAutoRounds)}
+	}
+	if !(a.Steps >= 0 && a.Steps <= 1) {
+		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ searching %v of the steps", a.Steps),
+			Fix: "use a share of the steps above 0 and at most 1, such as 0.5"}
 	}
 	if !(a.Margin >= 0 && a.Margin < 1) {
 		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with the pull-back margin %v", a.Margin),
@@ -97,6 +106,8 @@ type Candidate struct {
 	Valid       bool    `json:"valid"`
 	// Round is 0 for a candidate of the grid, r for the one the r-th refinement added.
 	Round int `json:"round"`
+	// Steps is how many optimisation steps its search ran (Auto.Steps of Config.Steps).
+	Steps int `json:"steps"`
 	// Failure says why the candidate's search failed (see Path.Failure); its numbers are
 	// then NaN, written as null in JSON.
 	Failure string `json:"failure,omitempty"`
@@ -159,11 +170,21 @@ func chooseCandidate(cands []Candidate, bound float64) (chosen int, plausible bo
 	return max(0, best(func(c Candidate) bool { return c.Failure == "" }, func(a, b Candidate) bool { return a.ProbEnd > b.ProbEnd })), false
 }
 
-// candidate is how automatic λ sees x, the explanation of one candidate l of round round.
-func candidate(x *Explanation, l Lambdas, round int) Candidate {
+// candidate is how automatic λ sees x, the explanation of one candidate l of round round,
+// searched for steps steps.
+func candidate(x *Explanation, l Lambdas, round, steps int) Candidate {
 	p := x.Path0()
 	return Candidate{Lambdas: l, Distance: l1(p.Counterfactual, x.X), Uncertainty: p.CFUncertainty,
-		ProbEnd: p.ProbEnd, Valid: p.Valid, Failure: p.Failure, Round: round}
+		ProbEnd: p.ProbEnd, Valid: p.Valid, Failure: p.Failure, Round: round, Steps: steps}
+}
+
+// autoSteps is the number of optimisation steps of each candidate's search under cfg
+// (Auto.Steps of Config.Steps).
+func autoSteps(cfg Config) int {
+	if s := cfg.Auto.Steps; s > 0 && s < 1 {
+		return max(1, int(math.Round(s*float64(cfg.Steps))))
+	}
+	return cfg.Steps
 }
 
 // acceptable is what AutoRule prefers: a valid candidate within the bound.
@@ -174,40 +195,51 @@ func acceptable(c Candidate, bound float64) bool { return c.Valid && c.Uncertain
 const refineRatio = 1.1
 
 // nextLambda is the next candidate to search for an instance that has cands, or false when
-// there is nothing to refine. A larger λ2 weighs proximity more, so it ends closer to x but
-// is more often invalid or implausible. When the candidate the rule chooses now is
-// acceptable, the next keeps its λ3 and takes λ2 halfway (geometric mean) between its λ2 and
-// the smallest larger λ2 on the same λ3 whose candidate is not acceptable (3 times its λ2
-// with none larger), until the two are within refineRatio. Any other instance is left as
-// it is: with no valid candidate, smaller λ2 did not help
-// (two W-BC rows where no grid point was valid stayed invalid at λ2 = 10⁻³, 10⁻⁴ and 10⁻⁵),
-// and λ2 does not order plausibility.
+// there is nothing to refine. A larger λ2 weighs proximity more, so the search ends closer
+// to x but is more often invalid or implausible; after the pull-back, whose ends all sit
+// near F(τ|x_c) = ϑ + Margin, the distance is no longer monotone in λ2. So the refinement is
+// a local search of the λ2 line around the candidate the rule chooses now, when that one is
+// acceptable: keeping its λ3, it takes λ2 halfway (geometric mean) between its λ2 and the
+// nearest larger λ2 searched on the same λ3 (3 times its λ2 with none larger), or, once
+// those two are within refineRatio, between it and the nearest smaller one (until they are
+// within refineRatio too). Each proposal lies strictly between two searched λ2 (or beyond
+// them all), so no round repeats a search. Any other instance is left as it is: with no
+// valid candidate, smaller λ2 did not help (two W-BC rows where no grid point was valid
+// stayed invalid at λ2 = 10⁻³, 10⁻⁴ and 10⁻⁵), and λ2 does not order plausibility.
 func nextLambda(cands []Candidate, bound float64) (Lambdas, bool) {
 	k, plausible := chooseCandidate(cands, bound)
 	c := cands[k]
 	if !plausible {
 		return Lambdas{}, false
 	}
-	hi := math.Inf(1)
+	lo, hi := math.Inf(-1), math.Inf(1) // the nearest searched λ2 below and above c's
 	for _, o := range cands {
-		if o.Lambda3 == c.Lambda3 && o.Lambda2 > c.Lambda2 && !acceptable(o, bound) {
+		switch {
+		case o.Lambda3 != c.Lambda3:
+		case o.Lambda2 > c.Lambda2:
 			hi = min(hi, o.Lambda2)
+		case o.Lambda2 < c.Lambda2:
+			lo = max(lo, o.Lambda2)
 		}
 	}
 	switch {
 	case math.IsInf(hi, 1) && c.Lambda2 > 0:
 		return Lambdas{3 * c.Lambda2, c.Lambda3}, true
-	case math.IsInf(hi, 1) || c.Lambda2 > 0 && hi/c.Lambda2 < refineRatio:
+	case math.IsInf(hi, 1):
 		return Lambdas{}, false
 	case c.Lambda2 == 0:
 		return Lambdas{hi / 10, c.Lambda3}, true
+	case hi/c.Lambda2 >= refineRatio:
+		return Lambdas{math.Sqrt(c.Lambda2 * hi), c.Lambda3}, true
+	case lo > 0 && c.Lambda2/lo >= refineRatio:
+		return Lambdas{math.Sqrt(lo * c.Lambda2), c.Lambda3}, true
 	}
-	return Lambdas{math.Sqrt(c.Lambda2 * hi), c.Lambda3}, true
+	return Lambdas{}, false
 }
 
 // refine runs automatic λ's rounds after the grid and keeps, for each instance, the
 // explanation of the candidate AutoRule picks: ex holds len(grid) explanations per
-// instance, in grid order. Each round searches every instance that nextLambda still
+// instance, in grid order. cfg's Steps are the candidates' (autoSteps). Each round searches every instance that nextLambda still
 // refines as one row of one batch.
 func (e *Explainer) refine(ctx context.Context, cfg Config, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
 	grid := cfg.Auto.Grid
@@ -217,7 +249,7 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, queries []Query, pre
 	for i := range queries {
 		exs[i] = ex[i*g : (i+1)*g : (i+1)*g]
 		for k, x := range exs[i] {
-			cands[i] = append(cands[i], candidate(x, grid[k], 0))
+			cands[i] = append(cands[i], candidate(x, grid[k], 0, cfg.Steps))
 		}
 	}
 	for round := 1; round <= cfg.Auto.Rounds; round++ {
@@ -238,7 +270,7 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, queries []Query, pre
 			return nil, err
 		}
 		for k, i := range sub {
-			cands[i] = append(cands[i], candidate(more[k], lams[k], round))
+			cands[i] = append(cands[i], candidate(more[k], lams[k], round, cfg.Steps))
 			exs[i] = append(exs[i], more[k])
 		}
 	}

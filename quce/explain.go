@@ -292,6 +292,7 @@ func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pre
 	grid := []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
 	if cfg.Auto != nil {
 		grid = cfg.Auto.Grid
+		cfg.Steps = autoSteps(cfg)
 	}
 	cands := make([]Query, 0, len(queries)*len(grid))
 	candPred := make([][]float64, 0, cap(cands))

@@ -14,7 +14,8 @@ import (
 func TestExplainAutoLambdaSparse(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "e.json")
 	svg := filepath.Join(t.TempDir(), "svg")
-	stdout, stderr, err := quceRun("explain", "-n", "3", "-lambdas", "auto", "-sparse", "-json", out, "-svg", svg)
+	// Every candidate searches all of the tests' 50 steps (-auto-steps 1), enough to be valid.
+	stdout, stderr, err := quceRun("explain", "-n", "3", "-lambdas", "auto", "-auto-steps", "1", "-sparse", "-json", out, "-svg", svg)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -104,6 +105,9 @@ func TestAutoLambdaErrors(t *testing.T) {
 		{[]string{"explain", "-lambdas", "auto", "-auto-grid", "0.1"}, "\"0.1\" is not a λ2:λ3 pair"},
 		{[]string{"explain", "-lambdas", "auto", "-auto-grid", "0.1:-1"}, "finite and ≥ 0"},
 		{[]string{"explain", "-auto-grid", "0.1:0.1"}, "fix: add -lambdas auto"},
+		{[]string{"explain", "-auto-steps", "0.5"}, "fix: add -lambdas auto"},
+		{[]string{"explain", "-lambdas", "auto", "-auto-steps", "0"}, "-auto-steps 0: fix: use a share of -steps above 0 and at most 1"},
+		{[]string{"explain", "-lambdas", "auto", "-auto-steps", "2"}, "-auto-steps 2: fix"},
 		{[]string{"explain", "-lambdas", "auto", "-plausibility-quantile", "1"}, "-plausibility-quantile 1 is not allowed"},
 		{[]string{"explain", "-sparse", "-plausibility-quantile", "0"}, "-plausibility-quantile 0 is not allowed"},
 		{[]string{"explain", "-plausibility-quantile", "0.5"}, "add one of them"},
