@@ -104,7 +104,8 @@ type Candidate struct {
 	Uncertainty float64 `json:"uncertainty"` // L_ε(x_c), trained form
 	ProbEnd     float64 `json:"prob_end"`    // F(τ|x_c)
 	Valid       bool    `json:"valid"`
-	// Round is 0 for a candidate of the grid, r for the one the r-th refinement added.
+	// Round is 0 for a candidate of the grid (or the search of all n steps that an instance
+	// with no valid one gets, see refine), r for the one the r-th refinement added.
 	Round int `json:"round"`
 	// Steps is how many optimisation steps its search ran (Auto.Steps of Config.Steps).
 	Steps int `json:"steps"`
@@ -239,9 +240,13 @@ func nextLambda(cands []Candidate, bound float64) (Lambdas, bool) {
 
 // refine runs automatic λ's rounds after the grid and keeps, for each instance, the
 // explanation of the candidate AutoRule picks: ex holds len(grid) explanations per
-// instance, in grid order. cfg's Steps are the candidates' (autoSteps). Each round searches every instance that nextLambda still
-// refines as one row of one batch.
-func (e *Explainer) refine(ctx context.Context, cfg Config, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
+// instance, in grid order, searched for cfg.Steps steps (autoSteps of n, the configured
+// steps). First, an instance with no valid candidate gets one more: the candidate the rule
+// picks for it (the one with the highest F(τ|x_c)) searched again for all n steps, as the
+// fixed-λ search would, since a search cut short can stop just below ϑ (one Iris row of
+// 210 did at 500 steps, valid at 1000). Then each round searches every instance that
+// nextLambda still refines as one row of one batch.
+func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
 	grid := cfg.Auto.Grid
 	g := len(grid)
 	cands := make([][]Candidate, len(queries))
@@ -250,6 +255,30 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, queries []Query, pre
 		exs[i] = ex[i*g : (i+1)*g : (i+1)*g]
 		for k, x := range exs[i] {
 			cands[i] = append(cands[i], candidate(x, grid[k], 0, cfg.Steps))
+		}
+	}
+	if n > cfg.Steps {
+		var sub []int
+		var subQ []Query
+		var subPred [][]float64
+		var lams []Lambdas
+		for i := range queries {
+			if !slices.ContainsFunc(cands[i], func(c Candidate) bool { return c.Valid }) {
+				k, _ := chooseCandidate(cands[i], cfg.Plausibility)
+				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, cands[i][k].Lambdas)
+			}
+		}
+		if len(sub) > 0 {
+			full := cfg
+			full.Steps = n
+			more, err := e.searchRows(ctx, full, subQ, subPred, lams, tm)
+			if err != nil {
+				return nil, err
+			}
+			for k, i := range sub {
+				cands[i] = append(cands[i], candidate(more[k], lams[k], 0, n))
+				exs[i] = append(exs[i], more[k])
+			}
 		}
 	}
 	for round := 1; round <= cfg.Auto.Rounds; round++ {

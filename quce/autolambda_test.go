@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,7 +116,7 @@ func TestAutoLambda(t *testing.T) {
 	valid, plausible := 0, 0
 	for i, e := range ex {
 		a := e.Auto
-		if a == nil || len(a.Candidates) < len(cfg.Auto.Grid) || len(a.Candidates) > len(cfg.Auto.Grid)+cfg.Auto.Rounds || a.Bound != cfg.Plausibility || a.Rule != quce.AutoRule {
+		if a == nil || len(a.Candidates) < len(cfg.Auto.Grid) || len(a.Candidates) > len(cfg.Auto.Grid)+1+cfg.Auto.Rounds || a.Bound != cfg.Plausibility || a.Rule != quce.AutoRule {
 			t.Fatalf("row %d: auto record %+v", i, a)
 		}
 		p, c := e.Path0(), a.Candidates[a.Chosen]
@@ -128,7 +129,7 @@ func TestAutoLambda(t *testing.T) {
 			if k < len(cfg.Auto.Grid) && o.Lambdas != cfg.Auto.Grid[k] {
 				t.Errorf("row %d candidate %d has λ %+v, grid %+v", i, k, o.Lambdas, cfg.Auto.Grid[k])
 			}
-			if want := int(math.Round(cfg.Auto.Steps * float64(cfg.Steps))); o.Steps != want {
+			if want := int(math.Round(cfg.Auto.Steps * float64(cfg.Steps))); o.Steps != want && !(k >= len(cfg.Auto.Grid) && o.Round == 0 && o.Steps == cfg.Steps) {
 				t.Errorf("row %d candidate %d searched %d steps, want %d (Auto.Steps %g of %d)", i, k, o.Steps, want, cfg.Auto.Steps, cfg.Steps)
 			}
 			// No valid, plausible candidate is closer than the chosen one.
@@ -345,7 +346,8 @@ func TestAutoRefineAndPullBack(t *testing.T) {
 			t.Errorf("row %d: the record does not match the chosen path", i)
 		}
 		for k, o := range e.Auto.Candidates {
-			if k < len(full.Auto.Grid) && (o.Round != 0 || o.Lambdas != full.Auto.Grid[k]) || k >= len(full.Auto.Grid) && !(o.Round >= 1 && o.Round <= full.Auto.Rounds) {
+			rescue := k >= len(full.Auto.Grid) && o.Round == 0 && o.Steps == full.Steps
+			if k < len(full.Auto.Grid) && (o.Round != 0 || o.Lambdas != full.Auto.Grid[k]) || k >= len(full.Auto.Grid) && !rescue && !(o.Round >= 1 && o.Round <= full.Auto.Rounds) {
 				t.Errorf("row %d candidate %d: λ %+v in round %d", i, k, o.Lambdas, o.Round)
 			}
 			if k >= len(full.Auto.Grid) {
@@ -442,5 +444,50 @@ func TestAutoPullBackIntegers(t *testing.T) {
 	t.Logf("%d of %d candidates ended closer to x with the pull-back", closer, len(rows)*len(pull.Auto.Grid))
 	if closer == 0 {
 		t.Error("the pull-back moved no candidate closer to x on integer columns")
+	}
+}
+
+// Automatic λ searches its candidates for a share of n steps (Auto.Steps), and an instance
+// with no valid candidate then gets its highest-F candidate searched for all n: so it is
+// valid wherever the fixed-λ search with a λ of the grid is. Here with n = 100 and
+// candidates cut to 10 steps, where most grid candidates stop short of the class.
+func TestAutoRescuesCutSearches(t *testing.T) {
+	s := wbc(t)
+	cfg := autoConfig(t, s)
+	cfg.Steps, cfg.Auto.Steps, cfg.Auto.Rounds = 100, 0.1, 0
+	rows := s.XTest[:12]
+	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := quce.DefaultConfig()
+	fixed.Steps = cfg.Steps
+	fixed.Lambda2, fixed.Lambda3 = cfg.Auto.Grid[0].Lambda2, cfg.Auto.Grid[0].Lambda3
+	alone := explain(t, fixed, rows)
+	rescued := 0
+	for i, e := range ex {
+		cands := e.Auto.Candidates
+		for _, c := range cands[:len(cfg.Auto.Grid)] {
+			if c.Steps != 10 {
+				t.Errorf("row %d: a grid candidate searched %d steps, want 10", i, c.Steps)
+			}
+		}
+		if len(cands) > len(cfg.Auto.Grid) {
+			rescued++
+			c := cands[len(cfg.Auto.Grid)]
+			if c.Steps != cfg.Steps || c.Round != 0 || slices.ContainsFunc(cands[:len(cfg.Auto.Grid)], func(c quce.Candidate) bool { return c.Valid }) {
+				t.Errorf("row %d: candidate %+v added after the grid %+v", i, c, cands[:len(cfg.Auto.Grid)])
+			}
+		}
+		if alone[i].Path0().Valid && !e.Path0().Valid {
+			t.Errorf("row %d: valid with the fixed λ %v, not with automatic λ (candidates %+v)", i, cfg.Auto.Grid[0], cands)
+		}
+		if math.Abs(e.CompletenessGap) > 5e-3 {
+			t.Errorf("row %d: completeness gap %.2e", i, e.CompletenessGap)
+		}
+	}
+	t.Logf("%d of %d rows had no valid candidate in 10 steps and were searched for all %d", rescued, len(rows), cfg.Steps)
+	if rescued == 0 {
+		t.Error("no row needed the search of all n steps: the test does not test it")
 	}
 }
