@@ -234,7 +234,7 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 		st.Config.Lambda1, st.Config.Lambda2, st.Config.Lambda3, st.Config.Optimizer, st.Config.LearningRate, st.Config.Steps, st.Config.Rule, st.Config.K, st.Config.Threshold, st.Dice.Samples)
 	if slices.Contains(r.Methods, QUCEAuto) {
 		ac := st.AutoConfig
-		fmt.Fprintf(b, "- quce-auto: the same search with (λ2, λ3) chosen per instance among %s by the rule: %s; bound %.3g (the %g quantile of L_ε, trained form, over the training rows). Chosen: %s.\n",
+		fmt.Fprintf(b, "- quce-auto: the same search with (λ2, λ3) chosen per instance among %s by the rule: %s; bound %.3g (the %g quantile of L_ε, trained form, over the training rows; the instance's own L_ε where larger). Chosen: %s.\n",
 			lambdaList(ac.Auto.Grid), quce.AutoRule, ac.Plausibility, ac.PlausibilityQuantile, r.autoChoices())
 	}
 	if showPaper {

@@ -38,7 +38,8 @@ type Auto struct {
 }
 
 // AutoRule is how automatic λ chooses among an instance's candidates, given the bound on
-// L_ε (Config.Plausibility): among the valid candidates whose L_ε(x_c) is within the bound,
+// L_ε (Config.Plausibility, or L_ε(x) when the instance itself is less plausible, see
+// instanceBound): among the valid candidates whose L_ε(x_c) is within the bound,
 // the closest to x (L1 distance in standardised units); if no valid candidate is within
 // the bound, the valid one with the lowest L_ε, marked implausible; if none is valid, the
 // one with the highest F(τ|x_c) whose search did not fail, reported invalid (the first when
@@ -135,7 +136,7 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 // AutoChoice records how automatic λ chose an instance's λ2 and λ3.
 type AutoChoice struct {
 	Rule       string      `json:"rule"`       // AutoRule
-	Bound      float64     `json:"bound"`      // Config.Plausibility
+	Bound      float64     `json:"bound"`      // Config.Plausibility, or L_ε(x) when larger
 	Quantile   float64     `json:"quantile"`   // Config.PlausibilityQuantile
 	Candidates []Candidate `json:"candidates"` // the grid's in its order, then each round's
 	Chosen     int         `json:"chosen"`     // index into Candidates
@@ -251,8 +252,10 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 	g := len(grid)
 	cands := make([][]Candidate, len(queries))
 	exs := make([][]*Explanation, len(queries))
+	bound := make([]float64, len(queries))
 	for i := range queries {
 		exs[i] = ex[i*g : (i+1)*g : (i+1)*g]
+		bound[i] = instanceBound(cfg, exs[i][0])
 		for k, x := range exs[i] {
 			cands[i] = append(cands[i], candidate(x, grid[k], 0, cfg.Steps))
 		}
@@ -264,7 +267,7 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 		var lams []Lambdas
 		for i := range queries {
 			if !slices.ContainsFunc(cands[i], func(c Candidate) bool { return c.Valid }) {
-				k, _ := chooseCandidate(cands[i], cfg.Plausibility)
+				k, _ := chooseCandidate(cands[i], bound[i])
 				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, cands[i][k].Lambdas)
 			}
 		}
@@ -287,7 +290,7 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 		var subPred [][]float64
 		var lams []Lambdas
 		for i := range queries {
-			if l, ok := nextLambda(cands[i], cfg.Plausibility); ok {
+			if l, ok := nextLambda(cands[i], bound[i]); ok {
 				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, l)
 			}
 		}
@@ -305,12 +308,23 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 	}
 	out := make([]*Explanation, len(queries))
 	for i := range out {
-		k, plausible := chooseCandidate(cands[i], cfg.Plausibility)
+		k, plausible := chooseCandidate(cands[i], bound[i])
 		out[i] = exs[i][k]
-		out[i].Auto = &AutoChoice{Rule: AutoRule, Bound: cfg.Plausibility, Quantile: cfg.PlausibilityQuantile,
+		out[i].Auto = &AutoChoice{Rule: AutoRule, Bound: bound[i], Quantile: cfg.PlausibilityQuantile,
 			Candidates: cands[i], Chosen: k, Plausible: plausible}
 	}
 	return out, nil
+}
+
+// instanceBound is the bound on L_ε that automatic λ holds x's candidates to: the
+// training rows' quantile (Config.Plausibility), or L_ε(x) when x itself is less plausible.
+// An atypical instance's counterfactual need not be more typical than the instance.
+func instanceBound(cfg Config, x *Explanation) float64 {
+	p := x.Path0()
+	if len(p.Uncertainty) == 0 || math.IsNaN(p.Uncertainty[0]) {
+		return cfg.Plausibility
+	}
+	return max(cfg.Plausibility, p.Uncertainty[0])
 }
 
 // WithBound returns cfg with the plausibility bound that automatic λ and sparsity need

@@ -116,7 +116,7 @@ func TestAutoLambda(t *testing.T) {
 	valid, plausible := 0, 0
 	for i, e := range ex {
 		a := e.Auto
-		if a == nil || len(a.Candidates) < len(cfg.Auto.Grid) || len(a.Candidates) > len(cfg.Auto.Grid)+1+cfg.Auto.Rounds || a.Bound != cfg.Plausibility || a.Rule != quce.AutoRule {
+		if a == nil || len(a.Candidates) < len(cfg.Auto.Grid) || len(a.Candidates) > len(cfg.Auto.Grid)+1+cfg.Auto.Rounds || a.Bound < cfg.Plausibility || a.Rule != quce.AutoRule {
 			t.Fatalf("row %d: auto record %+v", i, a)
 		}
 		p, c := e.Path0(), a.Candidates[a.Chosen]
@@ -490,4 +490,46 @@ func TestAutoRescuesCutSearches(t *testing.T) {
 	if rescued == 0 {
 		t.Error("no row needed the search of all n steps: the test does not test it")
 	}
+}
+
+// An instance less plausible than the bound (its own L_ε above the training rows' quantile)
+// holds its candidates to its own L_ε instead: its counterfactual need not be more typical
+// than itself. Every other instance keeps the quantile.
+func TestAutoBoundOfAtypicalInstances(t *testing.T) {
+	s := wbc(t)
+	cfg := autoConfig(t, s)
+	cfg.Steps, cfg.Auto.Rounds = 200, 1
+	unc, _, _, err := s.Explainer.Uncertainty(s.XTest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]float64
+	var own []float64
+	atypical := 0
+	for i, u := range unc {
+		if u > cfg.Plausibility && atypical < 3 || u <= cfg.Plausibility && len(rows)-atypical < 3 {
+			rows, own = append(rows, s.XTest[i]), append(own, u)
+			if u > cfg.Plausibility {
+				atypical++
+			}
+		}
+	}
+	if atypical == 0 {
+		t.Fatalf("no W-BC test row has L_ε above the bound %.3f", cfg.Plausibility)
+	}
+	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range ex {
+		want := max(cfg.Plausibility, own[i])
+		if a := e.Auto; math.Abs(a.Bound-want) > 1e-4*want {
+			t.Errorf("row %d (L_ε %.3f, quantile bound %.3f): bound %.3f, want %.3f", i, own[i], cfg.Plausibility, a.Bound, want)
+		}
+		c := e.Auto.Candidates[e.Auto.Chosen]
+		if e.Auto.Plausible != (c.Valid && c.Uncertainty <= e.Auto.Bound) {
+			t.Errorf("row %d: plausible = %v for a candidate with L_ε %.3f, bound %.3f", i, e.Auto.Plausible, c.Uncertainty, e.Auto.Bound)
+		}
+	}
+	t.Logf("%d rows above the bound %.3f, %d within", atypical, cfg.Plausibility, len(rows)-atypical)
 }
