@@ -1,6 +1,7 @@
 package quce
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -242,10 +243,11 @@ func nextLambda(cands []Candidate, bound float64) (Lambdas, bool) {
 // refine runs automatic λ's rounds after the grid and keeps, for each instance, the
 // explanation of the candidate AutoRule picks: ex holds len(grid) explanations per
 // instance, in grid order, searched for cfg.Steps steps (autoSteps of n, the configured
-// steps). First, an instance with no valid candidate gets one more: the candidate the rule
-// picks for it (the one with the highest F(τ|x_c)) searched again for all n steps, as the
-// fixed-λ search would, since a search cut short can stop just below ϑ (one Iris row of
-// 210 did at 500 steps, valid at 1000). Then each round searches every instance that
+// steps). First, an instance with no valid candidate gets one more: the grid's smallest λ2
+// (then smallest λ3) searched again for all n steps, as the fixed-λ search with it would,
+// since a search cut short can stop just below ϑ (one Iris row of 210 did at 500 steps,
+// valid at 1000; with 350 steps, two rows whose highest F was at λ2 = 0.1 stayed invalid at
+// λ2 = 0.1 for all n, valid at 0.01). Then each round searches every instance that
 // nextLambda still refines as one row of one batch.
 func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
 	grid := cfg.Auto.Grid
@@ -261,14 +263,17 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 		}
 	}
 	if n > cfg.Steps {
+		// The grid's weakest pull towards x and the data: the most likely to be valid.
+		weakest := slices.MinFunc(grid, func(a, b Lambdas) int {
+			return cmp.Or(cmp.Compare(a.Lambda2, b.Lambda2), cmp.Compare(a.Lambda3, b.Lambda3))
+		})
 		var sub []int
 		var subQ []Query
 		var subPred [][]float64
 		var lams []Lambdas
 		for i := range queries {
 			if !slices.ContainsFunc(cands[i], func(c Candidate) bool { return c.Valid }) {
-				k, _ := chooseCandidate(cands[i], bound[i])
-				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, cands[i][k].Lambdas)
+				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, weakest)
 			}
 		}
 		if len(sub) > 0 {

@@ -448,13 +448,16 @@ func TestAutoPullBackIntegers(t *testing.T) {
 }
 
 // Automatic λ searches its candidates for a share of n steps (Auto.Steps), and an instance
-// with no valid candidate then gets its highest-F candidate searched for all n: so it is
-// valid wherever the fixed-λ search with a λ of the grid is. Here with n = 100 and
-// candidates cut to 10 steps, where most grid candidates stop short of the class.
+// with no valid candidate then gets the grid's smallest λ2 searched for all n: so it is
+// valid wherever the fixed-λ search with that λ is. Here with n = 100 and candidates cut to
+// 10 steps, where most grid candidates stop short of the class; the grid is in reverse
+// order, so the smallest λ2 is not simply the first.
 func TestAutoRescuesCutSearches(t *testing.T) {
 	s := wbc(t)
 	cfg := autoConfig(t, s)
 	cfg.Steps, cfg.Auto.Steps, cfg.Auto.Rounds = 100, 0.1, 0
+	slices.Reverse(cfg.Auto.Grid)
+	weakest := cfg.Auto.Grid[len(cfg.Auto.Grid)-1]
 	rows := s.XTest[:12]
 	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
 	if err != nil {
@@ -462,7 +465,7 @@ func TestAutoRescuesCutSearches(t *testing.T) {
 	}
 	fixed := quce.DefaultConfig()
 	fixed.Steps = cfg.Steps
-	fixed.Lambda2, fixed.Lambda3 = cfg.Auto.Grid[0].Lambda2, cfg.Auto.Grid[0].Lambda3
+	fixed.Lambda2, fixed.Lambda3 = weakest.Lambda2, weakest.Lambda3
 	alone := explain(t, fixed, rows)
 	rescued := 0
 	for i, e := range ex {
@@ -475,12 +478,12 @@ func TestAutoRescuesCutSearches(t *testing.T) {
 		if len(cands) > len(cfg.Auto.Grid) {
 			rescued++
 			c := cands[len(cfg.Auto.Grid)]
-			if c.Steps != cfg.Steps || c.Round != 0 || slices.ContainsFunc(cands[:len(cfg.Auto.Grid)], func(c quce.Candidate) bool { return c.Valid }) {
+			if c.Steps != cfg.Steps || c.Round != 0 || c.Lambdas != weakest || slices.ContainsFunc(cands[:len(cfg.Auto.Grid)], func(c quce.Candidate) bool { return c.Valid }) {
 				t.Errorf("row %d: candidate %+v added after the grid %+v", i, c, cands[:len(cfg.Auto.Grid)])
 			}
 		}
 		if alone[i].Path0().Valid && !e.Path0().Valid {
-			t.Errorf("row %d: valid with the fixed λ %v, not with automatic λ (candidates %+v)", i, cfg.Auto.Grid[0], cands)
+			t.Errorf("row %d: valid with the fixed λ %v, not with automatic λ (candidates %+v)", i, weakest, cands)
 		}
 		if math.Abs(e.CompletenessGap) > 5e-3 {
 			t.Errorf("row %d: completeness gap %.2e", i, e.CompletenessGap)
