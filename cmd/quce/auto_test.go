@@ -19,7 +19,7 @@ func TestExplainAutoLambdaSparse(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"automatic λ: λ2 ", "columns changed (30 before -sparse reset"} {
+	for _, want := range []string{"automatic λ: λ2 ", ", 50 steps (L1 ", "columns changed (30 before -sparse reset"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the text lacks %q:\n%s", want, stdout)
 		}
