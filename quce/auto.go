@@ -68,7 +68,7 @@ func DefaultAuto() *Auto {
 	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {1, 0.1}, {3, 0.1}}, Rounds: 3, Steps: 0.35, PullBack: true, Margin: 0.05}
 }
 
-// MaxAutoRounds bounds Auto.Rounds: each round costs as much as a fixed-λ search.
+// MaxAutoRounds bounds Auto.Rounds: each round costs Auto.Steps of a fixed-λ search.
 const MaxAutoRounds = 10
 
 // DefaultPlausibilityQuantile is the quantile of the training rows' L_ε that bounds a
@@ -195,9 +195,6 @@ func autoSteps(cfg Config) int {
 	return cfg.Steps
 }
 
-// acceptable is what AutoRule prefers: a valid candidate within the bound.
-func acceptable(c Candidate, bound float64) bool { return c.Valid && c.Uncertainty <= bound }
-
 // refineRatio is where the search of the λ2 line stops: once the bracket's ends are
 // within this factor of each other, the candidates between them differ by little.
 const refineRatio = 1.1
@@ -259,10 +256,12 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 	g := len(grid)
 	cands := make([][]Candidate, len(queries))
 	exs := make([][]*Explanation, len(queries))
-	bound := make([]float64, len(queries))
+	bound, err := e.instanceBounds(cfg, queries)
+	if err != nil {
+		return nil, err
+	}
 	for i := range queries {
 		exs[i] = ex[i*g : (i+1)*g : (i+1)*g]
-		bound[i] = instanceBound(cfg, exs[i][0])
 		for k, x := range exs[i] {
 			cands[i] = append(cands[i], candidate(x, grid[k], 0, cfg.Steps))
 		}
@@ -326,15 +325,26 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 	return out, nil
 }
 
-// instanceBound is the bound on L_ε that automatic λ holds x's candidates to: the
-// training rows' quantile (Config.Plausibility), or L_ε(x) when x itself is less plausible.
-// An atypical instance's counterfactual need not be more typical than the instance.
-func instanceBound(cfg Config, x *Explanation) float64 {
-	p := x.Path0()
-	if len(p.Uncertainty) == 0 || math.IsNaN(p.Uncertainty[0]) {
-		return cfg.Plausibility
+// instanceBounds are the bounds on L_ε that automatic λ holds each query's candidates to:
+// the training rows' quantile (Config.Plausibility), or L_ε(x) (trained form, mean code, as
+// the quantile is taken) when x itself is less plausible. An atypical instance's
+// counterfactual need not be more typical than the instance.
+func (e *Explainer) instanceBounds(cfg Config, queries []Query) ([]float64, error) {
+	xs := make([][]float64, len(queries))
+	for i, q := range queries {
+		xs[i] = q.X
 	}
-	return max(cfg.Plausibility, p.Uncertainty[0])
+	unc, _, _, err := e.Uncertainty(xs)
+	if err != nil {
+		return nil, err
+	}
+	for i, u := range unc {
+		unc[i] = max(cfg.Plausibility, u)
+		if math.IsNaN(u) {
+			unc[i] = cfg.Plausibility
+		}
+	}
+	return unc, nil
 }
 
 // WithBound returns cfg with the plausibility bound that automatic λ and sparsity need
