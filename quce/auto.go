@@ -60,10 +60,9 @@ const AutoRule = "closest valid candidate with L_ε ≤ bound; else the valid on
 // closest and were dropped.
 //
 // Rounds 3, Steps 0.35 (350 of the default 1000 steps per search: over seeds 1–3 of the
-// seven numeric data sets in docs/METHOD.md the mean L1 differed from that with 500 steps
-// by 0.08 at most, and 500 from all 1000 by 0.06 at most on W-BC, German numeric, Iris and
-// wine, seed 1), PullBack with Margin 0.05: see docs/METHOD.md (automatic λ) for what they
-// gain and cost.
+// seven numeric data sets in docs/AUTOLAMBDA.md the mean L1 is within 0.06 of that with all
+// 1000 steps, at a third of the time), PullBack with Margin 0.05: see docs/METHOD.md
+// (automatic λ) for what they gain and cost.
 func DefaultAuto() *Auto {
 	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {1, 0.1}, {3, 0.1}}, Rounds: 3, Steps: 0.35, PullBack: true, Margin: 0.05}
 }
