@@ -66,16 +66,16 @@ func TestExplainAutoLambdaSparse(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := doc.Config.Quce
-	if len(q.Auto.Grid) != 4 || !q.Sparse || q.Plausibility <= 0 || q.PlausibilityQuantile != 0.9 {
+	if len(q.Auto.Grid) != 6 || !q.Sparse || q.Plausibility <= 0 || q.PlausibilityQuantile != 0.9 {
 		t.Errorf("config %+v does not record automatic λ, sparsity and the bound", q)
 	}
 	for i, r := range doc.Results {
 		a := r.Auto
-		if len(a.Candidates) < 4 || len(a.Candidates) > 4+3 || a.Rule == "" || a.Bound < q.Plausibility || a.Quantile != 0.9 {
+		if len(a.Candidates) < 6 || len(a.Candidates) > 6+3 || a.Rule == "" || a.Bound < q.Plausibility || a.Quantile != 0.9 {
 			t.Errorf("result %d: auto %+v", i, a)
 			continue
 		}
-		if c := a.Candidates[a.Chosen]; c.Valid != r.Valid || a.Chosen < 4 && c.Lambda2 != q.Auto.Grid[a.Chosen].Lambda2 {
+		if c := a.Candidates[a.Chosen]; c.Valid != r.Valid || a.Chosen < 6 && c.Lambda2 != q.Auto.Grid[a.Chosen].Lambda2 {
 			t.Errorf("result %d: chosen candidate %+v vs result valid %v", i, c, r.Valid)
 		}
 		if len(r.ChangedFeatures)+len(r.ResetFeatures) != len(doc.Features) {
