@@ -243,7 +243,7 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 		st.Config.Lambda1, st.Config.Lambda2, st.Config.Lambda3, st.Config.Optimizer, st.Config.LearningRate, st.Config.Steps, st.Config.Rule, st.Config.K, st.Config.Threshold, st.Dice.Samples)
 	if slices.Contains(r.Methods, QUCEAuto) {
 		ac := st.AutoConfig
-		fmt.Fprintf(b, "- quce-auto: the same search with (λ2, λ3) chosen per instance among %s by the rule: %s; bound %.3g (the %g quantile of L_ε, trained form, over the training rows). Chosen: %s.\n",
+		fmt.Fprintf(b, "- quce-auto: the same search with (λ2, λ3) chosen per instance among %s by the rule: %s; bound %.3g (the %g quantile of L_ε, trained form, over the training rows; the instance's own L_ε where larger). Chosen: %s.\n",
 			lambdaList(ac.Auto.Grid), quce.AutoRule, ac.Plausibility, ac.PlausibilityQuantile, r.autoChoices())
 	}
 	if showPaper {
@@ -290,12 +290,15 @@ func lambdaList(grid []quce.Lambdas) string {
 }
 
 // autoChoices counts how often quce-auto chose each grid candidate and a refined one, over
-// every split, and how often no valid candidate was within the bound.
+// every split, how many instances with no valid candidate were searched again for all n
+// steps, and how often no valid candidate was within the bound.
 func (r *Report) autoChoices() string {
-	auto := r.Settings.AutoConfig.Auto
+	ac := r.Settings.AutoConfig
+	auto := ac.Auto
 	grid := auto.Grid
 	count := make([]int, len(grid)+1) // the last: a candidate of a refinement round
-	implausible := 0
+	implausible, again := 0, 0
+	steps := ac.Steps
 	for _, s := range r.Splits {
 		for _, in := range r.Instances[QUCEAuto][s] {
 			if in.Auto == nil {
@@ -305,6 +308,13 @@ func (r *Report) autoChoices() string {
 			if !in.Auto.Plausible {
 				implausible++
 			}
+			for k, c := range in.Auto.Candidates {
+				if k < len(grid) {
+					steps = c.Steps
+				} else if c.Round == 0 {
+					again++
+				}
+			}
 		}
 	}
 	parts := make([]string, len(grid))
@@ -312,11 +322,12 @@ func (r *Report) autoChoices() string {
 		parts[i] = fmt.Sprintf("(%g, %g) ×%d", l.Lambda2, l.Lambda3, count[i])
 	}
 	if auto.Rounds > 0 {
-		parts = append(parts, fmt.Sprintf("refined (up to %d rounds) ×%d", auto.Rounds, count[len(grid)]))
+		parts = append(parts, fmt.Sprintf("refined (up to %d rounds) or searched again ×%d", auto.Rounds, count[len(grid)]))
 	}
+	searched := fmt.Sprintf("each candidate searched for %d of the %d steps; no valid candidate, so the smallest λ2 searched again for all %d: %d", steps, ac.Steps, ac.Steps, again)
 	pull := "no pull-back"
 	if auto.PullBack {
 		pull = fmt.Sprintf("pull-back towards x with margin %g", auto.Margin)
 	}
-	return fmt.Sprintf("%s; none within the bound: %d; %s", strings.Join(parts, ", "), implausible, pull)
+	return fmt.Sprintf("%s; %s; none within the bound: %d; %s", strings.Join(parts, ", "), searched, implausible, pull)
 }

@@ -1,6 +1,7 @@
 package quce
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,6 +26,13 @@ type Auto struct {
 	// searches one more candidate per instance that has something left to refine, all in
 	// one batch (see nextLambda). 0 keeps the grid alone.
 	Rounds int `json:"rounds"`
+	// Steps is the share of Config.Steps that each candidate's search runs, the grid's and
+	// every round's (0 < share ≤ 1; 0 means 1, all n). A search costs one execution per
+	// step, so automatic λ's time is the steps of the grid plus those of the rounds, which
+	// run one after another, while the searches settle long before n = 1000 (see
+	// DefaultAuto). An instance with no valid candidate is searched again for all n (see
+	// refine).
+	Steps float64 `json:"steps,omitempty"`
 	// PullBack, after each candidate's search, walks its end back along the straight
 	// segment towards x as far as the end stays valid with Margin to spare
 	// (F(τ|x_c) ≥ ϑ + Margin) and no less plausible than the bound (see pullBack).
@@ -33,30 +41,42 @@ type Auto struct {
 }
 
 // AutoRule is how automatic λ chooses among an instance's candidates, given the bound on
-// L_ε (Config.Plausibility): among the valid candidates whose L_ε(x_c) is within the bound,
+// L_ε (Config.Plausibility, or L_ε(x) when the instance itself is less plausible, see
+// instanceBound): among the valid candidates whose L_ε(x_c) is within the bound,
 // the closest to x (L1 distance in standardised units); if no valid candidate is within
 // the bound, the valid one with the lowest L_ε, marked implausible; if none is valid, the
 // one with the highest F(τ|x_c) whose search did not fail, reported invalid (the first when
 // every search failed). Ties go to the earlier candidate.
 const AutoRule = "closest valid candidate with L_ε ≤ bound; else the valid one with the lowest L_ε; else the one with the highest F(τ|x_c) whose search did not fail"
 
-// DefaultAuto is the grid λ2 ∈ {0.01, 0.1, 1, 3} with λ3 = 0.1: four rows per path.
+// DefaultAuto is the grid λ2 ∈ {0.01, 0.1, 0.3, 1, 3, 10} with λ3 = 0.1: six rows per path.
 //
-// Measured on W-BC (100 test rows, n = 1000, bound = the 90% quantile of L_ε over the
-// training rows): each λ2 alone gives mean L1 20.7 / 16.1 / 9.9 / 6.2 with validity
-// 100 / 100 / 76 / 23%. Choosing per instance gives L1 12.0 at 100% validity with a mean
-// paper-form L_ε(x_c) of 4.6; the fixed setting nearest to it, λ2 = 0.3, gives L1 12.8
-// and 99%. The larger grid λ2 ∈ {0.01, 0.03, 0.1, 0.3, 1, 3} × λ3 ∈ {0.01, 0.1, 1}
+// The points 0.3 and 10 were added to {0.01, 0.1, 1, 3} with Steps 0.35, and Rounds went
+// from 3 to 2 (the grid's points are 3 to 3.3 apart where they were 10, so two rounds
+// reach the spacing three did): over seeds 1–6 of the seven data sets in
+// docs/AUTOLAMBDA.md, German numeric's mean L1 went from 2.01 to 1.91 (AGI 2.17), closer
+// than AGI on six seeds of six where it was on five; the other six moved by −0.01 to +0.05
+// (W-BC 10.37 → 10.41, AGI 12.76), the uncertainty by −0.05 to −0.01, and the time stayed
+// about the same (the grid's rows are one batch, the rounds one after another). Candidates
+// with λ3 = 0.01 instead brought L1 lower still but raised Iris's uncertainty to AGI's.
+//
+// The first grid's measurements, on W-BC (100 test rows, n = 1000, bound = the 90% quantile
+// of L_ε over the training rows): λ2 = 0.01, 0.1, 1, 3 alone give mean L1 20.7 / 16.1 /
+// 9.9 / 6.2 with validity 100 / 100 / 76 / 23%. Choosing per instance gives L1 12.0 at 100%
+// validity with a mean paper-form L_ε(x_c) of 4.6; the fixed setting nearest to it,
+// λ2 = 0.3, gives L1 12.8 and 99%. The larger grid λ2 ∈ {0.01, 0.03, 0.1, 0.3, 1, 3} × λ3 ∈ {0.01, 0.1, 1}
 // (18 rows) reaches L1 10.6 at 4.5 times the cost; λ3 = 1 candidates are rarely the
 // closest and were dropped.
 //
-// Rounds 3, PullBack with Margin 0.05: see docs/METHOD.md (automatic λ) for what they gain
-// and cost.
+// Steps 0.35 (350 of the default 1000 steps per search: with the first grid and 3 rounds,
+// over seeds 1–3 of the seven numeric data sets in docs/AUTOLAMBDA.md, the mean L1 was
+// within 0.06 of that with all 1000 steps, at a third of the time), PullBack with Margin
+// 0.05: see docs/METHOD.md (automatic λ) for what they gain and cost.
 func DefaultAuto() *Auto {
-	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {1, 0.1}, {3, 0.1}}, Rounds: 3, PullBack: true, Margin: 0.05}
+	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {0.3, 0.1}, {1, 0.1}, {3, 0.1}, {10, 0.1}}, Rounds: 2, Steps: 0.35, PullBack: true, Margin: 0.05}
 }
 
-// MaxAutoRounds bounds Auto.Rounds: each round costs as much as a fixed-λ search.
+// MaxAutoRounds bounds Auto.Rounds: each round costs Auto.Steps of a fixed-λ search.
 const MaxAutoRounds = 10
 
 // DefaultPlausibilityQuantile is the quantile of the training rows' L_ε that bounds a
@@ -71,6 +91,10 @@ func (a *Auto) Validate() error {
 	if a.Rounds < 0 || a.Rounds > MaxAutoRounds {
 		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with %d refinement rounds", a.Rounds),
 			Fix: fmt.Sprintf("use 0 to %d rounds", MaxAutoRounds)}
+	}
+	if !(a.Steps >= 0 && a.Steps <= 1) {
+		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ searching %v of the steps", a.Steps),
+			Fix: "use a share of the steps above 0 and at most 1, such as 0.35"}
 	}
 	if !(a.Margin >= 0 && a.Margin < 1) {
 		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with the pull-back margin %v", a.Margin),
@@ -95,8 +119,11 @@ type Candidate struct {
 	Uncertainty float64 `json:"uncertainty"` // L_ε(x_c), trained form
 	ProbEnd     float64 `json:"prob_end"`    // F(τ|x_c)
 	Valid       bool    `json:"valid"`
-	// Round is 0 for a candidate of the grid, r for the one the r-th refinement added.
+	// Round is 0 for a candidate of the grid (or the search of all n steps that an instance
+	// with no valid one gets, see refine), r for the one the r-th refinement added.
 	Round int `json:"round"`
+	// Steps is how many optimisation steps its search ran (Auto.Steps of Config.Steps).
+	Steps int `json:"steps"`
 	// Failure says why the candidate's search failed (see Path.Failure); its numbers are
 	// then NaN, written as null in JSON.
 	Failure string `json:"failure,omitempty"`
@@ -123,7 +150,7 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 // AutoChoice records how automatic λ chose an instance's λ2 and λ3.
 type AutoChoice struct {
 	Rule       string      `json:"rule"`       // AutoRule
-	Bound      float64     `json:"bound"`      // Config.Plausibility
+	Bound      float64     `json:"bound"`      // Config.Plausibility, or L_ε(x) when larger
 	Quantile   float64     `json:"quantile"`   // Config.PlausibilityQuantile
 	Candidates []Candidate `json:"candidates"` // the grid's in its order, then each round's
 	Chosen     int         `json:"chosen"`     // index into Candidates
@@ -159,65 +186,119 @@ func chooseCandidate(cands []Candidate, bound float64) (chosen int, plausible bo
 	return max(0, best(func(c Candidate) bool { return c.Failure == "" }, func(a, b Candidate) bool { return a.ProbEnd > b.ProbEnd })), false
 }
 
-// candidate is how automatic λ sees x, the explanation of one candidate l of round round.
-func candidate(x *Explanation, l Lambdas, round int) Candidate {
+// candidate is how automatic λ sees x, the explanation of one candidate l of round round,
+// searched for steps steps.
+func candidate(x *Explanation, l Lambdas, round, steps int) Candidate {
 	p := x.Path0()
 	return Candidate{Lambdas: l, Distance: l1(p.Counterfactual, x.X), Uncertainty: p.CFUncertainty,
-		ProbEnd: p.ProbEnd, Valid: p.Valid, Failure: p.Failure, Round: round}
+		ProbEnd: p.ProbEnd, Valid: p.Valid, Failure: p.Failure, Round: round, Steps: steps}
 }
 
-// acceptable is what AutoRule prefers: a valid candidate within the bound.
-func acceptable(c Candidate, bound float64) bool { return c.Valid && c.Uncertainty <= bound }
+// autoSteps is the number of optimisation steps of each candidate's search under cfg
+// (Auto.Steps of Config.Steps).
+func autoSteps(cfg Config) int {
+	if s := cfg.Auto.Steps; s > 0 && s < 1 {
+		return max(1, int(math.Round(s*float64(cfg.Steps))))
+	}
+	return cfg.Steps
+}
 
 // refineRatio is where the search of the λ2 line stops: once the bracket's ends are
 // within this factor of each other, the candidates between them differ by little.
 const refineRatio = 1.1
 
 // nextLambda is the next candidate to search for an instance that has cands, or false when
-// there is nothing to refine. A larger λ2 weighs proximity more, so it ends closer to x but
-// is more often invalid or implausible. When the candidate the rule chooses now is
-// acceptable, the next keeps its λ3 and takes λ2 halfway (geometric mean) between its λ2 and
-// the smallest larger λ2 on the same λ3 whose candidate is not acceptable (3 times its λ2
-// with none larger), until the two are within refineRatio. Any other instance is left as
-// it is: with no valid candidate, smaller λ2 did not help
-// (two W-BC rows where no grid point was valid stayed invalid at λ2 = 10⁻³, 10⁻⁴ and 10⁻⁵),
-// and λ2 does not order plausibility.
+// there is nothing to refine. A larger λ2 weighs proximity more, so the search ends closer
+// to x but is more often invalid or implausible; after the pull-back, whose ends all sit
+// near F(τ|x_c) = ϑ + Margin, the distance is no longer monotone in λ2. So the refinement is
+// a local search of the λ2 line around the candidate the rule chooses now, when that one is
+// acceptable: keeping its λ3, it takes λ2 halfway (geometric mean) between its λ2 and the
+// nearest larger λ2 searched on the same λ3 (3 times its λ2 with none larger), or, once
+// those two are within refineRatio, between it and the nearest smaller one (until they are
+// within refineRatio too). Each proposal lies strictly between two searched λ2 (or beyond
+// them all), so no round repeats a search. Any other instance is left as it is: with no
+// valid candidate, smaller λ2 did not help (two W-BC rows where no grid point was valid
+// stayed invalid at λ2 = 10⁻³, 10⁻⁴ and 10⁻⁵), and λ2 does not order plausibility.
 func nextLambda(cands []Candidate, bound float64) (Lambdas, bool) {
 	k, plausible := chooseCandidate(cands, bound)
 	c := cands[k]
 	if !plausible {
 		return Lambdas{}, false
 	}
-	hi := math.Inf(1)
+	lo, hi := math.Inf(-1), math.Inf(1) // the nearest searched λ2 below and above c's
 	for _, o := range cands {
-		if o.Lambda3 == c.Lambda3 && o.Lambda2 > c.Lambda2 && !acceptable(o, bound) {
+		switch {
+		case o.Lambda3 != c.Lambda3:
+		case o.Lambda2 > c.Lambda2:
 			hi = min(hi, o.Lambda2)
+		case o.Lambda2 < c.Lambda2:
+			lo = max(lo, o.Lambda2)
 		}
 	}
 	switch {
 	case math.IsInf(hi, 1) && c.Lambda2 > 0:
 		return Lambdas{3 * c.Lambda2, c.Lambda3}, true
-	case math.IsInf(hi, 1) || c.Lambda2 > 0 && hi/c.Lambda2 < refineRatio:
+	case math.IsInf(hi, 1):
 		return Lambdas{}, false
 	case c.Lambda2 == 0:
 		return Lambdas{hi / 10, c.Lambda3}, true
+	case hi/c.Lambda2 >= refineRatio:
+		return Lambdas{math.Sqrt(c.Lambda2 * hi), c.Lambda3}, true
+	case lo > 0 && c.Lambda2/lo >= refineRatio:
+		return Lambdas{math.Sqrt(lo * c.Lambda2), c.Lambda3}, true
 	}
-	return Lambdas{math.Sqrt(c.Lambda2 * hi), c.Lambda3}, true
+	return Lambdas{}, false
 }
 
 // refine runs automatic λ's rounds after the grid and keeps, for each instance, the
 // explanation of the candidate AutoRule picks: ex holds len(grid) explanations per
-// instance, in grid order. Each round searches every instance that nextLambda still
-// refines as one row of one batch.
-func (e *Explainer) refine(ctx context.Context, cfg Config, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
+// instance, in grid order, searched for cfg.Steps steps (autoSteps of n, the configured
+// steps). First, an instance with no valid candidate gets one more: the grid's smallest λ2
+// (then smallest λ3) searched again for all n steps, as the fixed-λ search with it would,
+// since a search cut short can stop just below ϑ (one Iris row of 210 did at 500 steps,
+// valid at 1000; with 350 steps, two rows whose highest F was at λ2 = 0.1 stayed invalid at
+// λ2 = 0.1 for all n, valid at 0.01). Then each round searches every instance that
+// nextLambda still refines as one row of one batch.
+func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
 	grid := cfg.Auto.Grid
 	g := len(grid)
 	cands := make([][]Candidate, len(queries))
 	exs := make([][]*Explanation, len(queries))
+	bound, err := e.instanceBounds(cfg, queries)
+	if err != nil {
+		return nil, err
+	}
 	for i := range queries {
 		exs[i] = ex[i*g : (i+1)*g : (i+1)*g]
 		for k, x := range exs[i] {
-			cands[i] = append(cands[i], candidate(x, grid[k], 0))
+			cands[i] = append(cands[i], candidate(x, grid[k], 0, cfg.Steps))
+		}
+	}
+	if n > cfg.Steps {
+		// The grid's weakest pull towards x and the data: the most likely to be valid.
+		weakest := slices.MinFunc(grid, func(a, b Lambdas) int {
+			return cmp.Or(cmp.Compare(a.Lambda2, b.Lambda2), cmp.Compare(a.Lambda3, b.Lambda3))
+		})
+		var sub []int
+		var subQ []Query
+		var subPred [][]float64
+		var lams []Lambdas
+		for i := range queries {
+			if !slices.ContainsFunc(cands[i], func(c Candidate) bool { return c.Valid }) {
+				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, weakest)
+			}
+		}
+		if len(sub) > 0 {
+			full := cfg
+			full.Steps = n
+			more, err := e.searchRows(ctx, full, subQ, subPred, lams, tm)
+			if err != nil {
+				return nil, err
+			}
+			for k, i := range sub {
+				cands[i] = append(cands[i], candidate(more[k], lams[k], 0, n))
+				exs[i] = append(exs[i], more[k])
+			}
 		}
 	}
 	for round := 1; round <= cfg.Auto.Rounds; round++ {
@@ -226,7 +307,7 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, queries []Query, pre
 		var subPred [][]float64
 		var lams []Lambdas
 		for i := range queries {
-			if l, ok := nextLambda(cands[i], cfg.Plausibility); ok {
+			if l, ok := nextLambda(cands[i], bound[i]); ok {
 				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, l)
 			}
 		}
@@ -238,18 +319,40 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, queries []Query, pre
 			return nil, err
 		}
 		for k, i := range sub {
-			cands[i] = append(cands[i], candidate(more[k], lams[k], round))
+			cands[i] = append(cands[i], candidate(more[k], lams[k], round, cfg.Steps))
 			exs[i] = append(exs[i], more[k])
 		}
 	}
 	out := make([]*Explanation, len(queries))
 	for i := range out {
-		k, plausible := chooseCandidate(cands[i], cfg.Plausibility)
+		k, plausible := chooseCandidate(cands[i], bound[i])
 		out[i] = exs[i][k]
-		out[i].Auto = &AutoChoice{Rule: AutoRule, Bound: cfg.Plausibility, Quantile: cfg.PlausibilityQuantile,
+		out[i].Auto = &AutoChoice{Rule: AutoRule, Bound: bound[i], Quantile: cfg.PlausibilityQuantile,
 			Candidates: cands[i], Chosen: k, Plausible: plausible}
 	}
 	return out, nil
+}
+
+// instanceBounds are the bounds on L_ε that automatic λ holds each query's candidates to:
+// the training rows' quantile (Config.Plausibility), or L_ε(x) (trained form, mean code, as
+// the quantile is taken) when x itself is less plausible. An atypical instance's
+// counterfactual need not be more typical than the instance.
+func (e *Explainer) instanceBounds(cfg Config, queries []Query) ([]float64, error) {
+	xs := make([][]float64, len(queries))
+	for i, q := range queries {
+		xs[i] = q.X
+	}
+	unc, _, _, err := e.Uncertainty(xs)
+	if err != nil {
+		return nil, err
+	}
+	for i, u := range unc {
+		unc[i] = max(cfg.Plausibility, u)
+		if math.IsNaN(u) {
+			unc[i] = cfg.Plausibility
+		}
+	}
+	return unc, nil
 }
 
 // WithBound returns cfg with the plausibility bound that automatic λ and sparsity need

@@ -40,10 +40,13 @@ func TestChooseCandidate(t *testing.T) {
 }
 
 // The search of the λ2 line on hand-made candidate sets (bound 4; acceptable: valid and
-// L_ε ≤ 4).
+// L_ε ≤ 4). c's distance falls with λ2; d's is given (after the pull-back it need not fall).
 func TestNextLambda(t *testing.T) {
 	c := func(l2, l3 float64, valid bool, u float64) Candidate {
 		return Candidate{Lambdas: Lambdas{l2, l3}, Distance: 10 / (1 + l2), Uncertainty: u, ProbEnd: .9, Valid: valid}
+	}
+	d := func(l2, dist float64) Candidate {
+		return Candidate{Lambdas: Lambdas{l2, .1}, Distance: dist, Uncertainty: 1, ProbEnd: .55, Valid: true}
 	}
 	for _, tc := range []struct {
 		name  string
@@ -59,6 +62,12 @@ func TestNextLambda(t *testing.T) {
 		{"from λ2 = 0", []Candidate{c(0, .1, true, 1), c(1, .1, false, 1)}, Lambdas{0.1, .1}, true},
 		{"none valid: left alone", []Candidate{c(0.01, .1, false, 1), c(1, .1, false, 1)}, Lambdas{}, false},
 		{"valid but none plausible: left alone", []Candidate{c(0.01, .1, true, 9), c(1, .1, false, 1)}, Lambdas{}, false},
+		// Before, these repeated a search: the bracket ran to the next unacceptable λ2 past
+		// acceptable but farther ones, or, with none, to 3 times the chosen λ2 though it was searched.
+		{"an acceptable but farther larger λ2 bounds it", []Candidate{d(0.01, 2.9), d(0.1, 2.91), c(1, .1, false, 1)}, Lambdas{math.Sqrt(0.001), .1}, true},
+		{"3 times the chosen one already searched", []Candidate{d(0.1, 3.9), d(0.3, 4.3), d(1, 4.9)}, Lambdas{math.Sqrt(0.03), .1}, true},
+		{"the upper side closed: the lower side", []Candidate{d(0.01, 5), d(0.1, 3), d(0.105, 4)}, Lambdas{math.Sqrt(0.001), .1}, true},
+		{"both sides closed stops", []Candidate{d(0.1, 5), d(0.105, 3), d(0.11, 4)}, Lambdas{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := nextLambda(tc.cands, 4)
@@ -92,6 +101,9 @@ func TestAutoConfigErrors(t *testing.T) {
 		{"quantile below 0", withAuto(func(c *Config) { c.PlausibilityQuantile = -0.1 }), "plausibility quantile = -0.1"},
 		{"negative rounds", withAuto(func(c *Config) { c.Auto.Rounds = -1 }), "-1 refinement rounds"},
 		{"too many rounds", withAuto(func(c *Config) { c.Auto.Rounds = 11 }), "11 refinement rounds"},
+		{"steps share above 1", withAuto(func(c *Config) { c.Auto.Steps = 1.5 }), "searching 1.5 of the steps"},
+		{"negative steps share", withAuto(func(c *Config) { c.Auto.Steps = -0.5 }), "searching -0.5 of the steps"},
+		{"NaN steps share", withAuto(func(c *Config) { c.Auto.Steps = math.NaN() }), "searching NaN of the steps"},
 		{"margin 1", withAuto(func(c *Config) { c.Auto.Margin = 1 }), "pull-back margin 1"},
 		{"NaN margin", withAuto(func(c *Config) { c.Auto.Margin = math.NaN() }), "pull-back margin NaN"},
 	} {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -114,7 +116,7 @@ func TestAutoLambda(t *testing.T) {
 	valid, plausible := 0, 0
 	for i, e := range ex {
 		a := e.Auto
-		if a == nil || len(a.Candidates) < len(cfg.Auto.Grid) || len(a.Candidates) > len(cfg.Auto.Grid)+cfg.Auto.Rounds || a.Bound != cfg.Plausibility || a.Rule != quce.AutoRule {
+		if a == nil || len(a.Candidates) < len(cfg.Auto.Grid) || len(a.Candidates) > len(cfg.Auto.Grid)+1+cfg.Auto.Rounds || a.Bound < cfg.Plausibility || a.Rule != quce.AutoRule {
 			t.Fatalf("row %d: auto record %+v", i, a)
 		}
 		p, c := e.Path0(), a.Candidates[a.Chosen]
@@ -126,6 +128,9 @@ func TestAutoLambda(t *testing.T) {
 			anyValid = anyValid || o.Valid
 			if k < len(cfg.Auto.Grid) && o.Lambdas != cfg.Auto.Grid[k] {
 				t.Errorf("row %d candidate %d has λ %+v, grid %+v", i, k, o.Lambdas, cfg.Auto.Grid[k])
+			}
+			if want := int(math.Round(cfg.Auto.Steps * float64(cfg.Steps))); o.Steps != want && !(k >= len(cfg.Auto.Grid) && o.Round == 0 && o.Steps == cfg.Steps) {
+				t.Errorf("row %d candidate %d searched %d steps, want %d (Auto.Steps %g of %d)", i, k, o.Steps, want, cfg.Auto.Steps, cfg.Steps)
 			}
 			// No valid, plausible candidate is closer than the chosen one.
 			if a.Plausible && o.Valid && o.Uncertainty <= a.Bound && o.Distance < c.Distance {
@@ -155,7 +160,7 @@ func TestAutoLambda(t *testing.T) {
 		e := ex[i]
 		fixed := quce.DefaultConfig()
 		l := e.Auto.Candidates[e.Auto.Chosen].Lambdas
-		fixed.Lambda2, fixed.Lambda3 = l.Lambda2, l.Lambda3
+		fixed.Lambda2, fixed.Lambda3, fixed.Steps = l.Lambda2, l.Lambda3, e.Auto.Candidates[e.Auto.Chosen].Steps
 		alone := explain(t, fixed, rows[i:i+1])[0]
 		if d := maxDiff(alone.Path0().Counterfactual, e.Path0().Counterfactual); d > 1e-4 {
 			t.Errorf("row %d: counterfactual differs by %.2e from a fixed-λ run with %+v", i, d, l)
@@ -303,8 +308,8 @@ func TestAutoRefineAndPullBack(t *testing.T) {
 	s := wbc(t)
 	full := autoConfig(t, s)
 	gridOnly, pullOnly := full, full
-	gridOnly.Auto = &quce.Auto{Grid: full.Auto.Grid}
-	pullOnly.Auto = &quce.Auto{Grid: full.Auto.Grid, PullBack: true, Margin: full.Auto.Margin}
+	gridOnly.Auto = &quce.Auto{Grid: full.Auto.Grid, Steps: full.Auto.Steps}
+	pullOnly.Auto = &quce.Auto{Grid: full.Auto.Grid, Steps: full.Auto.Steps, PullBack: true, Margin: full.Auto.Margin}
 	qs := constrainedQueries(s, s.XTest[:16], 0)
 	for i, q := range qs {
 		f := (i + 5) % len(q.X)
@@ -341,7 +346,8 @@ func TestAutoRefineAndPullBack(t *testing.T) {
 			t.Errorf("row %d: the record does not match the chosen path", i)
 		}
 		for k, o := range e.Auto.Candidates {
-			if k < len(full.Auto.Grid) && (o.Round != 0 || o.Lambdas != full.Auto.Grid[k]) || k >= len(full.Auto.Grid) && !(o.Round >= 1 && o.Round <= full.Auto.Rounds) {
+			rescue := k >= len(full.Auto.Grid) && o.Round == 0 && o.Steps == full.Steps
+			if k < len(full.Auto.Grid) && (o.Round != 0 || o.Lambdas != full.Auto.Grid[k]) || k >= len(full.Auto.Grid) && !rescue && !(o.Round >= 1 && o.Round <= full.Auto.Rounds) {
 				t.Errorf("row %d candidate %d: λ %+v in round %d", i, k, o.Lambdas, o.Round)
 			}
 			if k >= len(full.Auto.Grid) {
@@ -383,4 +389,150 @@ func TestAutoRefineAndPullBack(t *testing.T) {
 	if sumGap/n > 5e-4 {
 		t.Errorf("mean |completeness gap| %.2e", sumGap/n)
 	}
+}
+
+// The pull-back moves integer columns too: on German credit, whose columns are all integer
+// or categorical, it walks candidates back towards x (before, it moved continuous inputs
+// only, so there it moved nothing while reporting a share walked back). Each pulled-back
+// candidate ends no farther than the same search without it, stays valid, and its
+// counterfactual is a legal row (integers integral, inside the observed range) with the
+// completeness gap closed.
+func TestAutoPullBackIntegers(t *testing.T) {
+	s := pipelinetest.German(t)
+	cfg := quce.DefaultConfig()
+	cfg.Auto, cfg.Steps = quce.DefaultAuto(), 400
+	cfg, err := s.WithPlausibility(cfg, quce.DefaultPlausibilityQuantile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noPull, pull := cfg, cfg
+	noPull.Auto = &quce.Auto{Grid: quce.DefaultAuto().Grid}
+	pull.Auto = &quce.Auto{Grid: quce.DefaultAuto().Grid, PullBack: true, Margin: quce.DefaultAuto().Margin}
+	rows := s.XTest[:16]
+	run := func(cfg quce.Config) []*quce.Explanation {
+		ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ex
+	}
+	before, after := run(noPull), run(pull)
+	closer := 0
+	for i, e := range after {
+		for k, o := range before[i].Auto.Candidates {
+			n := e.Auto.Candidates[k]
+			if n.Distance > o.Distance+1e-9 || o.Valid && !n.Valid {
+				t.Errorf("row %d candidate %d: pull-back went from distance %.4f (valid %v) to %.4f (valid %v)", i, k, o.Distance, o.Valid, n.Distance, n.Valid)
+			}
+			if n.Distance < o.Distance-1e-6 {
+				closer++
+			}
+		}
+		p := e.Path0()
+		if o := before[i].Auto.Candidates[e.Auto.Chosen]; p.PulledBack > 0 && !(e.Auto.Candidates[e.Auto.Chosen].Distance < o.Distance) {
+			t.Errorf("row %d: pulled back %.3f of the way, yet at distance %.4f against %.4f without", i, p.PulledBack, e.Auto.Candidates[e.Auto.Chosen].Distance, o.Distance)
+		}
+		for _, c := range s.Explainer.Columns() {
+			if why := legal(c, p.CounterfactualOriginal); why != "" {
+				t.Errorf("row %d column %s: %s", i, c.Name, why)
+			}
+		}
+		if math.Abs(p.CompletenessGap) > 5e-3 {
+			t.Errorf("row %d: completeness gap %.2e", i, p.CompletenessGap)
+		}
+	}
+	t.Logf("%d of %d candidates ended closer to x with the pull-back", closer, len(rows)*len(pull.Auto.Grid))
+	if closer == 0 {
+		t.Error("the pull-back moved no candidate closer to x on integer columns")
+	}
+}
+
+// Automatic λ searches its candidates for a share of n steps (Auto.Steps), and an instance
+// with no valid candidate then gets the grid's smallest λ2 searched for all n: so it is
+// valid wherever the fixed-λ search with that λ is. Here with n = 100 and candidates cut to
+// 10 steps, where most grid candidates stop short of the class; the grid is in reverse
+// order, so the smallest λ2 is not simply the first.
+func TestAutoRescuesCutSearches(t *testing.T) {
+	s := wbc(t)
+	cfg := autoConfig(t, s)
+	cfg.Steps, cfg.Auto.Steps, cfg.Auto.Rounds = 100, 0.1, 0
+	slices.Reverse(cfg.Auto.Grid)
+	weakest := cfg.Auto.Grid[len(cfg.Auto.Grid)-1]
+	rows := s.XTest[:12]
+	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed := quce.DefaultConfig()
+	fixed.Steps = cfg.Steps
+	fixed.Lambda2, fixed.Lambda3 = weakest.Lambda2, weakest.Lambda3
+	alone := explain(t, fixed, rows)
+	rescued := 0
+	for i, e := range ex {
+		cands := e.Auto.Candidates
+		for _, c := range cands[:len(cfg.Auto.Grid)] {
+			if c.Steps != 10 {
+				t.Errorf("row %d: a grid candidate searched %d steps, want 10", i, c.Steps)
+			}
+		}
+		if len(cands) > len(cfg.Auto.Grid) {
+			rescued++
+			c := cands[len(cfg.Auto.Grid)]
+			if c.Steps != cfg.Steps || c.Round != 0 || c.Lambdas != weakest || slices.ContainsFunc(cands[:len(cfg.Auto.Grid)], func(c quce.Candidate) bool { return c.Valid }) {
+				t.Errorf("row %d: candidate %+v added after the grid %+v", i, c, cands[:len(cfg.Auto.Grid)])
+			}
+		}
+		if alone[i].Path0().Valid && !e.Path0().Valid {
+			t.Errorf("row %d: valid with the fixed λ %v, not with automatic λ (candidates %+v)", i, weakest, cands)
+		}
+		if math.Abs(e.CompletenessGap) > 5e-3 {
+			t.Errorf("row %d: completeness gap %.2e", i, e.CompletenessGap)
+		}
+	}
+	t.Logf("%d of %d rows had no valid candidate in 10 steps and were searched for all %d", rescued, len(rows), cfg.Steps)
+	if rescued == 0 {
+		t.Error("no row needed the search of all n steps: the test does not test it")
+	}
+}
+
+// An instance less plausible than the bound (its own L_ε above the training rows' quantile)
+// holds its candidates to its own L_ε instead: its counterfactual need not be more typical
+// than itself. Every other instance keeps the quantile.
+func TestAutoBoundOfAtypicalInstances(t *testing.T) {
+	s := wbc(t)
+	cfg := autoConfig(t, s)
+	cfg.Steps, cfg.Auto.Rounds = 200, 1
+	unc, _, _, err := s.Explainer.Uncertainty(s.XTest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]float64
+	var own []float64
+	atypical := 0
+	for i, u := range unc {
+		if u > cfg.Plausibility && atypical < 3 || u <= cfg.Plausibility && len(rows)-atypical < 3 {
+			rows, own = append(rows, s.XTest[i]), append(own, u)
+			if u > cfg.Plausibility {
+				atypical++
+			}
+		}
+	}
+	if atypical == 0 {
+		t.Fatalf("no W-BC test row has L_ε above the bound %.3f", cfg.Plausibility)
+	}
+	ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range ex {
+		want := max(cfg.Plausibility, own[i])
+		if a := e.Auto; math.Abs(a.Bound-want) > 1e-4*want {
+			t.Errorf("row %d (L_ε %.3f, quantile bound %.3f): bound %.3f, want %.3f", i, own[i], cfg.Plausibility, a.Bound, want)
+		}
+		c := e.Auto.Candidates[e.Auto.Chosen]
+		if e.Auto.Plausible != (c.Valid && c.Uncertainty <= e.Auto.Bound) {
+			t.Errorf("row %d: plausible = %v for a candidate with L_ε %.3f, bound %.3f", i, e.Auto.Plausible, c.Uncertainty, e.Auto.Bound)
+		}
+	}
+	t.Logf("%d rows above the bound %.3f, %d within", atypical, cfg.Plausibility, len(rows)-atypical)
 }

@@ -85,7 +85,7 @@ func TestMemoryEstimateRefusesOversizedJob(t *testing.T) {
 		want  []string // nil: the job runs
 	}{
 		{"100000 paths", quce.DefaultConfig(), 100000, []string{"needs about", "2 instances × 100000 paths × 202 kept points of 30 inputs", "1.0 GB are available", "-paths; at most", "-n"}},
-		{"automatic λ multiplies the rows", auto, 3000, []string{"× 4 candidates of automatic λ (-lambdas auto)", "-auto-grid"}},
+		{"automatic λ multiplies the rows", auto, 3000, []string{"× 6 candidates of automatic λ (-lambdas auto)", "-auto-grid"}},
 		// -k and -samples grow what each step holds, not the rows: the fix names them.
 		{"-k multiplies each step", withK(quce.DefaultConfig(), 100000000), 1, []string{"each step holds", "-k 100000000 points per segment", "-k; at most"}},
 		{"-samples multiplies each step", withSamples(quce.DefaultConfig(), 150000), 1, []string{"each step holds", "-samples 150000 latent samples", "-samples; at most"}},

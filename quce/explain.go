@@ -307,8 +307,10 @@ func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pre
 	// With automatic λ every instance is searched once per candidate, as consecutive rows
 	// of the batch; refine then searches more candidates and keeps one per instance.
 	grid := []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
+	n := cfg.Steps
 	if cfg.Auto != nil {
 		grid = cfg.Auto.Grid
+		cfg.Steps = autoSteps(cfg)
 	}
 	cands := make([]Query, 0, len(queries)*len(grid))
 	candPred := make([][]float64, 0, cap(cands))
@@ -325,7 +327,7 @@ func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pre
 	if err != nil || cfg.Auto == nil {
 		return ex, err
 	}
-	return e.refine(ctx, cfg, queries, pred, ex, tm)
+	return e.refine(ctx, cfg, n, queries, pred, ex, tm)
 }
 
 // searchRows searches each query with its own λ2 and λ3 (lams[i] for queries[i]) and

@@ -3,6 +3,8 @@ package quce
 import (
 	"context"
 	"slices"
+
+	"github.com/quce-go/quce/data"
 )
 
 // pullBackProbes is how many points of the segment from x_c towards x each level of the
@@ -13,12 +15,13 @@ const pullBackProbes = 16
 // every row whose end is valid with the margin (F(τ|x_c) ≥ ϑ + Margin) is probed along the
 // straight segment from its end x_c towards x: the continuous inputs at
 // x_c + t·(x − x_c), t in 1/16 steps, then in 1/256 steps after the farthest acceptable
-// one; discrete columns keep their (legal) values. The farthest t where F(τ|·) ≥ ϑ + Margin
-// and L_ε is within max(bound, L_ε(x_c)) is walked as resetPieces more segments of the
-// path (measured like any other, so Φ integrates over them), and kept only if the walked
+// one; integer and ordinal columns at the legal value nearest to that (see towardsX). The
+// farthest t where F(τ|·) ≥ ϑ + Margin and L_ε is within max(bound, L_ε(x_c)) is walked as
+// resetPieces more segments of the path (measured like any other, so Φ integrates over them), and kept only if the walked
 // end is still that valid and plausible; otherwise the row is restored. Each point lies
 // between x_c and x, both inside the box (frozen inputs equal at both), so every
-// constraint holds, and the distance to x shrinks by the factor 1 − t.
+// constraint holds, and the distance to x shrinks by the factor 1 − t (an integer or
+// ordinal column's by about as much, rounded to a legal value).
 func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error {
 	need := float32(cfg.Threshold + cfg.Auto.Margin)
 	bound := func(r *row) float32 { return max(float32(cfg.Plausibility), r.last.unc) }
@@ -90,17 +93,26 @@ func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error
 	return nil
 }
 
-// towardsX is the point a fraction t of the way from r's end back to its instance, on the
-// continuous inputs, inside r's box.
+// towardsX is the point a fraction t of the way from r's end back to its instance, inside
+// r's box: the continuous inputs at x_c + t·(x − x_c); an integer or ordinal column at the
+// legal value nearest to that, in the data's units (it lies between x_c's and x's values,
+// both legal and inside the box, so it is legal and inside too); binary and categorical
+// columns keep x_c's value, which a fraction of the way cannot change.
 func (e *Explainer) towardsX(r *row, t float64) []float32 {
 	pt := slices.Clone(r.last.x)
 	for _, c := range e.cols {
-		if discrete(c) {
-			continue
-		}
-		for f := c.Start; f < c.Start+c.Width; f++ {
-			v := float32(float64(pt[f]) + t*float64(r.x0[f]-pt[f]))
-			pt[f] = min(max(v, r.lo[f]), r.hi[f])
+		switch {
+		case c.Type == data.Integer || c.Type == data.Ordinal:
+			f := c.Start
+			v := e.toData(f, pt[f])
+			v = nearestLegal(c, v+t*(r.x0orig[f]-v), min(v, r.x0orig[f]), max(v, r.x0orig[f]))
+			pt[f] = e.standardised(r.box(), f, v)
+		case discrete(c):
+		default:
+			for f := c.Start; f < c.Start+c.Width; f++ {
+				v := float32(float64(pt[f]) + t*float64(r.x0[f]-pt[f]))
+				pt[f] = min(max(v, r.lo[f]), r.hi[f])
+			}
 		}
 	}
 	return pt

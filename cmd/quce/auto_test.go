@@ -14,11 +14,12 @@ import (
 func TestExplainAutoLambdaSparse(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "e.json")
 	svg := filepath.Join(t.TempDir(), "svg")
-	stdout, stderr, err := quceRun("explain", "-n", "3", "-lambdas", "auto", "-sparse", "-json", out, "-svg", svg)
+	// Every candidate searches all of the tests' 50 steps (-auto-steps 1), enough to be valid.
+	stdout, stderr, err := quceRun("explain", "-n", "3", "-lambdas", "auto", "-auto-steps", "1", "-sparse", "-json", out, "-svg", svg)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"automatic λ: λ2 ", "columns changed (30 before -sparse reset"} {
+	for _, want := range []string{"automatic λ: λ2 ", ", 50 steps (L1 ", "columns changed (30 before -sparse reset"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the text lacks %q:\n%s", want, stdout)
 		}
@@ -65,16 +66,16 @@ func TestExplainAutoLambdaSparse(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := doc.Config.Quce
-	if len(q.Auto.Grid) != 4 || !q.Sparse || q.Plausibility <= 0 || q.PlausibilityQuantile != 0.9 {
+	if len(q.Auto.Grid) != 6 || !q.Sparse || q.Plausibility <= 0 || q.PlausibilityQuantile != 0.9 {
 		t.Errorf("config %+v does not record automatic λ, sparsity and the bound", q)
 	}
 	for i, r := range doc.Results {
 		a := r.Auto
-		if len(a.Candidates) < 4 || len(a.Candidates) > 4+3 || a.Rule == "" || a.Bound != q.Plausibility || a.Quantile != 0.9 {
+		if len(a.Candidates) < 6 || len(a.Candidates) > 6+3 || a.Rule == "" || a.Bound < q.Plausibility || a.Quantile != 0.9 {
 			t.Errorf("result %d: auto %+v", i, a)
 			continue
 		}
-		if c := a.Candidates[a.Chosen]; c.Valid != r.Valid || a.Chosen < 4 && c.Lambda2 != q.Auto.Grid[a.Chosen].Lambda2 {
+		if c := a.Candidates[a.Chosen]; c.Valid != r.Valid || a.Chosen < 6 && c.Lambda2 != q.Auto.Grid[a.Chosen].Lambda2 {
 			t.Errorf("result %d: chosen candidate %+v vs result valid %v", i, c, r.Valid)
 		}
 		if len(r.ChangedFeatures)+len(r.ResetFeatures) != len(doc.Features) {
@@ -104,6 +105,9 @@ func TestAutoLambdaErrors(t *testing.T) {
 		{[]string{"explain", "-lambdas", "auto", "-auto-grid", "0.1"}, "\"0.1\" is not a λ2:λ3 pair"},
 		{[]string{"explain", "-lambdas", "auto", "-auto-grid", "0.1:-1"}, "finite and ≥ 0"},
 		{[]string{"explain", "-auto-grid", "0.1:0.1"}, "fix: add -lambdas auto"},
+		{[]string{"explain", "-auto-steps", "0.5"}, "fix: add -lambdas auto"},
+		{[]string{"explain", "-lambdas", "auto", "-auto-steps", "0"}, "-auto-steps 0: fix: use a share of -steps above 0 and at most 1"},
+		{[]string{"explain", "-lambdas", "auto", "-auto-steps", "2"}, "-auto-steps 2: fix"},
 		{[]string{"explain", "-lambdas", "auto", "-plausibility-quantile", "1"}, "-plausibility-quantile 1 is not allowed"},
 		{[]string{"explain", "-sparse", "-plausibility-quantile", "0"}, "-plausibility-quantile 0 is not allowed"},
 		{[]string{"explain", "-plausibility-quantile", "0.5"}, "add one of them"},
@@ -158,5 +162,17 @@ func TestEvalAutoAndSeeds(t *testing.T) {
 		if mean := (a + b) / 2; abs(got.Mean-mean) > 1e-9 || abs(got.Std-abs(a-b)/2) > 1e-9 {
 			t.Errorf("%s: summary %+v, from seeds %v and %v", m, got, a, b)
 		}
+	}
+}
+
+// quce eval's notes say how many steps quce-auto's candidates searched (-auto-steps of
+// -steps) and how many instances were searched again for all of them.
+func TestEvalAutoNotesSteps(t *testing.T) {
+	stdout, stderr, err := quceRun("eval", "-n", "3", "-splits", "test", "-methods", "quce-auto", "-auto-steps", "0.2", "-q")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if want := "each candidate searched for 10 of the 50 steps; no valid candidate, so the smallest λ2 searched again for all 50: "; !strings.Contains(stdout, want) {
+		t.Errorf("the notes lack %q:\n%s", want, stdout)
 	}
 }

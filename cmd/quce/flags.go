@@ -42,6 +42,7 @@ type common struct {
 	lambdas            string
 	autoGrid           string
 	autoRounds         int
+	autoSteps          float64
 	pullBack           bool
 	plausQuantile      float64
 	sparse             bool
@@ -86,6 +87,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.lambdas, "lambdas", fmt.Sprintf("%g,%g,%g", d.Lambda1, d.Lambda2, d.Lambda3), "λ1,λ2,λ3: weights of −log F(τ|x_c), ½‖x_c−x‖² and the VAE uncertainty; or auto: λ1 = 1 and (λ2, λ3) chosen per instance among -auto-grid")
 	fs.StringVar(&c.autoGrid, "auto-grid", gridFlag(quce.DefaultAuto().Grid), "with -lambdas auto: the candidate λ2:λ3 pairs, comma-separated")
 	fs.IntVar(&c.autoRounds, "auto-rounds", quce.DefaultAuto().Rounds, "with -lambdas auto: rounds that refine each instance's λ2 after -auto-grid (0: the grid alone)")
+	fs.Float64Var(&c.autoSteps, "auto-steps", quce.DefaultAuto().Steps, "with -lambdas auto: the share of -steps that each candidate's search runs (above 0, at most 1)")
 	fs.BoolVar(&c.pullBack, "pull-back", quce.DefaultAuto().PullBack, fmt.Sprintf("with -lambdas auto: walk each counterfactual back towards the instance while F(τ|x_c) ≥ ϑ + %g and it stays plausible", quce.DefaultAuto().Margin))
 	fs.Float64Var(&c.plausQuantile, "plausibility-quantile", quce.DefaultPlausibilityQuantile, "with -lambdas auto or -sparse: a counterfactual is plausible when its L_ε is at most this quantile of the training rows' L_ε")
 	fs.BoolVar(&c.sparse, "sparse", false, "after the search, set changed features back to the instance's values, smallest change first, while the counterfactual stays valid and plausible")
@@ -172,13 +174,16 @@ func (c *common) lambdaSettings(cfg *quce.Config) error {
 	if !auto && strings.Contains(strings.ToLower(c.lambdas), "auto") {
 		return fmt.Errorf("-lambdas %q: auto chooses λ2 and λ3 itself, so it cannot be mixed with numbers; fix: give -lambdas auto alone (λ1 = 1), or three numbers such as 1,0.01,0.1", c.lambdas)
 	}
-	for _, name := range []string{"auto-grid", "auto-rounds", "pull-back"} {
+	for _, name := range []string{"auto-grid", "auto-rounds", "auto-steps", "pull-back"} {
 		if !auto && !c.autoMethod && c.set[name] {
 			return fmt.Errorf("-%s is a setting of automatic λ; fix: add -lambdas auto, or drop -%s", name, name)
 		}
 	}
 	if c.autoRounds < 0 || c.autoRounds > quce.MaxAutoRounds {
 		return fmt.Errorf("-auto-rounds %d: fix: use 0 to %d rounds", c.autoRounds, quce.MaxAutoRounds)
+	}
+	if !(c.autoSteps > 0 && c.autoSteps <= 1) {
+		return fmt.Errorf("-auto-steps %v: fix: use a share of -steps above 0 and at most 1, such as %g", c.autoSteps, quce.DefaultAuto().Steps)
 	}
 	if !auto && !c.autoMethod && !c.sparse && c.set["plausibility-quantile"] {
 		return fmt.Errorf("-plausibility-quantile bounds plausible counterfactuals for -lambdas auto and -sparse; fix: add one of them, or drop -plausibility-quantile")
@@ -214,7 +219,7 @@ func (c *common) autoGridFlag() (*quce.Auto, error) {
 		return nil, err
 	}
 	auto := quce.DefaultAuto()
-	auto.Grid, auto.Rounds, auto.PullBack = grid, c.autoRounds, c.pullBack
+	auto.Grid, auto.Rounds, auto.Steps, auto.PullBack = grid, c.autoRounds, c.autoSteps, c.pullBack
 	return auto, nil
 }
 
