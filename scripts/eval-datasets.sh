@@ -3,7 +3,8 @@
 # numeric datasets, over three seeds: W-BC (embedded), Iris and German credit's numeric
 # columns (testdata/), and four written by scripts/eval_datasets.py from scikit-learn's
 # bundled data (wine, diabetes binarised at its median, digits 3 against 8 pooled to 4×4)
-# and a make_classification set. Deterministic. Needs Debian's python3-sklearn
+# and a make_classification set; then W-BC through the saturating tanh model of testdata.
+# Deterministic. Needs Debian's python3-sklearn
 # (apt-get install -y python3-sklearn); nothing in the tests or CI does.
 #
 # Usage: scripts/eval-datasets.sh [OUTDIR] [extra quce eval flags...]
@@ -22,10 +23,15 @@ declare -A files=(
   [wine]=$out/data/wine.csv [diabetes]=$out/data/diabetes.csv
   [digits38]=$out/data/digits38.csv [synthetic]=$out/data/synthetic.csv
 )
-names=(wbc iris german_numeric wine diabetes digits38 synthetic)
+# wbc_tanh: W-BC explained through a saturating model (a tanh hidden layer, exported from
+# PyTorch with a sigmoid; testdata/models), whose gradient vanishes far from its boundary.
+files[wbc_tanh]=wbc
+declare -A model=([wbc_tanh]="-model testdata/models/wbc_tanh.onnx -model-output probability")
+names=(wbc iris german_numeric wine diabetes digits38 synthetic wbc_tanh)
 for name in "${names[@]}"; do
   echo "== $name" >&2
-  $quce eval -q -force -data "${files[$name]}" -n 40 -splits test -methods "$methods" \
+  # shellcheck disable=SC2086 # the model's flags are words
+  $quce eval -q -force -data "${files[$name]}" ${model[$name]:-} -n 40 -splits test -methods "$methods" \
     -seeds 1,2,3 -json "$out/$name.json" "$@" >"$out/$name.txt"
 done
 /usr/bin/python3 scripts/eval_table.py "$out" "${names[@]}" | tee "$out/table.md"

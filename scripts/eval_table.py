@@ -2,8 +2,8 @@
 """Prints the comparison table of scripts/eval-datasets.sh from its JSON reports.
 
 Usage: eval_table.py OUTDIR NAME... (reads OUTDIR/NAME.json, written by quce eval -seeds).
-Per dataset: mean ± sd over the seeds of the test split's L1, validity, counterfactual
-uncertainty (paper form L_ε(x_c)) and seconds per instance, and the goal's checks for
+Per dataset: mean ± sd over the seeds of the test split's L1 (also matched: over the
+instances every method made valid), validity, counterfactual uncertainty (paper form L_ε(x_c)) and seconds per instance, and the goal's checks for
 quce-auto: L1 ≤ AGI's and ≤ Wachter's, uncertainty < AGI's and < DiCE-random's, validity ≥
 0.98, each on the mean and as the number of seeds where it holds (the seeds pair: each
 seed's methods share its split and models).
@@ -27,11 +27,16 @@ def main(out, names):
         col = lambda m, k: [r["metrics"][m]["test"][k] for r in reps]
         n = reps[0]["counts"]["quce"]["test"]["instances"]
         print(f"**{name}** ({n} test instances with seed 1)\n")
-        print("| method | L1 | validity | cf. uncertainty | s / instance |")
-        print("|---|---|---|---|---|")
+        matched = [r.get("matched", {}).get("test") for r in reps]
+        print("| method | L1 | L1 matched | validity | cf. uncertainty | s / instance |")
+        print("|---|---|---|---|---|---|")
         for m in METHODS:
-            print(f"| {m} | {ms(col(m, 'proximity_l1'))} | {ms(col(m, 'validity'))} | "
+            l1m = col(m, 'proximity_l1_matched') if all('proximity_l1_matched' in r["metrics"][m]["test"] for r in reps) else None
+            print(f"| {m} | {ms(col(m, 'proximity_l1'))} | {ms(l1m) if l1m else '—'} | {ms(col(m, 'validity'))} | "
                   f"{ms(col(m, 'cf_uncertainty'))} | {ms(col(m, 'seconds_per_instance'))} |")
+        if all(x is not None for x in matched):
+            print(f"\nL1 matched: over the test instances every method made valid ({', '.join(map(str, matched))} with seeds "
+                  f"{', '.join(str(i + 1) for i in range(len(reps)))}), so no method is compared on easier instances.")
         print()
         a = lambda k: col("quce-auto", k)
         checks = [
