@@ -63,7 +63,7 @@ func (i Info) Shards() int {
 // ExecutionsCheap reports whether an execution costs little beyond its operations: true on
 // the pure-Go backend, which runs it in-process, so a search runs faster one execution per
 // step with its bookkeeping in Go than as one program that does the bookkeeping as graph
-// operations (measured on 2 cores: 25–35% less CPU for one row, about 10% for 455; see
+// operations (on 2 cores, one sitting: 24–47% faster for one row, 4–37% for 455; see
 // docs/SPEED.md); false on XLA, where an execution on a GPU costs about a millisecond.
 func (i Info) ExecutionsCheap() bool { return i.pureGo() }
 
