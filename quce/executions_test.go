@@ -39,3 +39,33 @@ func TestExecutionsCounted(t *testing.T) {
 		t.Errorf("engine %q, want loop", s.Explainer.Engine())
 	}
 }
+
+// The resets of Config.Sparse are walked in pieces whose segments are all known before any
+// is measured, so each round of trial resets (one column per row) is one execution for
+// every row and piece, not one per piece: the resets cost at most one execution per column.
+func TestResetsOneExecutionPerRound(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps, cfg.Sparse = 200, true
+	cfg, err := s.WithPlausibility(cfg, quce.DefaultPlausibilityQuantile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(sparse bool) (int64, int) {
+		cfg.Sparse = sparse
+		before := s.Explainer.Executions()
+		ex := explain(t, cfg, s.XTest[:4])
+		resets := 0
+		for _, e := range ex {
+			resets += len(e.Path0().Resets)
+		}
+		return s.Explainer.Executions() - before, resets
+	}
+	plain, _ := count(false)
+	sparse, resets := count(true)
+	j := int64(len(s.Explainer.Features()))
+	if resets == 0 || sparse-plain < 2 || sparse-plain > j+1 {
+		t.Errorf("%d resets kept; %d executions without -sparse, %d with; want some resets, and at most %d more executions (one per column tried)",
+			resets, plain, sparse, j+1)
+	}
+}

@@ -180,30 +180,48 @@ func endSearch(rows []*row) {
 
 // walkTo walks every row with a target from its last point to the target in resetPieces
 // straight segments, measuring each (so Φ integrates over them). step numbers the points
-// for messages; it returns the next free number.
+// for messages; it returns the next free number. The segments are known before any is
+// measured, so all of them, of every row, are measured together (one execution for up to
+// maxUnitRows of them) and then recorded in order along each path.
 func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets [][]float32, step int) (int, error) {
-	starts := make([][]float32, len(rows))
-	for i, r := range rows {
-		if targets[i] != nil {
-			starts[i] = r.last.x
-		}
+	type walker struct {
+		r   *row
+		pts [][]float32 // the ends of its segments; the last is the target
 	}
-	for piece := 1; piece <= resetPieces; piece++ {
-		for i, r := range rows {
-			if targets[i] == nil || r.failure != "" {
-				continue
-			}
+	var walkers []walker
+	var segs []segment
+	for i, r := range rows {
+		if targets[i] == nil || r.failure != "" {
+			continue
+		}
+		w := walker{r: r, pts: make([][]float32, resetPieces)}
+		start, prev := r.last.x, r.cur
+		for piece := 1; piece <= resetPieces; piece++ {
 			pt := targets[i]
 			if piece < resetPieces {
 				pt = make([]float32, len(pt))
 				for f := range pt {
-					pt[f] = starts[i][f] + (targets[i][f]-starts[i][f])*float32(piece)/resetPieces
+					pt[f] = start[f] + (targets[i][f]-start[f])*float32(piece)/resetPieces
 				}
 			}
-			r.advance(pt)
+			w.pts[piece-1] = pt
+			segs = append(segs, segment{prev: prev, cur: pt, onehot: r.onehot})
+			prev = pt
 		}
-		if err := e.measure(ctx, cfg, rows, step+piece); err != nil {
-			return 0, err
+		walkers = append(walkers, w)
+	}
+	m, err := e.measureSegments(ctx, cfg, segs)
+	if err != nil {
+		return 0, err
+	}
+	j := e.NumFeatures()
+	for piece := 1; piece <= resetPieces; piece++ {
+		for wi, w := range walkers {
+			if w.r.failure != "" {
+				continue // failed on an earlier piece: its path ends there
+			}
+			w.r.advance(w.pts[piece-1])
+			m.recordFrom(cfg, w.r, wi*resetPieces+piece-1, j, step+piece)
 		}
 	}
 	return step + resetPieces, nil

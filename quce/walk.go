@@ -271,42 +271,66 @@ func outside(x, x0 []float32) int {
 // measure evaluates the rows' current points (and the segments ending there) without
 // optimising, and records them, at most maxUnitRows rows an execution.
 func (e *Explainer) measure(ctx context.Context, cfg Config, rows []*row, step int) error {
-	for lo := 0; lo < len(rows); lo += maxUnitRows {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := e.measureUnit(cfg, rows[lo:min(lo+maxUnitRows, len(rows))], step); err != nil {
-			return err
+	segs := make([]segment, len(rows))
+	for i, r := range rows {
+		segs[i] = segment{prev: r.prev, cur: r.cur, onehot: r.onehot}
+	}
+	m, err := e.measureSegments(ctx, cfg, segs)
+	if err != nil {
+		return err
+	}
+	for i, r := range rows {
+		if !r.curRecorded {
+			m.recordFrom(cfg, r, i, e.NumFeatures(), step)
 		}
 	}
 	return nil
 }
 
-func (e *Explainer) measureUnit(cfg Config, rows []*row, step int) error {
+// segment is a stretch of a path to measure: F(τ|cur), its gradient and L_ε at cur, and
+// the rule's interior gradients on prev → cur, for the target τ given as onehot.
+type segment struct{ prev, cur, onehot []float32 }
+
+// measureSegments measures segments, at most maxUnitRows an execution, and returns the
+// measures in their order.
+func (e *Explainer) measureSegments(ctx context.Context, cfg Config, segs []segment) (measured, error) {
 	kind := execKind{rule: cfg.Rule, k: cfg.K}
-	ex, release, err := e.stepExec(kind, len(rows))
-	if err != nil {
-		return err
-	}
-	defer release()
-	j := e.NumFeatures()
-	c := e.clf.NumClasses()
-	out, err := e.run(ex, stepArgs(kind, stepVals[any]{
-		prev:   batch(rows, j, func(r *row) []float32 { return r.prev }),
-		xc:     batch(rows, j, func(r *row) []float32 { return r.cur }),
-		target: batch(rows, c, func(r *row) []float32 { return r.onehot }),
-	})...)
-	if err != nil {
-		return fmt.Errorf("quce: evaluating path points: %w", err)
-	}
-	m := readMeasured(readStep(kind, out))
-	finalize(out)
-	for i, r := range rows {
-		if !r.curRecorded {
-			m.recordFrom(cfg, r, i, j, step)
+	j, c := e.NumFeatures(), e.clf.NumClasses()
+	var all measured
+	for lo := 0; lo < len(segs); lo += maxUnitRows {
+		if err := ctx.Err(); err != nil {
+			return all, err
+		}
+		unit := segs[lo:min(lo+maxUnitRows, len(segs))]
+		ex, release, err := e.stepExec(kind, len(unit))
+		if err != nil {
+			return all, err
+		}
+		pack := func(width int, get func(segment) []float32) *tensors.Tensor {
+			flat := make([]float32, len(unit)*width)
+			for i, s := range unit {
+				copy(flat[i*width:], get(s))
+			}
+			return tensors.FromFlatDataAndDimensions(flat, len(unit), width)
+		}
+		out, err := e.run(ex, stepArgs(kind, stepVals[any]{
+			prev:   pack(j, func(s segment) []float32 { return s.prev }),
+			xc:     pack(j, func(s segment) []float32 { return s.cur }),
+			target: pack(c, func(s segment) []float32 { return s.onehot }),
+		})...)
+		release()
+		if err != nil {
+			return all, fmt.Errorf("quce: evaluating path points: %w", err)
+		}
+		m := readMeasured(readStep(kind, out))
+		finalize(out)
+		all.p, all.unc, all.uncPaper = append(all.p, m.p...), append(all.unc, m.unc...), append(all.uncPaper, m.uncPaper...)
+		all.grad = append(all.grad, m.grad...)
+		if m.interior != nil {
+			all.interior = append(all.interior, m.interior...)
 		}
 	}
-	return nil
+	return all, nil
 }
 
 // optimise walks the rows' paths; progress, if set, is told each step done.
