@@ -147,12 +147,17 @@ func (e *Explainer) NumFeatures() int { return len(e.features) }
 // that releases it. Batches of at most smallBatchRows run on SmallBatch.
 func (e *Explainer) stepExec(kind execKind, rows int) (*graph.Exec, func(), error) {
 	return e.execs.get(execKey{kind: kind, rows: rows}, func() (*graph.Exec, error) {
-		b := e.backend
-		if rows <= smallBatchRows && e.SmallBatch != nil {
-			b = e.SmallBatch
-		}
-		return graph.NewExec(b, e.stepGraph(kind))
+		return graph.NewExec(e.backendFor(rows), e.stepGraph(kind))
 	})
+}
+
+// backendFor is the backend that runs a batch of rows: SmallBatch, if set, for at most
+// smallBatchRows, else the explainer's.
+func (e *Explainer) backendFor(rows int) compute.Backend {
+	if rows <= smallBatchRows && e.SmallBatch != nil {
+		return e.SmallBatch
+	}
+	return e.backend
 }
 
 // run executes ex, one of this explainer's compiled graphs, and counts the execution (see

@@ -94,9 +94,16 @@ type loopVals[T any] struct {
 }
 
 func (s *loopVals[T]) fields() []*T {
+	return append(s.carried(), &s.failCode, &s.failStep, &s.failInput, &s.kept)
+}
+
+// carried are the fields an execution starts from the rows' state; the others (the failure
+// and the kept points) start at zero inside the program, so that the kept buffer, up to
+// loopKeptBytes, is not made on the host and copied in for every execution.
+func (s *loopVals[T]) carried() []*T {
 	return []*T{&s.t, &s.prev, &s.cur, &s.prevGrad, &s.m, &s.v, &s.lam, &s.phi, &s.n, &s.sumUnc,
 		&s.sumPaper, &s.lastP, &s.lastUnc, &s.lastUncP, &s.recorded, &s.active, &s.validRun, &s.winStep,
-		&s.winLogF, &s.stalled, &s.failCode, &s.failStep, &s.failInput, &s.kept}
+		&s.winLogF, &s.stalled}
 }
 
 // loopConsts are the program's first inputs, fixed while it runs.
@@ -201,11 +208,7 @@ func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int) 
 	q := (last-first+1)/stride + 2
 	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
 	ex, release, err := e.execs.get(execKey{loop: loopKey{kind: kind, rows: len(rows), kept: q, earlyStop: cfg.EarlyStop > 0}}, func() (*Exec, error) {
-		b := e.backend
-		if len(rows) <= smallBatchRows && e.SmallBatch != nil {
-			b = e.SmallBatch
-		}
-		return NewExec(b, e.loopGraph(kind, cfg.EarlyStop > 0))
+		return NewExec(e.backendFor(len(rows)), e.loopGraph(kind, q, cfg.EarlyStop > 0))
 	})
 	if err != nil {
 		return err
@@ -221,12 +224,12 @@ func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int) 
 		last: tensors.FromValue(int32(last)), earlyStop: tensors.FromValue(int32(cfg.EarlyStop)),
 		stride: tensors.FromValue(int32(stride)),
 	}
-	state := e.loopState(rows, first, q)
+	state := e.loopState(rows, first)
 	var args []any
 	for _, f := range consts.fields() {
 		args = append(args, *f)
 	}
-	for _, f := range state.fields() {
+	for _, f := range state.carried() {
 		args = append(args, *f)
 	}
 	out, err := e.run(ex, args...)
@@ -243,8 +246,8 @@ func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int) 
 	return nil
 }
 
-// loopState packs the rows' state at step first, with an empty kept buffer of q slots.
-func (e *Explainer) loopState(rows []*row, first, q int) loopVals[*tensors.Tensor] {
+// loopState packs the rows' state at step first (the carried fields).
+func (e *Explainer) loopState(rows []*row, first int) loopVals[*tensors.Tensor] {
 	j, n := e.NumFeatures(), len(rows)
 	phi := make([]float64, n*j)
 	for i, r := range rows {
@@ -284,9 +287,6 @@ func (e *Explainer) loopState(rows []*row, first, q int) loopVals[*tensors.Tenso
 		winStep:  perRow(rows, func(r *row) int32 { return int32(r.windowStep) }),
 		winLogF:  perRow(rows, func(r *row) float64 { return r.windowLogF }),
 		stalled:  perRow(rows, func(r *row) int32 { return int32(r.stalled) }),
-		failCode: perRow(rows, func(*row) int32 { return loopOK }), failStep: perRow(rows, func(*row) int32 { return 0 }),
-		failInput: perRow(rows, func(*row) int32 { return 0 }),
-		kept:      tensors.FromFlatDataAndDimensions(make([]float32, n*(q+1)*keptWidth(j)), n*(q+1), keptWidth(j)),
 	}
 }
 
@@ -346,21 +346,24 @@ func (e *Explainer) loopRead(cfg Config, rows []*row, s loopVals[*tensors.Tensor
 	}
 }
 
-// loopGraph builds the loop program: loopConsts then loopVals in, loopVals out.
-func (e *Explainer) loopGraph(kind execKind, earlyStop bool) func([]*Node) []*Node {
+// loopGraph builds the loop program for q kept slots a row: loopConsts then loopVals'
+// carried fields in, every loopVals field out.
+func (e *Explainer) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node) []*Node {
 	return func(args []*Node) []*Node {
 		var c loopConsts[*Node]
 		var s0 loopVals[*Node]
 		for i, f := range c.fields() {
 			*f = args[i]
 		}
-		for i, f := range s0.fields() {
+		for i, f := range s0.carried() {
 			*f = args[len(c.fields())+i]
 		}
 		g := s0.t.Graph()
-		// The main graph's values used inside the closures are made before them (graph-wide
-		// scalar constants must not be first made inside a closure, see TOOLCHAIN notes).
-		n0 := s0.n
+		rows := s0.cur.Shape().Dimensions[0]
+		s0.failCode = Zeros(g, shapes.Make(dtypes.Int32, rows)) // loopOK
+		s0.failStep, s0.failInput = s0.failCode, s0.failCode
+		s0.kept = Zeros(g, shapes.Make(dtypes.Float32, rows*(q+1), keptWidth(e.NumFeatures())))
+		n0 := s0.n // the rows' points when the execution began: the kept slots count from it
 		params := func(g *Graph) loopVals[*Node] {
 			var s loopVals[*Node]
 			fs := s0.fields()
@@ -382,7 +385,11 @@ func (e *Explainer) loopGraph(kind execKind, earlyStop bool) func([]*Node) []*No
 			}
 			return out
 		})
-		return While(cond, body, args[len(c.fields()):]...)
+		var init []*Node
+		for _, f := range s0.fields() {
+			init = append(init, *f)
+		}
+		return While(cond, body, init...)
 	}
 }
 

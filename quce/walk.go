@@ -176,13 +176,13 @@ func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row
 	return errors.Join(errs...)
 }
 
-// batch packs per-row vectors into one [R, J] tensor.
-func batch(rows []*row, j int, get func(*row) []float32) *tensors.Tensor {
-	flat := make([]float32, len(rows)*j)
-	for i, r := range rows {
-		copy(flat[i*j:], get(r))
+// batch packs a vector of width j per item (row or segment) into one [R, j] tensor.
+func batch[T any](items []T, j int, get func(T) []float32) *tensors.Tensor {
+	flat := make([]float32, len(items)*j)
+	for i, it := range items {
+		copy(flat[i*j:], get(it))
 	}
-	return tensors.FromFlatDataAndDimensions(flat, len(rows), j)
+	return tensors.FromFlatDataAndDimensions(flat, len(items), j)
 }
 
 // measured is one execution's outputs at the rows' current points.
@@ -306,17 +306,10 @@ func (e *Explainer) measureSegments(ctx context.Context, cfg Config, segs []segm
 		if err != nil {
 			return all, err
 		}
-		pack := func(width int, get func(segment) []float32) *tensors.Tensor {
-			flat := make([]float32, len(unit)*width)
-			for i, s := range unit {
-				copy(flat[i*width:], get(s))
-			}
-			return tensors.FromFlatDataAndDimensions(flat, len(unit), width)
-		}
 		out, err := e.run(ex, stepArgs(kind, stepVals[any]{
-			prev:   pack(j, func(s segment) []float32 { return s.prev }),
-			xc:     pack(j, func(s segment) []float32 { return s.cur }),
-			target: pack(c, func(s segment) []float32 { return s.onehot }),
+			prev:   batch(unit, j, func(s segment) []float32 { return s.prev }),
+			xc:     batch(unit, j, func(s segment) []float32 { return s.cur }),
+			target: batch(unit, c, func(s segment) []float32 { return s.onehot }),
 		})...)
 		release()
 		if err != nil {
