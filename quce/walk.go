@@ -144,12 +144,8 @@ const maxUnitRows = 2048
 // progress over all of its units.
 func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
 	e.initRows(cfg, rows)
-	shards := runtime.GOMAXPROCS(0)
-	if e.Shards > 0 {
-		shards = e.Shards
-	}
 	devices := e.devices()
-	shards = max(1, min(max(shards, devices), len(rows)/minShardRows))
+	shards := max(1, min(e.maxShards(), len(rows)/minShardRows))
 	size := (len(rows) + shards - 1) / shards
 	errs := make([]error, shards)
 	var wg sync.WaitGroup
@@ -183,6 +179,16 @@ func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row
 		return err // one error, however many shards saw it
 	}
 	return errors.Join(errs...)
+}
+
+// maxShards is the most shards a call's rows are split into: Shards, or one per CPU core,
+// and at least one per device.
+func (e *Explainer) maxShards() int {
+	shards := runtime.GOMAXPROCS(0)
+	if e.Shards > 0 {
+		shards = e.Shards
+	}
+	return max(shards, e.devices())
 }
 
 // batch packs a vector of width j per item (row or segment) into one [R, j] tensor.
