@@ -166,8 +166,8 @@ func (e *Explainer) backendFor(rows int) compute.Backend {
 
 // run executes ex, one of this explainer's compiled graphs, on device dev of its backend,
 // and counts the execution (see Executions). The arguments must be on dev or on the host:
-// GoMLX refuses a tensor left on another device. (graph.Exec's CallOnDevice runs on device 0
-// whatever it is given; CallWithGraphOnDevice honours the device.)
+// GoMLX refuses a tensor left on another device. (In GoMLX v0.28.8 graph.Exec's CallOnDevice
+// runs on device 0 whatever it is given; CallWithGraphOnDevice honours the device.)
 func (e *Explainer) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*tensors.Tensor, error) {
 	e.executions.Add(1)
 	out, _, err := ex.CallWithGraphOnDevice(dev, args...)
@@ -180,8 +180,8 @@ func (e *Explainer) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*
 }
 
 // devices is how many devices the explainer's backend has: a call's shards are spread over
-// them (optimiseSharded).
-func (e *Explainer) devices() int { return len(e.perDevice) }
+// them (optimiseSharded). (At least one: an Explainer not made by New counts none.)
+func (e *Explainer) devices() int { return max(1, len(e.perDevice)) }
 
 // ExecutionsPerDevice counts the executions that ran on each device of the backend (one
 // entry per device), by the device their outputs are on: the searches of a call run on
