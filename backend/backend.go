@@ -43,6 +43,11 @@ type Info struct {
 	Config string // configuration passed to GoMLX, e.g. "go" or "xla:cpu"
 	Name   string // the backend's own description
 	Reason string // why this one was chosen
+	// NumDevices is how many devices the backend reports: the explainer splits a call's rows
+	// over them (quce.Explainer.Shards). The pure-Go backend has one, or as many virtual
+	// devices as its "devices" option asks for ("go:devices=4"), for testing such splits on
+	// a CPU.
+	NumDevices int
 }
 
 // SIMD reports whether this binary was built with GOEXPERIMENT=simd, which lets the pure-Go
@@ -53,6 +58,8 @@ const SIMD = simd.Enabled
 // into: 0 (one per CPU core) on the pure-Go backend, which keeps about one core busy per
 // execution; 1 elsewhere, since ONNX Runtime and XLA run each execution on threads of their
 // own (measured on 2 cores, 455 rows: ONNX Runtime 1.74 s with two shards, 1.52 s with one).
+// On a backend of several devices the explainer makes at least one shard per device
+// whatever this says.
 func (i Info) Shards() int {
 	if i.pureGo() {
 		return 0
@@ -87,6 +94,9 @@ func (i Info) pureGo() bool {
 // whether this binary has its SIMD kernels (see SIMD).
 func (i Info) String() string {
 	s := fmt.Sprintf("%s (%s)", i.Name, i.Reason)
+	if i.NumDevices > 1 {
+		s += fmt.Sprintf("; %d devices", i.NumDevices)
+	}
 	if i.pureGo() {
 		if SIMD {
 			s += "; SIMD kernels (GOEXPERIMENT=simd)"
@@ -116,19 +126,19 @@ func choose() (compute.Backend, Info, error) {
 		if err != nil {
 			return nil, Info{}, err
 		}
-		return b, Info{Config: cfg, Name: b.Name(), Reason: EnvVar + " is set"}, nil
+		return b, Info{Config: cfg, Name: b.Name(), Reason: EnvVar + " is set", NumDevices: b.NumDevices()}, nil
 	}
 	if plugin := installedXLAPlugin(); plugin != "" {
 		cfg := "xla:" + plugin
 		if b, err := New(cfg); err == nil {
-			return b, Info{Config: cfg, Name: b.Name(), Reason: "PJRT plugin " + plugin + " is installed"}, nil
+			return b, Info{Config: cfg, Name: b.Name(), Reason: "PJRT plugin " + plugin + " is installed", NumDevices: b.NumDevices()}, nil
 		}
 	}
 	b, err := New("go")
 	if err != nil {
 		return nil, Info{}, err
 	}
-	return b, Info{Config: "go", Name: b.Name(), Reason: "no PJRT plugin installed; pure-Go backend"}, nil
+	return b, Info{Config: "go", Name: b.Name(), Reason: "no PJRT plugin installed; pure-Go backend", NumDevices: b.NumDevices()}, nil
 }
 
 // New creates a backend from a configuration string "name[:options]". Unlike
@@ -156,7 +166,8 @@ func New(config string) (b compute.Backend, err error) {
 // ForSmallBatches returns a backend for executions of a few rows: when the default
 // backend is the pure-Go one, the same backend with sequential ops ("go:ops_sequential"),
 // several times faster for a batch of one (measured: 1000 QUCE steps for one row in 0.32 s
-// against 1.5 s); otherwise nil, meaning "use the default". The built-in models train on it
+// against 1.5 s); otherwise (another backend, or the pure-Go one with options, such as
+// virtual devices) nil, meaning "use the default". The built-in models train on it
 // too (pipeline.Prepare): their steps' operations are too small to spread over cores.
 func ForSmallBatches() (compute.Backend, error) {
 	_, info, err := Default()

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,13 +50,38 @@ func TestDefaultHonoursEnv(t *testing.T) {
 	}
 }
 
+// Info counts the backend's devices: one for the pure-Go backend, or as many virtual devices
+// as "devices=N" asks for (patch 09 of third_party/patches); its description says so.
+func TestInfoNumDevices(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		want   int
+	}{{"go", 1}, {"go:devices=3", 3}} {
+		t.Setenv(EnvVar, tc.config)
+		b, info, err := choose()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.NumDevices != tc.want || b.NumDevices() != tc.want {
+			t.Errorf("%s: Info.NumDevices %d, backend %d; want %d", tc.config, info.NumDevices, b.NumDevices(), tc.want)
+		}
+		if has := strings.Contains(info.String(), fmt.Sprintf("; %d devices", tc.want)); has != (tc.want > 1) {
+			t.Errorf("%s: %q should name the devices only when there are several", tc.config, info)
+		}
+	}
+	t.Setenv(EnvVar, "go:devices=0")
+	if _, _, err := choose(); err == nil || !strings.Contains(err.Error(), "whole number of devices") {
+		t.Errorf("go:devices=0: error %v, want one that asks for a whole number of devices", err)
+	}
+}
+
 func TestFallbackWithoutPlugin(t *testing.T) {
 	t.Setenv(EnvVar, "")
 	_, info, err := choose()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Config == "" || info.Reason == "" {
+	if info.Config == "" || info.Reason == "" || info.NumDevices < 1 {
 		t.Errorf("choose() gave an empty choice: %+v", info)
 	}
 	t.Logf("chosen without %s: %s", EnvVar, info)
@@ -181,6 +207,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/avx2_elementwise.go", "avx2Float32BinaryBroadcast(opType, lhs.Flat.([]float32)", 1},
 		{"broadcast.go", "func (zi *ZipIterator) LastAxisRuns()", 1},
 		{"ops/avx2_elementwise_test.go", "{[]int{9, 1, 1}, []int{1, 1, 30}, []int{9, 1, 30}},", 1},
+		{"gobackend.go", "b.numDevices = n", 1},
+		{"exec.go", "if inputBuffer.device != defaultDevice {", 1},
+		{"devices_test.go", "func TestVirtualDevices(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gomlx/compute"
+
 	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
@@ -12,9 +14,12 @@ import (
 )
 
 // twin is a new explainer of the same models and columns, to set options on.
-func twin(t *testing.T, s *pipeline.Setup) *quce.Explainer {
+func twin(t *testing.T, s *pipeline.Setup) *quce.Explainer { return twinOn(t, s, s.Backend) }
+
+// twinOn is a twin on another backend.
+func twinOn(t *testing.T, s *pipeline.Setup, b compute.Backend) *quce.Explainer {
 	t.Helper()
-	ex, err := quce.New(s.Backend, s.Explainer.Classifier(), s.VAE, s.Scaler, s.Explainer.Features())
+	ex, err := quce.New(b, s.Explainer.Classifier(), s.VAE, s.Scaler, s.Explainer.Features())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/gomlx/compute"
 )
 
 // engine walks a batch's paths: the optimisation from the rows' first points to their last,
@@ -11,10 +13,11 @@ import (
 // kept points), failing, stalling and stopping rows as walkRow does. Two engines implement
 // it: stepsEngine (walk.go), one execution per optimisation step with the bookkeeping on the
 // host, and loopEngine (loop.go), the whole search as one compiled program. They walk the
-// same paths; engineFor chooses, and Explainer.Engine says which ran.
+// same paths; engineFor chooses, and Explainer.Engine says which ran. A walk runs its
+// executions on device dev of the backend (its shard's, see optimiseSharded).
 type engine interface {
 	name() string
-	walk(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error
+	walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error
 }
 
 // EngineChoice chooses the engine the searches run on (Explainer.EngineChoice).

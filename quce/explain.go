@@ -64,6 +64,7 @@ type Explainer struct {
 	obj   *graph.Exec
 
 	executions atomic.Int64           // graph executions run, see Executions
+	perDevice  []atomic.Int64         // of which on each of the backend's devices, see ExecutionsPerDevice
 	lastEngine atomic.Pointer[string] // the engine of the last search, see Engine
 
 	// Progress, if set, is called as the search goes with the steps done and the steps to
@@ -80,7 +81,8 @@ type Explainer struct {
 
 	// Shards, if positive, is the most concurrent executions the rows of one call are split
 	// into (rows are independent); 0 means one per CPU core (GOMAXPROCS). See
-	// backend.Info.Shards.
+	// backend.Info.Shards. On a backend of several devices there are at least as many shards
+	// as devices, and shard k runs on device k mod devices (see optimiseSharded).
 	Shards int
 
 	// MemoryLimit, if positive, is the most memory in bytes one call may need; 0 means the
@@ -113,8 +115,8 @@ func (e *Explainer) tape() *backprop.Tape {
 // (data.FitScaler records them on the training rows) are each feature's default range (see
 // Query); features names the columns.
 func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, features []string) (*Explainer, error) {
-	if clf == nil || v == nil || scaler == nil {
-		return nil, fmt.Errorf("quce: a classifier, a VAE and a scaler are all needed")
+	if b == nil || clf == nil || v == nil || scaler == nil {
+		return nil, fmt.Errorf("quce: a backend, a classifier, a VAE and a scaler are all needed")
 	}
 	j := clf.NumFeatures()
 	switch {
@@ -125,7 +127,8 @@ func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, fe
 	case len(features) != j:
 		return nil, fmt.Errorf("quce: %d feature names for %d features", len(features), j)
 	}
-	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, cols: continuousColumns(features)}, nil
+	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, cols: continuousColumns(features),
+		perDevice: make([]atomic.Int64, max(1, b.NumDevices()))}, nil
 }
 
 // Classifier returns the model being explained, as the explainer sees it.
@@ -152,19 +155,44 @@ func (e *Explainer) stepExec(kind execKind, rows int) (*graph.Exec, func(), erro
 }
 
 // backendFor is the backend that runs a batch of rows: SmallBatch, if set, for at most
-// smallBatchRows, else the explainer's.
+// smallBatchRows, else the explainer's. A SmallBatch with fewer devices than the explainer's
+// backend is not used: a shard's batch runs on the shard's device (see optimiseSharded).
 func (e *Explainer) backendFor(rows int) compute.Backend {
-	if rows <= smallBatchRows && e.SmallBatch != nil {
+	if rows <= smallBatchRows && e.SmallBatch != nil && e.SmallBatch.NumDevices() >= e.devices() {
 		return e.SmallBatch
 	}
 	return e.backend
 }
 
-// run executes ex, one of this explainer's compiled graphs, and counts the execution (see
-// Executions).
-func (e *Explainer) run(ex *graph.Exec, args ...any) ([]*tensors.Tensor, error) {
+// run executes ex, one of this explainer's compiled graphs, on device dev of its backend,
+// and counts the execution (see Executions). The arguments must be on dev or on the host:
+// GoMLX refuses a tensor left on another device. (In GoMLX v0.28.8 graph.Exec's CallOnDevice
+// runs on device 0 whatever it is given; CallWithGraphOnDevice honours the device.)
+func (e *Explainer) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*tensors.Tensor, error) {
 	e.executions.Add(1)
-	return ex.Exec(args...)
+	out, _, err := ex.CallWithGraphOnDevice(dev, args...)
+	if err == nil && len(out) > 0 {
+		if d, err := out[0].Device(); err == nil && int(d) < len(e.perDevice) {
+			e.perDevice[d].Add(1) // where it ran, as its outputs say
+		}
+	}
+	return out, err
+}
+
+// devices is how many devices the explainer's backend has: a call's shards are spread over
+// them (optimiseSharded). (At least one: an Explainer not made by New counts none.)
+func (e *Explainer) devices() int { return max(1, len(e.perDevice)) }
+
+// ExecutionsPerDevice counts the executions that ran on each device of the backend (one
+// entry per device), by the device their outputs are on: the searches of a call run on
+// every device when it has enough rows (see Shards); the rest (predictions, uncertainty,
+// the walks after the search; the models' training, outside the explainer) on device 0.
+func (e *Explainer) ExecutionsPerDevice() []int64 {
+	n := make([]int64, len(e.perDevice))
+	for d := range e.perDevice {
+		n[d] = e.perDevice[d].Load()
+	}
+	return n
 }
 
 // Executions is the number of graph executions this explainer has run since it was made,
@@ -460,7 +488,7 @@ func (e *Explainer) classProbs(ctx context.Context, pts [][]float32) ([][]float6
 	if err != nil {
 		return nil, err
 	}
-	return e.clf.probabilities(ctx, func(args ...any) ([]*tensors.Tensor, error) { return e.run(ex, args...) }, pts, false)
+	return e.clf.probabilities(ctx, func(args ...any) ([]*tensors.Tensor, error) { return e.run(ex, 0, args...) }, pts, false)
 }
 
 func (e *Explainer) makeRows(ctx context.Context, cfg Config, queries []Query, pred [][]float64) ([]*row, error) {
@@ -744,7 +772,7 @@ func (e *Explainer) probeMany(ctx context.Context, pts, targets [][]float32) ([]
 			copy(buf[(i-start)*j:], pts[i])
 			copy(tg[(i-start)*c:], targets[i])
 		}
-		out, err := e.run(ex, tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
+		out, err := e.run(ex, 0, tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
 			tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), probeChunk, c))
 		if err != nil {
 			return nil, nil, fmt.Errorf("quce: probing the classifier: %w", err)
@@ -796,7 +824,7 @@ func (e *Explainer) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon
 	for _, p := range pts {
 		flat = append(flat, p...)
 	}
-	out, err := e.run(ex, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
+	out, err := e.run(ex, 0, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("quce: evaluating the VAE: %w", err)
 	}
@@ -826,7 +854,7 @@ func (e *Explainer) Objective(cfg Config, q Query, xc []float64) (float64, []flo
 		return 0, nil, err
 	}
 	j := e.NumFeatures()
-	out, err := e.run(ex, tensors.FromFlatDataAndDimensions(toF32(xc), 1, j),
+	out, err := e.run(ex, 0, tensors.FromFlatDataAndDimensions(toF32(xc), 1, j),
 		tensors.FromFlatDataAndDimensions(rows[0].x0, 1, j),
 		tensors.FromFlatDataAndDimensions(rows[0].onehot, 1, len(rows[0].onehot)),
 		tensors.FromValue([][]float32{{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)}}))

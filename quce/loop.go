@@ -146,9 +146,9 @@ func (e *Explainer) loopRuns(cfg Config) bool {
 		caps.DTypes[dtypes.Float64]
 }
 
-func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
+func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
 	e := l.e
-	if err := e.measureStarts(ctx, cfg, rows); err != nil {
+	if err := e.measureStarts(ctx, cfg, rows, dev); err != nil {
 		return err
 	}
 	j := e.NumFeatures()
@@ -170,14 +170,14 @@ func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, progress 
 			break
 		}
 		last := min(t+chunk-1, cfg.Steps)
-		if err := e.loopChunk(cfg, live, t, last, stride); err != nil {
+		if err := e.loopChunk(cfg, live, t, last, stride, dev); err != nil {
 			return err
 		}
 		if progress != nil {
 			progress(last)
 		}
 	}
-	return e.measure(ctx, cfg, rows, cfg.Steps)
+	return e.measure(ctx, cfg, rows, cfg.Steps, dev)
 }
 
 // liveRows returns the active rows (nil if none), padded with rows that stopped up to a
@@ -202,8 +202,8 @@ func liveRows(rows []*row) []*row {
 	return append(live, stopped[:min(size, len(rows))-len(live)]...)
 }
 
-// loopChunk runs steps first..last of the rows' search in one execution.
-func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int) error {
+// loopChunk runs steps first..last of the rows' search in one execution, on device dev.
+func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int, dev compute.DeviceNum) error {
 	j, c := e.NumFeatures(), e.clf.NumClasses()
 	q := (last-first+1)/stride + 2
 	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
@@ -232,7 +232,7 @@ func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int) 
 	for _, f := range state.carried() {
 		args = append(args, *f)
 	}
-	out, err := e.run(ex, args...)
+	out, err := e.run(ex, dev, args...)
 	finalize(args)
 	if err != nil {
 		return fmt.Errorf("quce: optimisation steps %d to %d: %w", first, last, err)

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -70,11 +69,7 @@ func (e *Explainer) jobMemory(cfg Config, instances, candidates int) (total, per
 	}
 	perRow = int64(points)*(int64(j)*(4+8)+walkPointBytes+resultPointBytes) + rowBytes(j)
 	rows := int64(instances) * int64(max(1, cfg.Paths)) * int64(candidates)
-	shards := int64(max(1, runtime.GOMAXPROCS(0)))
-	if e.Shards > 0 {
-		shards = int64(e.Shards)
-	}
-	inFlight = min(rows, shards*maxUnitRows)
+	inFlight = min(rows, int64(e.maxShards())*maxUnitRows)
 	unit = unitRowBytes(j, max(1, cfg.K))
 	if cfg.Samples > 0 && e.vae != nil {
 		sampled = sampleRowBytes(cfg.Samples, j, e.vae.Config.Latent, e.vae.Config.Decoder)

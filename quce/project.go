@@ -210,7 +210,7 @@ func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets
 		}
 		walkers = append(walkers, w)
 	}
-	m, err := e.measureSegments(ctx, cfg, segs)
+	m, err := e.measureSegments(ctx, cfg, segs, 0)
 	if err != nil {
 		return 0, err
 	}

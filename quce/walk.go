@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 )
@@ -131,22 +132,26 @@ const minShardRows = 32
 // cancelled context stops it promptly, and the step's tensors stay small.
 const maxUnitRows = 2048
 
-// optimiseSharded splits the rows over the CPU cores. Rows are independent, so each shard
-// runs its own executions concurrently; the Go backend keeps about one core busy per
-// execution, so this is where a second core pays. Each shard walks its rows in units of at
-// most maxUnitRows; the first shard reports progress over all of its units.
+// optimiseSharded splits the rows over the CPU cores and the backend's devices. Rows are
+// independent, so each shard runs its own executions concurrently; the Go backend keeps
+// about one core busy per execution, so this is where a second core pays. On a backend of
+// several devices there are at least as many shards as devices, and shard k runs every
+// execution of its walk on device k mod devices. A shard still needs minShardRows rows, on
+// a device as on a core: below that an execution's fixed cost (a launch on an accelerator,
+// the per-step overhead on a CPU) outweighs its rows' work, so a device more would not make
+// the call faster; a call of fewer rows than minShardRows per device uses fewer devices.
+// Each shard walks its rows in units of at most maxUnitRows; the first shard reports
+// progress over all of its units.
 func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
 	e.initRows(cfg, rows)
-	shards := runtime.GOMAXPROCS(0)
-	if e.Shards > 0 {
-		shards = e.Shards
-	}
-	shards = max(1, min(shards, len(rows)/minShardRows))
+	devices := e.devices()
+	shards := max(1, min(e.maxShards(), len(rows)/minShardRows))
 	size := (len(rows) + shards - 1) / shards
 	errs := make([]error, shards)
 	var wg sync.WaitGroup
 	for k := 0; k < shards; k++ {
 		part := rows[k*size : min((k+1)*size, len(rows))]
+		dev := compute.DeviceNum(k % devices)
 		walk := func() error {
 			units := (len(part) + maxUnitRows - 1) / maxUnitRows
 			for u := 0; u < units; u++ {
@@ -154,7 +159,7 @@ func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row
 				if k == 0 && e.Progress != nil {
 					progress = func(t int) { e.Progress(u*cfg.Steps+t, units*cfg.Steps) }
 				}
-				if err := e.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], progress); err != nil {
+				if err := e.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], dev, progress); err != nil {
 					return err
 				}
 			}
@@ -174,6 +179,16 @@ func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row
 		return err // one error, however many shards saw it
 	}
 	return errors.Join(errs...)
+}
+
+// maxShards is the most shards a call's rows are split into: Shards, or one per CPU core,
+// and at least one per device.
+func (e *Explainer) maxShards() int {
+	shards := runtime.GOMAXPROCS(0)
+	if e.Shards > 0 {
+		shards = e.Shards
+	}
+	return max(shards, e.devices())
 }
 
 // batch packs a vector of width j per item (row or segment) into one [R, j] tensor.
@@ -269,13 +284,13 @@ func outside(x, x0 []float32) int {
 }
 
 // measure evaluates the rows' current points (and the segments ending there) without
-// optimising, and records them, at most maxUnitRows rows an execution.
-func (e *Explainer) measure(ctx context.Context, cfg Config, rows []*row, step int) error {
+// optimising, and records them, at most maxUnitRows rows an execution, on device dev.
+func (e *Explainer) measure(ctx context.Context, cfg Config, rows []*row, step int, dev compute.DeviceNum) error {
 	segs := make([]segment, len(rows))
 	for i, r := range rows {
 		segs[i] = segment{prev: r.prev, cur: r.cur, onehot: r.onehot}
 	}
-	m, err := e.measureSegments(ctx, cfg, segs)
+	m, err := e.measureSegments(ctx, cfg, segs, dev)
 	if err != nil {
 		return err
 	}
@@ -291,9 +306,9 @@ func (e *Explainer) measure(ctx context.Context, cfg Config, rows []*row, step i
 // the rule's interior gradients on prev → cur, for the target τ given as onehot.
 type segment struct{ prev, cur, onehot []float32 }
 
-// measureSegments measures segments, at most maxUnitRows an execution, and returns the
-// measures in their order.
-func (e *Explainer) measureSegments(ctx context.Context, cfg Config, segs []segment) (measured, error) {
+// measureSegments measures segments, at most maxUnitRows an execution, on device dev, and
+// returns the measures in their order.
+func (e *Explainer) measureSegments(ctx context.Context, cfg Config, segs []segment, dev compute.DeviceNum) (measured, error) {
 	kind := execKind{rule: cfg.Rule, k: cfg.K}
 	j, c := e.NumFeatures(), e.clf.NumClasses()
 	var all measured
@@ -306,7 +321,7 @@ func (e *Explainer) measureSegments(ctx context.Context, cfg Config, segs []segm
 		if err != nil {
 			return all, err
 		}
-		out, err := e.run(ex, stepArgs(kind, stepVals[any]{
+		out, err := e.run(ex, dev, stepArgs(kind, stepVals[any]{
 			prev:   batch(unit, j, func(s segment) []float32 { return s.prev }),
 			xc:     batch(unit, j, func(s segment) []float32 { return s.cur }),
 			target: batch(unit, c, func(s segment) []float32 { return s.onehot }),
@@ -326,14 +341,14 @@ func (e *Explainer) measureSegments(ctx context.Context, cfg Config, segs []segm
 	return all, nil
 }
 
-// optimise walks the rows' paths; progress, if set, is told each step done.
-func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
+// optimise walks the rows' paths on device dev; progress, if set, is told each step done.
+func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
 	w, err := e.engineFor(cfg)
 	if err != nil {
 		return err
 	}
 	e.lastEngine.Store(ptr(w.name()))
-	return w.walk(ctx, cfg, rows, progress)
+	return w.walk(ctx, cfg, rows, dev, progress)
 }
 
 // stepsEngine walks a batch one execution per optimisation step, the rows' bookkeeping on
@@ -342,13 +357,13 @@ type stepsEngine struct{ e *Explainer }
 
 func (stepsEngine) name() string { return "steps" }
 
-func (s stepsEngine) walk(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
+func (s stepsEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
 	e := s.e
-	if err := e.measureStarts(ctx, cfg, rows); err != nil {
+	if err := e.measureStarts(ctx, cfg, rows, dev); err != nil {
 		return err
 	}
 	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K}
-	b := &walkBatch{e: e, kind: kind, release: func() {}, zeros: make([]float32, e.NumFeatures())}
+	b := &walkBatch{e: e, kind: kind, dev: dev, release: func() {}, zeros: make([]float32, e.NumFeatures())}
 	defer b.close()
 	for t := 1; t <= cfg.Steps; t++ {
 		if err := ctx.Err(); err != nil {
@@ -369,17 +384,17 @@ func (s stepsEngine) walk(ctx context.Context, cfg Config, rows []*row, progress
 		}
 	}
 	// The last point of every path (and its segment) still needs evaluating.
-	return e.measure(ctx, cfg, rows, cfg.Steps)
+	return e.measure(ctx, cfg, rows, cfg.Steps, dev)
 }
 
 // measureStarts measures point 0 of the rows' paths, x itself, then the seeded start of
-// offset paths.
-func (e *Explainer) measureStarts(ctx context.Context, cfg Config, rows []*row) error {
+// offset paths, on device dev.
+func (e *Explainer) measureStarts(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum) error {
 	starts := make([][]float32, len(rows))
 	for i, r := range rows {
 		starts[i], r.cur = r.cur, r.x0
 	}
-	if err := e.measure(ctx, cfg, rows, 0); err != nil {
+	if err := e.measure(ctx, cfg, rows, 0, dev); err != nil {
 		return err
 	}
 	offsets := false
@@ -390,7 +405,7 @@ func (e *Explainer) measureStarts(ctx context.Context, cfg Config, rows []*row) 
 		}
 	}
 	if offsets {
-		if err := e.measure(ctx, cfg, rows, 0); err != nil {
+		if err := e.measure(ctx, cfg, rows, 0, dev); err != nil {
 			return err
 		}
 	}
@@ -452,7 +467,7 @@ func (b *walkBatch) exec(cfg Config, t int) (out []*tensors.Tensor, noise []any,
 		in.noise = tensors.FromFlatDataAndDimensions(draws, cfg.Samples, n, L)
 		noise = []any{in.noise}
 	}
-	if out, err = b.e.run(b.ex, stepArgs(b.kind, in)...); err != nil {
+	if out, err = b.e.run(b.ex, b.dev, stepArgs(b.kind, in)...); err != nil {
 		return nil, nil, fmt.Errorf("quce: optimisation step %d: %w", t, err)
 	}
 	return out, noise, nil
@@ -588,7 +603,8 @@ func activeRows(rows []*row) (n int) {
 type walkBatch struct {
 	e       *Explainer
 	kind    execKind
-	zeros   []float32 // the moves of rows that no longer walk, and a new row's optimiser state
+	dev     compute.DeviceNum // the device its executions run on, where its tensors stay
+	zeros   []float32         // the moves of rows that no longer walk, and a new row's optimiser state
 	live    []*row
 	ex      *graph.Exec
 	release func()
@@ -681,7 +697,7 @@ func (e *Explainer) measurePaths(ctx context.Context, cfg Config, rows []*row, p
 				}
 			}
 		}
-		if err := e.measure(ctx, cfg, rows, s); err != nil {
+		if err := e.measure(ctx, cfg, rows, s, 0); err != nil {
 			return err
 		}
 	}

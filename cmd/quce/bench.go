@@ -39,6 +39,10 @@ type phase struct {
 	Engine     string `json:"engine,omitempty"`
 	Steps      int64  `json:"steps,omitempty"`
 	Executions int64  `json:"executions,omitempty"`
+	// Devices counts the backend's devices that ran at least one of an explain phase's
+	// executions: the rows are split over the devices (see quce.Explainer.Shards) when
+	// there are enough of them.
+	Devices int `json:"devices,omitempty"`
 }
 
 // trainingPhase is a model's training phase: its seconds and what its run did.
@@ -111,7 +115,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		var tm quce.Timings
 		var ex []*quce.Explanation
-		before := s.Explainer.Executions()
+		before, beforeOn := s.Explainer.Executions(), s.Explainer.ExecutionsPerDevice()
 		p, err := timed("explain", b, func() error {
 			var err error
 			ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
@@ -122,6 +126,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		p.Optimisation, p.Uncertainty = tm.Optimisation, tm.Uncertainty
 		p.Engine, p.Executions = s.Explainer.Engine(), s.Explainer.Executions()-before
+		for d, n := range s.Explainer.ExecutionsPerDevice() {
+			if n > beforeOn[d] {
+				p.Devices++
+			}
+		}
 		valid := 0
 		for _, e := range ex {
 			p.CompletenessGap += math.Abs(e.CompletenessGap) / float64(len(ex))
@@ -131,13 +140,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		p.Validity = float64(valid) / float64(len(ex))
 		phases = append(phases, p)
-		f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs), %d executions", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty, p.Executions)
+		f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs), %d executions on %d of %d devices", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty, p.Executions, p.Devices, s.BackendInfo.NumDevices)
 	}
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	doc := map[string]any{
 		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
-		"backend":    s.BackendInfo.Config, "simd": s.BackendInfo.KernelSet(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+		"backend":    s.BackendInfo.Config, "devices": s.BackendInfo.NumDevices, "simd": s.BackendInfo.KernelSet(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
 		"model": modelJSON(s), "model_check": s.ModelCheck,
 	}

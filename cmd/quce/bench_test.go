@@ -9,19 +9,22 @@ import (
 	"testing"
 )
 
-// quce bench says what ran: per explain phase the engine and the graph executions it ran,
-// and which kernel set the pure-Go backend used. With the "steps" engine each extra
+// quce bench says what ran: per explain phase the engine, the graph executions it ran and
+// on how many devices (TestExplainOnTwoDevices has two), and which kernel set the pure-Go
+// backend used. With the "steps" engine each extra
 // optimisation step of a batch costs exactly one more execution; with the "loop" engine
 // (the default) a batch's search is one execution whatever its steps, which only a count
 // of the explainer's executions shows.
 func TestBenchSaysWhatRan(t *testing.T) {
 	type benchDoc struct {
-		SIMD   string `json:"simd"`
-		Phases []struct {
+		SIMD    string `json:"simd"`
+		Devices int    `json:"devices"`
+		Phases  []struct {
 			Name       string `json:"name"`
 			Rows       int    `json:"rows"`
 			Engine     string `json:"engine"`
 			Executions int64  `json:"executions"`
+			Devices    int    `json:"devices"`
 		} `json:"phases"`
 	}
 	bench := func(steps int, extra ...string) benchDoc {
@@ -61,6 +64,9 @@ func TestBenchSaysWhatRan(t *testing.T) {
 					continue
 				}
 				explains++
+				if p.Devices != 1 || short.Devices != 1 {
+					t.Errorf("B=%d: executions on %d of %d devices, want the one device of the pure-Go backend", p.Rows, p.Devices, short.Devices)
+				}
 				if p.Engine != tc.engine || !tc.check(p.Executions, long.Phases[i].Executions) {
 					t.Errorf("B=%d: engine %q, %d executions for 5 steps and %d for 9; want %q, %s",
 						p.Rows, p.Engine, p.Executions, long.Phases[i].Executions, tc.engine, tc.want)

@@ -16,16 +16,24 @@ import (
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
+// buildCommand builds quce into dir and returns its path, for tests that run it as a
+// process of its own (a signal, an environment variable read once per process).
+func buildCommand(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "quce")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // Ctrl-C during an explanation stops promptly, exits 130 and leaves no output file behind.
 func TestInterruptLeavesNoPartialFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "quce")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCommand(t, dir)
 	out := filepath.Join(dir, "out")
 	cache, _ := filepath.Abs(pipelinetest.CacheDir())
 	cmd := exec.Command(bin, "explain", "-n", "114", "-steps", "100000", "-json", filepath.Join(out, "e.json"), "-svg", out, "-cache", cache)

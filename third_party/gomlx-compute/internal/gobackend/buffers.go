@@ -54,6 +54,9 @@ type Buffer struct {
 	castFlat   any
 	castDType  dtypes.DType
 	castLength int
+
+	// device is the (virtual) device the buffer is on (see the backend's "devices" option).
+	device compute.DeviceNum
 }
 
 // EqualNodeData implements nodeDataComparable for Buffer.
@@ -175,6 +178,7 @@ func (b *Backend) GetBuffer(shape shapes.Shape) (*Buffer, error) {
 	buf.RawBackend = b
 	buf.InUse = true
 	buf.isUserFed = false
+	buf.device = 0
 	// The shape as given, not a copy (an allocation for every operation's output). Shapes are
 	// not changed in place here or in GoMLX (they are cloned first), and the executors already
 	// hand out buffers with their node's shape (Reshape, Bitcast, Scatter).
@@ -415,7 +419,7 @@ func (buffer *Buffer) Shape() (shapes.Shape, error) {
 // BufferDeviceNum returns the deviceNum for the buffer.
 // DeviceNum returns the deviceNum for the buffer.
 func (buffer *Buffer) DeviceNum() (compute.DeviceNum, error) {
-	return 0, nil
+	return buffer.device, nil
 }
 
 // BufferToFlatData transfers the flat values of the buffer to the Go flat array.
@@ -435,10 +439,8 @@ func (b *Backend) BufferFromFlatData(deviceNum compute.DeviceNum, flat any, shap
 	if b.isFinalized {
 		return nil, errors.WithStack(ErrBackendAlreadyFinalized)
 	}
-	if deviceNum != 0 {
-		return nil,
-			errors.Errorf("backend (%s) only supports deviceNum 0, cannot create buffer on deviceNum %d (shape=%s)",
-				b.Name(), deviceNum, shape)
+	if err := b.checkDevice(deviceNum); err != nil {
+		return nil, errors.WithMessagef(err, "cannot create buffer (shape=%s)", shape)
 	}
 	// For packed sub-byte types (Int4, Uint4, Int2, Uint2), flat data is []byte (packed bytes).
 	// dtypes.FromGoType(byte) returns Uint8, not Int4, so we validate the element
@@ -457,6 +459,7 @@ func (b *Backend) BufferFromFlatData(deviceNum compute.DeviceNum, flat any, shap
 		return nil, errors.WithStack(ErrBackendAlreadyFinalized)
 	}
 	buffer.isUserFed = true
+	buffer.device = deviceNum
 
 	CopyFlat(buffer.Flat, flat)
 	return buffer, nil
@@ -486,16 +489,15 @@ func (b *Backend) NewSharedBuffer(deviceNum compute.DeviceNum, shape shapes.Shap
 	if b.isFinalized {
 		return nil, nil, errors.Errorf("backend is already finalized")
 	}
-	if deviceNum != 0 {
-		return nil, nil,
-			errors.Errorf("backend (%s) only supports deviceNum 0, cannot create buffer on deviceNum %d (shape=%s)",
-				b.Name(), deviceNum, shape)
+	if err := b.checkDevice(deviceNum); err != nil {
+		return nil, nil, errors.WithMessagef(err, "cannot create buffer (shape=%s)", shape)
 	}
 	goBuffer := b.NewBuffer(shape)
 	if goBuffer == nil {
 		return nil, nil, errors.WithStack(ErrBackendAlreadyFinalized)
 	}
 	goBuffer.isUserFed = true
+	goBuffer.device = deviceNum
 	return goBuffer, goBuffer.Flat, nil
 }
 
@@ -515,8 +517,19 @@ func (buffer *Buffer) Data() (flat any, err error) {
 
 // BufferCopyToDevice implements the compute.Backend interface.
 // CopyToDevice implements the compute.Buffer interface.
+//
+// The copy is a new buffer with the same values on deviceNum (the virtual devices share the
+// host's memory, but a buffer belongs to one device, as on real hardware).
 func (buffer *Buffer) CopyToDevice(deviceNum compute.DeviceNum) (compute.Buffer, error) {
-	return nil, errors.Errorf("backend %q: multi-device not supported on this backend", BackendName)
+	if err := buffer.RawBackend.checkDevice(deviceNum); err != nil {
+		return nil, errors.WithMessage(err, "CopyToDevice")
+	}
+	newBuffer, err := buffer.RawBackend.CloneBuffer(buffer)
+	if err != nil {
+		return nil, errors.WithMessage(err, "CopyToDevice")
+	}
+	newBuffer.device = deviceNum
+	return newBuffer, nil
 }
 
 // Backend returns the backend that owns this buffer.

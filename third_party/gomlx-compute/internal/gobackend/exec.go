@@ -164,8 +164,11 @@ const (
 	OpsExecutionSequential
 )
 
-// Execute the executable on the default device (0).
-// The number and shapes of the inputs must match those returned by Inputs.
+// Execute the executable on defaultDevice: its outputs are on that device.
+// The number and shapes of the inputs must match those returned by Inputs, and every input
+// must be on defaultDevice: an input on another device is an error, as on real hardware,
+// rather than copied (CopyToDevice copies), so that multi-device code tested on the virtual
+// devices (the "devices" option) moves its data as it must on accelerators.
 //
 // The inputs marked in `donate` will become invalid after use.
 // This is useful if the input buffer is no longer needed or if updating a variable
@@ -173,10 +176,14 @@ const (
 //
 // Donated buffers are no longer valid after the call.
 // If donate is nil, it is assumed to be false for all buffers, and no buffer is donated.
-func (e *Executable) Execute(inputs []compute.Buffer, donate []bool, _ compute.DeviceNum) ([]compute.Buffer, error) {
+func (e *Executable) Execute(inputs []compute.Buffer, donate []bool, defaultDevice compute.DeviceNum) ([]compute.Buffer, error) {
 	// Keep the live executions count.
 	e.backend.NumLiveExecutions.Add(1)
 	defer e.backend.NumLiveExecutions.Add(-1)
+
+	if err := e.backend.checkDevice(defaultDevice); err != nil {
+		return nil, errors.WithMessage(err, "Execute")
+	}
 
 	// Check inputs length
 	params := e.builder.MainFn.Parameters
@@ -206,6 +213,10 @@ func (e *Executable) Execute(inputs []compute.Buffer, donate []bool, _ compute.D
 		}
 		if inputBuffer.Flat == nil {
 			return nil, errors.Errorf("Execute: input buffer #%d flat data is set to nil (!?)", ii)
+		}
+		if inputBuffer.device != defaultDevice {
+			return nil, errors.Errorf("Execute: input buffer #%d is on device %d, but %q executes on device %d "+
+				"-- copy it there first (Buffer.CopyToDevice)", ii, inputBuffer.device, e.builder.name, defaultDevice)
 		}
 		nodeInput := params[ii]
 		if !nodeInput.Shape.IsDynamic() {
@@ -255,6 +266,7 @@ func (e *Executable) Execute(inputs []compute.Buffer, donate []bool, _ compute.D
 	// Convert outputs to compute.Buffer
 	result := make([]compute.Buffer, len(outputs))
 	for i, out := range outputs {
+		out.device = defaultDevice
 		result[i] = out
 	}
 	return result, nil

@@ -81,6 +81,16 @@ func New(config string) (compute.Backend, error) {
 			// This will force the ops to be executed in parallel where possible.
 			// The default is running parallel if it's the only thing executing, otherwise sequentially.
 			b.OpsExecutionType = OpsExecutionParallel
+		case "devices":
+			// Virtual devices, for building and testing multi-device code on a CPU (like XLA's
+			// --xla_force_host_platform_device_count): they all run on the same CPU cores and
+			// share its memory, but buffers belong to a device as on real hardware.
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 {
+				return nil, errors.Errorf(
+					"invalid value for %q in Go backend config: needs a whole number of devices >= 1, got %q", key, value)
+			}
+			b.numDevices = n
 		case "dependency_order":
 			b.SchedulingStrategy = DependencyOrderSchedule
 		case "creation_order":
@@ -91,7 +101,7 @@ func New(config string) (compute.Backend, error) {
 			setter, ok := KnownOptionsSetters[key]
 			if !ok {
 				return nil, errors.Errorf("unknown configuration option %q for the Go backend -- valid configuration options are: "+
-					"parallelism=#workers, ops_sequential, ops_parallel, dependency_order, creation_order, %s; see code for documentation",
+					"parallelism=#workers, devices=#devices, ops_sequential, ops_parallel, dependency_order, creation_order, %s; see code for documentation",
 					key, strings.Join(xslices.SortedKeys(KnownOptionsSetters), ", "))
 			}
 			err := setter(b, key)
@@ -104,7 +114,7 @@ func New(config string) (compute.Backend, error) {
 }
 
 func newDefaultBackend() *Backend {
-	b := &Backend{}
+	b := &Backend{numDevices: 1}
 	b.Workers = workerspool.New()
 	return b
 }
@@ -128,6 +138,10 @@ type Backend struct {
 
 	// SchedulingStrategy
 	SchedulingStrategy ScheduleStrategy
+
+	// numDevices is how many (virtual) devices the backend reports: 1 unless the "devices"
+	// option says more (see New).
+	numDevices int
 }
 
 // Compile-time check that the gobackend.Backend implements compute.Backend.
@@ -143,17 +157,41 @@ func (b *Backend) String() string { return BackendName }
 
 // Description is a longer description of the Backend that can be used to pretty-print.
 func (b *Backend) Description() string {
+	if b.numDevices > 1 {
+		return fmt.Sprintf("Go Portable Compute Backend (parallelism=%d, %d virtual devices)",
+			b.Workers.MaxParallelism(), b.numDevices)
+	}
 	return fmt.Sprintf("Go Portable Compute Backend (parallelism=%d)", b.Workers.MaxParallelism())
 }
 
-// NumDevices return the number of devices available for this Backend.
+// NumDevices return the number of devices available for this Backend: 1, or the number of
+// virtual devices the "devices" option asked for.
 func (b *Backend) NumDevices() int {
-	return 1
+	return b.numDevices
 }
 
 // DeviceDescription returns a description of the device with the given deviceNum.
-func (b *Backend) DeviceDescription(_ compute.DeviceNum) string {
+func (b *Backend) DeviceDescription(deviceNum compute.DeviceNum) string {
+	switch {
+	case b.checkDevice(deviceNum) != nil:
+		return fmt.Sprintf("device#%d (no such device: the Go backend has %d)", deviceNum, b.numDevices)
+	case b.numDevices > 1:
+		return fmt.Sprintf("device#%d (virtual, %d of them on the CPU)", deviceNum, b.numDevices)
+	}
 	return "device#0"
+}
+
+// checkDevice returns an error unless deviceNum is one of the backend's devices.
+func (b *Backend) checkDevice(deviceNum compute.DeviceNum) error {
+	if deviceNum < 0 || int(deviceNum) >= b.numDevices {
+		if b.numDevices == 1 {
+			return errors.Errorf("backend (%s) only supports deviceNum 0, not %d -- the \"devices=N\" "+
+				"option (e.g. GOMLX_BACKEND=go:devices=2) makes N virtual devices", BackendName, deviceNum)
+		}
+		return errors.Errorf("backend (%s) has %d devices (0 to %d), not deviceNum %d",
+			BackendName, b.numDevices, b.numDevices-1, deviceNum)
+	}
+	return nil
 }
 
 // Capabilities method returns information about what is supported by this backend.

@@ -1,0 +1,85 @@
+package quce_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/quce-go/quce/backend"
+	"github.com/quce-go/quce/quce"
+)
+
+// On a backend of several devices (here three virtual devices of the pure-Go backend) a
+// call's shards run on every device, and the explanations are those of the same shards on
+// one device, bit for bit, on both engines. The three-device explainer is limited to one
+// shard and still makes one per device; the one-device explainer makes the same three
+// shards, so the comparison holds with or without the SIMD kernels. The small-batch
+// backend (one device) is given to both: a shard's batch that shrinks to a few rows (early
+// stopping) stays on its device instead of running on a backend without it.
+func TestRowsSplitAcrossDevices(t *testing.T) {
+	const smallBatchRows = 8 // the most rows run on the small-batch backend (Explainer.SmallBatch)
+	s := wbc(t)
+	three, err := backend.New("go:devices=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := twin(t, s)
+	one.Shards = 3
+	split := twinOn(t, s, three)
+	split.Shards = 1
+	small := s.Explainer.SmallBatch
+	if small == nil {
+		if small, err = backend.New("go:ops_sequential"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one.SmallBatch, split.SmallBatch = small, small
+	rows := s.XTest[:100]
+	for _, tc := range []struct {
+		engine    quce.EngineChoice
+		earlyStop int
+	}{{quce.EngineSteps, 0}, {quce.EngineSteps, 5}, {quce.EngineLoop, 0}, {quce.EngineLoop, 5}} {
+		cfg := quce.DefaultConfig()
+		cfg.Steps, cfg.EarlyStop = 200, tc.earlyStop
+		engine := tc.engine
+		t.Run(fmt.Sprintf("%s, early stop %d", engine, cfg.EarlyStop), func(t *testing.T) {
+			explain := func(ex *quce.Explainer) ([]*quce.Explanation, []int64) {
+				ex.EngineChoice = engine
+				before := ex.ExecutionsPerDevice()
+				res, err := ex.Explain(context.Background(), cfg, queries(rows))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := ex.Engine(); got != string(engine) {
+					t.Fatalf("engine %q, want %q", got, engine)
+				}
+				ran := ex.ExecutionsPerDevice()
+				for d := range ran {
+					ran[d] -= before[d]
+				}
+				return res, ran
+			}
+			want, ranOne := explain(one)
+			got, ran := explain(split)
+			t.Logf("executions per device: %v on one device, %v on three", ranOne, ran)
+			if len(ranOne) != 1 || len(ran) != 3 {
+				t.Fatalf("%d and %d devices counted, want 1 and 3", len(ranOne), len(ran))
+			}
+			for d, n := range ran {
+				if n == 0 {
+					t.Errorf("device %d ran no executions (%v)", d, ran)
+				}
+			}
+			stopped := 0
+			for i := range rows {
+				compareExplanations(t, i, want[i], got[i])
+				if got[i].Path0().Steps < cfg.Steps {
+					stopped++
+				}
+			}
+			if cfg.EarlyStop > 0 && stopped < len(rows)-smallBatchRows {
+				t.Errorf("%d rows of %d stopped early: want the batches to shrink to the small-batch backend's %d rows", stopped, len(rows), smallBatchRows)
+			}
+		})
+	}
+}
