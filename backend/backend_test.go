@@ -210,6 +210,8 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"gobackend.go", "b.numDevices = n", 1},
 		{"exec.go", "if inputBuffer.device != defaultDevice {", 1},
 		{"devices_test.go", "func TestVirtualDevices(", 1},
+		{"ops/avx2_compare.go", "gobackend.SetNodeExecutor(compute.OpTypeGreaterOrEqual, gobackend.PriorityArch, avx2Float32GreaterOrEqualExecutor)", 1},
+		{"ops/avx2_compare_test.go", "func TestAVX2GreaterOrEqualSameBools(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {
