@@ -45,7 +45,7 @@ func (e *Explainer) SetColumns(cols []data.Column) error {
 	defer e.mu.Unlock()
 	e.cols = slices.Clone(cols)
 	// The step graphs keep categorical blocks on the simplex (onSimplex): compile them anew.
-	e.execs.reset()
+	e.compiled.execs.reset()
 	return nil
 }
 

@@ -8,14 +8,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 
-	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/vae"
 )
@@ -57,14 +53,8 @@ type Explainer struct {
 
 	cols []data.Column // see SetColumns
 
-	mu    sync.Mutex
-	execs execs // the step graphs and the points graph, per batch size
-	probe *graph.Exec
-	class *graph.Exec
-	obj   *graph.Exec
-
-	executions atomic.Int64           // graph executions run, see Executions
-	lastEngine atomic.Pointer[string] // the engine of the last search, see Engine
+	mu       sync.Mutex // guards cols
+	compiled compiled   // the compiled programs, shared by the calls (see programs)
 
 	// Progress, if set, is called as the search goes with the steps done and the steps to
 	// do: after every step on the step engine, after every execution on the loop engine
@@ -100,14 +90,6 @@ type Explainer struct {
 	EngineChoice EngineChoice
 }
 
-// tape returns a tape for one gradient's hand-written pieces, or nil under Autodiff.
-func (e *Explainer) tape() *backprop.Tape {
-	if e.Autodiff {
-		return nil
-	}
-	return new(backprop.Tape)
-}
-
 // New makes an explainer for a classifier (see NewClassifier) and a VAE trained on the same
 // standardised features; scaler converts to and from original units, and its Min and Max
 // (data.FitScaler records them on the training rows) are each feature's default range (see
@@ -128,6 +110,13 @@ func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, fe
 	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, cols: continuousColumns(features)}, nil
 }
 
+// programs are the explainer's programs for one call: its models, columns and settings as
+// they are now, and the compiled programs.
+func (e *Explainer) programs() programs {
+	return programs{compiled: &e.compiled, backend: e.backend, smallBatch: e.SmallBatch, clf: e.clf, vae: e.vae,
+		cols: e.cols, features: e.features, autodiff: e.Autodiff}
+}
+
 // Classifier returns the model being explained, as the explainer sees it.
 func (e *Explainer) Classifier() *Classifier { return e.clf }
 
@@ -143,35 +132,11 @@ func (e *Explainer) Scaler() *data.Scaler { return e.scaler }
 // NumFeatures is J.
 func (e *Explainer) NumFeatures() int { return len(e.features) }
 
-// stepExec returns the compiled step graph of kind for a batch of rows, and the function
-// that releases it. Batches of at most smallBatchRows run on SmallBatch.
-func (e *Explainer) stepExec(kind execKind, rows int) (*graph.Exec, func(), error) {
-	return e.execs.get(execKey{kind: kind, rows: rows}, func() (*graph.Exec, error) {
-		return graph.NewExec(e.backendFor(rows), e.stepGraph(kind))
-	})
-}
-
-// backendFor is the backend that runs a batch of rows: SmallBatch, if set, for at most
-// smallBatchRows, else the explainer's.
-func (e *Explainer) backendFor(rows int) compute.Backend {
-	if rows <= smallBatchRows && e.SmallBatch != nil {
-		return e.SmallBatch
-	}
-	return e.backend
-}
-
-// run executes ex, one of this explainer's compiled graphs, and counts the execution (see
-// Executions).
-func (e *Explainer) run(ex *graph.Exec, args ...any) ([]*tensors.Tensor, error) {
-	e.executions.Add(1)
-	return ex.Exec(args...)
-}
-
 // Executions is the number of graph executions this explainer has run since it was made,
 // over all its calls: the step engine runs one per optimisation step of each batch, the
 // loop engine a few per batch, so the count says how much of a call's time went to
 // per-execution overhead (quce bench reports it per phase).
-func (e *Explainer) Executions() int64 { return e.executions.Load() }
+func (e *Explainer) Executions() int64 { return e.compiled.executions.Load() }
 
 // Engine names the engine the last search ran on: "loop", the whole search of a batch in
 // one compiled program (a graph.While over the steps; loop.go), or "steps", a host loop of
@@ -179,23 +144,10 @@ func (e *Explainer) Executions() int64 { return e.executions.Load() }
 // without While, sampled codes in L_ε: Config.Samples) or where it is chosen
 // (EngineChoice). "" before any search.
 func (e *Explainer) Engine() string {
-	if p := e.lastEngine.Load(); p != nil {
+	if p := e.compiled.lastEngine.Load(); p != nil {
 		return *p
 	}
 	return ""
-}
-
-func (e *Explainer) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error)) (*graph.Exec, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if *slot == nil {
-		ex, err := build()
-		if err != nil {
-			return nil, err
-		}
-		*slot = ex
-	}
-	return *slot, nil
 }
 
 // Predict returns the class probabilities F(c|x) [rows][classes] for standardised rows.
@@ -217,7 +169,7 @@ func (e *Explainer) Uncertainty(pts [][]float64) (trained, paper []float64, reco
 		}
 		f[i] = toF32(p)
 	}
-	u, up, r, err := e.pointsMany(f)
+	u, up, r, err := e.programs().pointsMany(f)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -427,7 +379,7 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 			}
 		}
 	}
-	if err := e.measurePaths(ctx, cfg, rows, given); err != nil {
+	if err := measurePaths(ctx, cfg, e.programs(), rows, given); err != nil {
 		return nil, err
 	}
 	endSearch(rows)
@@ -450,17 +402,7 @@ func (e *Explainer) predict(queries []Query) ([][]float64, error) {
 		}
 		xs[i] = toF32(q.X)
 	}
-	return e.classProbs(context.Background(), xs)
-}
-
-// classProbs returns F(c|x) [rows][classes] (see Classifier.probabilities) with the
-// explainer's compiled graph.
-func (e *Explainer) classProbs(ctx context.Context, pts [][]float32) ([][]float64, error) {
-	ex, err := e.lazyExec(&e.class, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.clf.classGraph) })
-	if err != nil {
-		return nil, err
-	}
-	return e.clf.probabilities(ctx, func(args ...any) ([]*tensors.Tensor, error) { return e.run(ex, args...) }, pts, false)
+	return e.programs().classProbs(context.Background(), xs)
 }
 
 func (e *Explainer) makeRows(ctx context.Context, cfg Config, queries []Query, pred [][]float64) ([]*row, error) {
@@ -718,99 +660,6 @@ func (e *Explainer) inward(f int, l, u float64) (lo, hi float32) {
 	return lo, hi
 }
 
-// probeChunk is the fixed row count of probe executions: one compiled shape serves all.
-const probeChunk = 1024
-
-// probeMany returns F(τ|·) and its gradient at many points, in fixed-size chunks; targets
-// are one-hot rows.
-func (e *Explainer) probeMany(ctx context.Context, pts, targets [][]float32) ([]float32, [][]float32, error) {
-	ex, err := e.lazyExec(&e.probe, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.probeGraph) })
-	if err != nil {
-		return nil, nil, err
-	}
-	j, c := e.NumFeatures(), e.clf.NumClasses()
-	probs := make([]float32, 0, len(pts))
-	grads := make([][]float32, 0, len(pts))
-	buf := make([]float32, probeChunk*j)
-	tg := make([]float32, probeChunk*c)
-	for start := 0; start < len(pts); start += probeChunk {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		end := min(start+probeChunk, len(pts))
-		clear(buf)
-		clear(tg)
-		for i := start; i < end; i++ {
-			copy(buf[(i-start)*j:], pts[i])
-			copy(tg[(i-start)*c:], targets[i])
-		}
-		out, err := e.run(ex, tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
-			tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), probeChunk, c))
-		if err != nil {
-			return nil, nil, fmt.Errorf("quce: probing the classifier: %w", err)
-		}
-		p := tensors.MustCopyFlatData[float32](out[0])
-		g := tensors.MustCopyFlatData[float32](out[1])
-		for i := 0; i < end-start; i++ {
-			probs = append(probs, p[i])
-			grads = append(grads, g[i*j:(i+1)*j:(i+1)*j])
-		}
-	}
-	return probs, grads, nil
-}
-
-// pointsChunk is the most points one VAE execution evaluates. From some thousand points on,
-// the pure-Go backend computes larger executions another way, whose last bits differ (about
-// one point in five in the 8th digit on W-BC), so a row's L_ε would depend on how many rows
-// its call had; in pieces of this size it does not, and a file explained in chunks
-// (ExplainStream) gets the figures of one call.
-const pointsChunk = 512
-
-// pointsMany returns L_ε (trained and paper form) and the reconstruction at points, in
-// pieces of at most pointsChunk.
-func (e *Explainer) pointsMany(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
-	for start := 0; start < len(pts); start += pointsChunk {
-		u, up, r, err := e.pointsPiece(pts[start:min(start+pointsChunk, len(pts))])
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		unc, uncPaper, recon = append(unc, u...), append(uncPaper, up...), append(recon, r...)
-	}
-	return unc, uncPaper, recon, nil
-}
-
-// pointsPiece is pointsMany for at most pointsChunk points, in one execution.
-func (e *Explainer) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
-	if len(pts) == 0 {
-		return nil, nil, nil, nil
-	}
-	ex, release, err := e.execs.get(execKey{points: true, rows: len(pts)}, func() (*graph.Exec, error) {
-		return graph.NewExec(e.backend, e.pointGraph)
-	})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer release()
-	j := e.NumFeatures()
-	flat := make([]float32, 0, len(pts)*j)
-	for _, p := range pts {
-		flat = append(flat, p...)
-	}
-	out, err := e.run(ex, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("quce: evaluating the VAE: %w", err)
-	}
-	unc = tensors.MustCopyFlatData[float32](out[0])
-	uncPaper = tensors.MustCopyFlatData[float32](out[1])
-	rf := tensors.MustCopyFlatData[float32](out[2])
-	recon = make([][]float32, len(pts))
-	for i := range recon {
-		recon[i] = rf[i*j : (i+1)*j : (i+1)*j]
-	}
-	return unc, uncPaper, recon, nil
-}
-
-// Objective returns G(x_c) and its gradient for one instance (the query's x and target;
 // AutoTarget is resolved as in Explain). It exists so the gradient can be checked.
 func (e *Explainer) Objective(cfg Config, q Query, xc []float64) (float64, []float64, error) {
 	pred, err := e.predict([]Query{q})
@@ -821,20 +670,8 @@ func (e *Explainer) Objective(cfg Config, q Query, xc []float64) (float64, []flo
 	if err != nil {
 		return 0, nil, err
 	}
-	ex, err := e.lazyExec(&e.obj, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.objectiveGraph) })
-	if err != nil {
-		return 0, nil, err
-	}
-	j := e.NumFeatures()
-	out, err := e.run(ex, tensors.FromFlatDataAndDimensions(toF32(xc), 1, j),
-		tensors.FromFlatDataAndDimensions(rows[0].x0, 1, j),
-		tensors.FromFlatDataAndDimensions(rows[0].onehot, 1, len(rows[0].onehot)),
-		tensors.FromValue([][]float32{{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)}}))
-	if err != nil {
-		return 0, nil, err
-	}
-	g := tensors.MustCopyFlatData[float32](out[1])
-	return float64(tensors.MustCopyFlatData[float32](out[0])[0]), toF64(g), nil
+	return e.programs().objective(toF32(xc), rows[0].x0, rows[0].onehot,
+		[]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)})
 }
 
 func finite(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }

@@ -210,7 +210,7 @@ func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets
 		}
 		walkers = append(walkers, w)
 	}
-	m, err := e.measureSegments(ctx, cfg, segs)
+	m, err := e.programs().measureSegments(ctx, cfg, segs)
 	if err != nil {
 		return 0, err
 	}
@@ -271,7 +271,7 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		if len(pts) == 0 {
 			return nil
 		}
-		probs, _, err := e.probeMany(ctx, pts, tg)
+		probs, _, err := e.programs().probeMany(ctx, pts, tg)
 		if err != nil {
 			return err
 		}

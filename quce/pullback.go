@@ -51,7 +51,7 @@ func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error
 				}
 			}
 		}
-		probs, _, err := e.probeMany(ctx, pts, tg)
+		probs, _, err := e.programs().probeMany(ctx, pts, tg)
 		if err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ func (e *Explainer) uncertaintyChunked(ctx context.Context, pts [][]float32) ([]
 		for len(chunk) < probeChunk {
 			chunk = append(chunk, zero)
 		}
-		unc, _, _, err := e.pointsMany(chunk)
+		unc, _, _, err := e.programs().pointsMany(chunk)
 		if err != nil {
 			return nil, err
 		}

@@ -206,7 +206,7 @@ func (e *Explainer) uncertaintyAttributions(ctx context.Context, cfg Config, row
 	for i, r := range rows {
 		last[i] = r.last.x
 	}
-	_, _, recon, err := e.pointsMany(last)
+	_, _, recon, err := e.programs().pointsMany(last)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func (e *Explainer) uncertaintyAttributions(ctx context.Context, cfg Config, row
 			}
 		}
 	}
-	_, grads, err := e.probeMany(ctx, pts, targets)
+	_, grads, err := e.programs().probeMany(ctx, pts, targets)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +272,7 @@ func (e *Explainer) alreadyTargets(cfg Config, queries []Query, pred [][]float64
 			xs = append(xs, toF32(queries[qi].X))
 		}
 	}
-	unc, uncPaper, recon, err := e.pointsMany(xs)
+	unc, uncPaper, recon, err := e.programs().pointsMany(xs)
 	if err != nil {
 		return err
 	}
