@@ -117,6 +117,11 @@ func (e *Explainer) programs() programs {
 		cols: e.cols, features: e.features, autodiff: e.Autodiff}
 }
 
+// inputs are the explainer's inputs as the data has them (names, columns, scaler), now.
+func (e *Explainer) inputs() inputs {
+	return inputs{features: e.features, cols: e.cols, scaler: e.scaler}
+}
+
 // Classifier returns the model being explained, as the explainer sees it.
 func (e *Explainer) Classifier() *Classifier { return e.clf }
 
@@ -228,7 +233,7 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 		if targets[qi], err = e.target(cfg, qi, q, pred[qi]); err != nil {
 			return nil, tm, err
 		}
-		if _, err := e.box(qi, q); err != nil {
+		if _, err := e.inputs().box(qi, q); err != nil {
 			return nil, tm, err
 		}
 		if targets[qi] != PredictedClass(pred[qi], cfg.Threshold) {
@@ -373,7 +378,7 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 		// outputs, which hold every bound exactly (see dataUnits), could not report it.
 		for k, pt := range given[i] {
 			for f, v := range pt {
-				if r.move[f] == 0 && v != r.x0[f] || v < r.lo[f] && !e.near(f, v, r.olo[f]) || v > r.hi[f] && !e.near(f, v, r.ohi[f]) {
+				if r.move[f] == 0 && v != r.x0[f] || v < r.lo[f] && !e.inputs().near(f, v, r.olo[f]) || v > r.hi[f] && !e.inputs().near(f, v, r.ohi[f]) {
 					return nil, fmt.Errorf("quce: path %d, point %d: feature %q is %v, outside its box [%v, %v] (standardised; frozen: %v); fix: keep the path inside the query's box (Explainer.Box), or widen it with Query.Lower and Upper (±Inf removes a bound)", i, k, e.features[f], v, r.lo[f], r.hi[f], r.move[f] == 0)
 				}
 			}
@@ -415,7 +420,7 @@ func (e *Explainer) makeRows(ctx context.Context, cfg Config, queries []Query, p
 		}
 		onehot := make([]float32, classes)
 		onehot[target] = 1
-		box, err := e.box(qi, q)
+		box, err := e.inputs().box(qi, q)
 		if err != nil {
 			return nil, err
 		}
@@ -463,64 +468,6 @@ func (e *Explainer) target(cfg Config, qi int, q Query, probs []float64) (int, e
 	return q.Target, nil
 }
 
-// queryBox is what constrains a query's search: its instance, which inputs may move, and
-// the box they move in. The search sees the box in standardised float32 (lo, hi), rounded
-// inwards so that no point inside it crosses a bound in the data's units; olo and ohi are
-// the box in the data's units, exact, which the projection and every output use.
-type queryBox struct {
-	x0, lo, hi, move []float32
-	x0orig, olo, ohi []float64
-}
-
-// box checks query qi's instance, frozen flags and bounds and returns its box.
-func (e *Explainer) box(qi int, q Query) (queryBox, error) {
-	j := e.NumFeatures()
-	if len(q.X) != j {
-		return queryBox{}, fmt.Errorf("quce: instance %d has %d features, the models have %d; fix: pass rows with the models' columns", qi, len(q.X), j)
-	}
-	if q.Frozen != nil && len(q.Frozen) != j {
-		return queryBox{}, fmt.Errorf("quce: instance %d: %d frozen flags for %d features", qi, len(q.Frozen), j)
-	}
-	orig, err := e.original(qi, q)
-	if err != nil {
-		return queryBox{}, err
-	}
-	move := make([]float32, j)
-	free := 0
-	for f := range move {
-		if q.Frozen == nil || !q.Frozen[f] {
-			move[f] = 1
-			free++
-		}
-	}
-	if free == 0 {
-		return queryBox{}, fmt.Errorf("quce: instance %d: every feature is frozen, so nothing can change; fix: leave at least one feature free", qi)
-	}
-	b := queryBox{x0: toF32(q.X), x0orig: orig, move: move}
-	if err := e.bounds(qi, q, &b); err != nil {
-		return queryBox{}, err
-	}
-	return b, nil
-}
-
-// original is query qi's instance in the data's units: q.Original, checked against q.X,
-// or q.X through the scaler.
-func (e *Explainer) original(qi int, q Query) ([]float64, error) {
-	if q.Original == nil {
-		return e.scaler.InverseRow(q.X), nil
-	}
-	if len(q.Original) != len(q.X) {
-		return nil, fmt.Errorf("quce: instance %d has %d original values for %d features; fix: pass the row as read, one value per model input", qi, len(q.Original), len(q.X))
-	}
-	for f, v := range q.Original {
-		z := (v - e.scaler.Mean[f]) / e.scaler.Std[f]
-		if !(math.Abs(z-q.X[f]) <= 1e-6*max(1, math.Abs(z))) {
-			return nil, fmt.Errorf("quce: instance %d, feature %q: the original value %v standardises to %v, but X holds %v; fix: set X to the scaler's TransformRow of Original", qi, e.features[f], v, z, q.X[f])
-		}
-	}
-	return slices.Clone(q.Original), nil
-}
-
 // Bounds are a query's room to move, per model input, as the search has it (see
 // Explainer.Box).
 type Bounds struct {
@@ -539,7 +486,7 @@ type Bounds struct {
 // Box returns the room the query q has to move, as the search sees it. Baselines use it to
 // keep the same constraints as QUCE.
 func (e *Explainer) Box(q Query) (Bounds, error) {
-	b, err := e.box(0, q)
+	b, err := e.inputs().box(0, q)
 	if err != nil {
 		return Bounds{}, err
 	}
@@ -557,17 +504,17 @@ func (e *Explainer) Box(q Query) (Bounds, error) {
 // ordinal columns at their nearest legal value inside q's box. Continuous inputs are left
 // as they are. Without discrete columns it returns pt unchanged.
 func (e *Explainer) Legalize(q Query, pt []float64) ([]float64, error) {
-	if !e.hasDiscrete() {
+	if !e.inputs().hasDiscrete() {
 		return pt, nil
 	}
-	b, err := e.box(0, q)
+	b, err := e.inputs().box(0, q)
 	if err != nil {
 		return nil, err
 	}
 	if len(pt) != e.NumFeatures() {
 		return nil, fmt.Errorf("quce: the point has %d values, the models %d inputs", len(pt), e.NumFeatures())
 	}
-	return toF64(e.legalize(&b, toF32(pt))), nil
+	return toF64(e.inputs().legalize(&b, toF32(pt))), nil
 }
 
 // DataUnits returns the standardised point pt of the query q in the data's units, exactly
@@ -576,88 +523,14 @@ func (e *Explainer) Legalize(q Query, pt []float64) ([]float64, error) {
 // values is that value, and every value lies inside q's box. Baselines use it for their
 // counterfactuals.
 func (e *Explainer) DataUnits(q Query, pt []float64) ([]float64, error) {
-	b, err := e.box(0, q)
+	b, err := e.inputs().box(0, q)
 	if err != nil {
 		return nil, err
 	}
 	if len(pt) != e.NumFeatures() {
 		return nil, fmt.Errorf("quce: the point has %d values, the models %d inputs", len(pt), e.NumFeatures())
 	}
-	return e.dataUnits(&b, toF32(pt)), nil
-}
-
-// bounds fills b's box from the query's bounds and the observed range, checking them.
-func (e *Explainer) bounds(qi int, q Query, b *queryBox) error {
-	j := e.NumFeatures()
-	for _, bd := range [][]float64{q.Lower, q.Upper} {
-		if bd != nil && len(bd) != j {
-			return fmt.Errorf("quce: instance %d: %d bounds for %d features", qi, len(bd), j)
-		}
-	}
-	b.lo, b.hi = make([]float32, j), make([]float32, j)
-	b.olo, b.ohi = make([]float64, j), make([]float64, j)
-	for f := 0; f < j; f++ {
-		x := b.x0orig[f]
-		l, u := math.NaN(), math.NaN()
-		if q.Lower != nil {
-			l = q.Lower[f]
-		}
-		if q.Upper != nil {
-			u = q.Upper[f]
-		}
-		if l > u {
-			return fmt.Errorf("quce: instance %d, feature %q: lower bound %v > upper bound %v; fix: swap or correct them", qi, e.features[f], l, u)
-		}
-		// A small tolerance: without Query.Original the instance went through the scaler
-		// and back. Within it, the bound is taken to be the instance's own value.
-		tol := 1e-6 * max(1, math.Abs(x))
-		if x < l-tol || x > u+tol {
-			return fmt.Errorf("quce: instance %d, feature %q: value %v lies outside its bounds [%v, %v]; fix: widen the bounds (-bounds) to include the instance", qi, e.features[f], x, l, u)
-		}
-		dl, du := e.observedRange(f, x)
-		if math.IsNaN(l) {
-			l = dl
-		}
-		if math.IsNaN(u) {
-			u = du
-		}
-		b.olo[f], b.ohi[f] = min(l, x), max(u, x)
-		b.lo[f], b.hi[f] = e.inward(f, b.olo[f], b.ohi[f])
-		// The instance is inside the box as the search sees it, whatever the rounding:
-		// its float32 value stands for its exact one (see dataUnits).
-		b.lo[f], b.hi[f] = min(b.lo[f], b.x0[f]), max(b.hi[f], b.x0[f])
-	}
-	return nil
-}
-
-// observedRange is input f's default box in the data's units: the observed range of the
-// rows the scaler was fitted on (the training split), widened to the instance's value x (a
-// new instance may lie outside it); open without the scaler's range.
-func (e *Explainer) observedRange(f int, x float64) (lo, hi float64) {
-	if e.scaler.Min == nil || e.scaler.Max == nil {
-		return math.Inf(-1), math.Inf(1)
-	}
-	return min(e.scaler.Min[f], x), max(e.scaler.Max[f], x)
-}
-
-// inward is the box [l, u] of input f (data units) in standardised float32, each end
-// rounded inwards: the float32 bound's value in the data's units (see toData) never lies
-// outside [l, u], so no point the search clamps into the box crosses a bound.
-func (e *Explainer) inward(f int, l, u float64) (lo, hi float32) {
-	lo, hi = float32((l-e.scaler.Mean[f])/e.scaler.Std[f]), float32((u-e.scaler.Mean[f])/e.scaler.Std[f])
-	for !math.IsInf(float64(lo), 0) && e.toData(f, lo) < l {
-		lo = math.Nextafter32(lo, float32(math.Inf(1)))
-	}
-	for !math.IsInf(float64(hi), 0) && e.toData(f, hi) > u {
-		hi = math.Nextafter32(hi, float32(math.Inf(-1)))
-	}
-	if math.IsInf(float64(lo), -1) && !math.IsInf(l, -1) {
-		lo = -math.MaxFloat32 // a finite bound beyond float32's range
-	}
-	if math.IsInf(float64(hi), 1) && !math.IsInf(u, 1) {
-		hi = math.MaxFloat32
-	}
-	return lo, hi
+	return e.inputs().dataUnits(&b, toF32(pt)), nil
 }
 
 // AutoTarget is resolved as in Explain). It exists so the gradient can be checked.

@@ -47,7 +47,7 @@ func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error
 		for i, r := range walk {
 			for k := 1; k < pullBackProbes; k++ {
 				if t := best[i] + float64(k)*width; t < 1 {
-					pts, tg, owner, ts = append(pts, e.towardsX(r, t)), append(tg, r.onehot), append(owner, i), append(ts, t)
+					pts, tg, owner, ts = append(pts, e.inputs().towardsX(r, t)), append(tg, r.onehot), append(owner, i), append(ts, t)
 				}
 			}
 		}
@@ -69,7 +69,7 @@ func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error
 	targets := make([][]float32, len(walk))
 	for i, r := range walk {
 		if best[i] > 0 {
-			marks[i], targets[i] = r.mark(), e.towardsX(r, best[i])
+			marks[i], targets[i] = r.mark(), e.inputs().towardsX(r, best[i])
 		}
 	}
 	if !slices.ContainsFunc(targets, func(t []float32) bool { return t != nil }) {
@@ -98,15 +98,15 @@ func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error
 // legal value nearest to that, in the data's units (it lies between x_c's and x's values,
 // both legal and inside the box, so it is legal and inside too); binary and categorical
 // columns keep x_c's value, which a fraction of the way cannot change.
-func (e *Explainer) towardsX(r *row, t float64) []float32 {
+func (in inputs) towardsX(r *row, t float64) []float32 {
 	pt := slices.Clone(r.last.x)
-	for _, c := range e.cols {
+	for _, c := range in.cols {
 		switch {
 		case c.Type == data.Integer || c.Type == data.Ordinal:
 			f := c.Start
-			v := e.toData(f, pt[f])
+			v := in.toData(f, pt[f])
 			v = nearestLegal(c, v+t*(r.x0orig[f]-v), min(v, r.x0orig[f]), max(v, r.x0orig[f]))
-			pt[f] = e.standardised(r.box(), f, v)
+			pt[f] = in.standardised(r.box(), f, v)
 		case discrete(c):
 		default:
 			for f := c.Start; f < c.Start+c.Width; f++ {

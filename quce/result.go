@@ -279,7 +279,7 @@ func (e *Explainer) alreadyTargets(cfg Config, queries []Query, pred [][]float64
 	j := e.NumFeatures()
 	for k, qi := range idx {
 		x, f := toF64(xs[k]), pred[qi][targets[qi]]
-		orig, err := e.original(qi, queries[qi])
+		orig, err := e.inputs().original(qi, queries[qi])
 		if err != nil {
 			return err
 		}
@@ -342,11 +342,11 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		p.Steps-- // the jump to the offset start is not an optimisation step
 	}
 	for i, k := range kept {
-		p.Points[i], p.PointsOriginal[i], p.Step[i] = toF64(k.x), e.dataUnits(r.box(), k.x), k.step
+		p.Points[i], p.PointsOriginal[i], p.Step[i] = toF64(k.x), e.inputs().dataUnits(r.box(), k.x), k.step
 		p.Probability[i], p.Uncertainty[i], p.UncertaintyPaper[i] = float64(k.prob), float64(k.unc), float64(k.uncPapr)
 	}
 	p.Counterfactual = toF64(r.last.x)
-	p.CounterfactualOriginal = e.dataUnits(r.box(), r.last.x)
+	p.CounterfactualOriginal = e.inputs().dataUnits(r.box(), r.last.x)
 	p.ProbEnd = float64(r.last.prob)
 	sum := 0.0
 	for _, v := range r.phi {
