@@ -122,6 +122,11 @@ func (e *Explainer) inputs() inputs {
 	return inputs{features: e.features, cols: e.cols, scaler: e.scaler}
 }
 
+// memory is what a job's memory depends on besides its Config and size (see memoryModel).
+func (e *Explainer) memory() memoryModel {
+	return memoryModel{inputs: e.NumFeatures(), columns: len(e.cols), vae: &e.vae.Config, shards: e.Shards, limit: e.MemoryLimit}
+}
+
 // Classifier returns the model being explained, as the explainer sees it.
 func (e *Explainer) Classifier() *Classifier { return e.clf }
 
@@ -242,7 +247,7 @@ func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Quer
 	}
 	out := make([]*Explanation, len(queries))
 	if len(search) < len(queries) {
-		if err := e.alreadyTargets(cfg, queries, pred, targets, out); err != nil {
+		if err := alreadyTargets(cfg, e.programs(), e.inputs(), queries, pred, targets, out); err != nil {
 			return nil, tm, err
 		}
 	}
@@ -282,7 +287,7 @@ func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pre
 			cands, candPred, lams = append(cands, q), append(candPred, pred[qi]), append(lams, l)
 		}
 	}
-	if err := e.checkMemory(cfg, len(queries), len(grid)); err != nil {
+	if err := e.memory().check(cfg, len(queries), len(grid)); err != nil {
 		return nil, err
 	}
 	ex, err := e.searchRows(ctx, cfg, cands, candPred, lams, tm)
@@ -308,21 +313,21 @@ func (e *Explainer) searchRows(ctx context.Context, cfg Config, queries []Query,
 		return nil, err
 	}
 	endSearch(rows)
-	if err := e.project(ctx, cfg, rows); err != nil {
+	if err := project(ctx, cfg, e.programs(), e.inputs(), rows); err != nil {
 		return nil, err
 	}
 	if cfg.Sparse {
-		if err := e.sparsify(ctx, cfg, rows); err != nil {
+		if err := sparsify(ctx, cfg, e.programs(), e.cols, rows); err != nil {
 			return nil, err
 		}
 	}
 	if cfg.Auto != nil && cfg.Auto.PullBack {
-		if err := e.pullBack(ctx, cfg, rows); err != nil {
+		if err := pullBack(ctx, cfg, e.programs(), e.inputs(), rows); err != nil {
 			return nil, err
 		}
 	}
 	tm.Optimisation += time.Since(t0).Seconds()
-	return e.assemble(ctx, cfg, queries, pred, rows, tm, lrFix(cfg))
+	return assemble(ctx, cfg, e.programs(), e.inputs(), queries, pred, rows, tm, lrFix(cfg))
 }
 
 // ExplainPaths measures given paths instead of optimising: paths[i] is a path for
@@ -350,7 +355,7 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 	for _, p := range paths {
 		longest = max(longest, len(p))
 	}
-	if err := e.checkMemory(Config{PathPoints: cfg.PathPoints, Steps: max(1, longest-1), Paths: 1, K: cfg.K}, len(queries), 1); err != nil {
+	if err := e.memory().check(Config{PathPoints: cfg.PathPoints, Steps: max(1, longest-1), Paths: 1, K: cfg.K}, len(queries), 1); err != nil {
 		return nil, err
 	}
 	rows, err := e.makeRows(ctx, cfg, queries, pred)
@@ -388,7 +393,7 @@ func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Quer
 		return nil, err
 	}
 	endSearch(rows)
-	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{}, "fix: give the path more points, closer together")
+	return assemble(ctx, cfg, e.programs(), e.inputs(), queries, pred, rows, &Timings{}, "fix: give the path more points, closer together")
 }
 
 // predict returns the class probabilities of each query, checking the queries' shapes and

@@ -183,7 +183,7 @@ func endSearch(rows []*row) {
 // for messages; it returns the next free number. The segments are known before any is
 // measured, so all of them, of every row, are measured together (one execution for up to
 // maxUnitRows of them) and then recorded in order along each path.
-func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets [][]float32, step int) (int, error) {
+func walkTo(ctx context.Context, cfg Config, pr programs, rows []*row, targets [][]float32, step int) (int, error) {
 	type walker struct {
 		r   *row
 		pts [][]float32 // the ends of its segments; the last is the target
@@ -210,11 +210,11 @@ func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets
 		}
 		walkers = append(walkers, w)
 	}
-	m, err := e.programs().measureSegments(ctx, cfg, segs)
+	m, err := pr.measureSegments(ctx, cfg, segs)
 	if err != nil {
 		return 0, err
 	}
-	j := e.NumFeatures()
+	j := pr.numFeatures()
 	for piece := 1; piece <= resetPieces; piece++ {
 		for wi, w := range walkers {
 			if w.r.failure != "" {
@@ -232,8 +232,8 @@ func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets
 // moves) with the highest F(τ|·) is taken if it raises F, for at most as many moves as there
 // are columns. Both are walked as path segments. Rows whose columns are all continuous are
 // untouched.
-func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error {
-	if !e.inputs().hasDiscrete() {
+func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*row) error {
+	if !in.hasDiscrete() {
 		return nil
 	}
 	step := cfg.Steps + 1
@@ -242,15 +242,15 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		if err := every(ctx, i); err != nil {
 			return err
 		}
-		if p := e.inputs().legalize(r.box(), r.last.x); r.failure == "" && !slices.Equal(p, r.last.x) {
+		if p := in.legalize(r.box(), r.last.x); r.failure == "" && !slices.Equal(p, r.last.x) {
 			targets[i], r.projected = p, true
 		}
 	}
-	step, err := e.walkTo(ctx, cfg, rows, targets, step)
+	step, err := walkTo(ctx, cfg, pr, rows, targets, step)
 	if err != nil {
 		return err
 	}
-	for range e.cols {
+	for range in.cols {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 			if r.failure != "" || float64(r.last.prob) >= cfg.Threshold {
 				continue
 			}
-			cands[i] = e.inputs().moves(r, r.last.x)
+			cands[i] = in.moves(r, r.last.x)
 			for _, m := range cands[i] {
 				pts, tg = append(pts, m.point), append(tg, r.onehot)
 			}
@@ -271,7 +271,7 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		if len(pts) == 0 {
 			return nil
 		}
-		probs, _, err := e.programs().probeMany(ctx, pts, tg)
+		probs, _, err := pr.probeMany(ctx, pts, tg)
 		if err != nil {
 			return err
 		}
@@ -294,7 +294,7 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		if !any {
 			return nil
 		}
-		if step, err = e.walkTo(ctx, cfg, rows, targets, step); err != nil {
+		if step, err = walkTo(ctx, cfg, pr, rows, targets, step); err != nil {
 			return err
 		}
 	}
