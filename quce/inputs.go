@@ -150,3 +150,44 @@ func (in inputs) inward(f int, l, u float64) (lo, hi float32) {
 	}
 	return lo, hi
 }
+
+// queryBounds is Explainer.Box.
+func (in inputs) queryBounds(q Query) (Bounds, error) {
+	b, err := in.box(0, q)
+	if err != nil {
+		return Bounds{}, err
+	}
+	move := make([]bool, len(b.move))
+	for f, m := range b.move {
+		move[f] = m == 1
+	}
+	return Bounds{Move: move, Lower: slices.Clone(b.olo), Upper: slices.Clone(b.ohi),
+		LowerStd: toF64(b.lo), UpperStd: toF64(b.hi), Original: slices.Clone(b.x0orig)}, nil
+}
+
+// legalRow is Explainer.Legalize.
+func (in inputs) legalRow(q Query, pt []float64) ([]float64, error) {
+	if !in.hasDiscrete() {
+		return pt, nil
+	}
+	b, err := in.box(0, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(pt) != len(in.features) {
+		return nil, fmt.Errorf("quce: the point has %d values, the models %d inputs", len(pt), len(in.features))
+	}
+	return toF64(in.legalize(&b, toF32(pt))), nil
+}
+
+// pointInDataUnits is Explainer.DataUnits.
+func (in inputs) pointInDataUnits(q Query, pt []float64) ([]float64, error) {
+	b, err := in.box(0, q)
+	if err != nil {
+		return nil, err
+	}
+	if len(pt) != len(in.features) {
+		return nil, fmt.Errorf("quce: the point has %d values, the models %d inputs", len(pt), len(in.features))
+	}
+	return in.dataUnits(&b, toF32(pt)), nil
+}

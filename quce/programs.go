@@ -3,6 +3,7 @@ package quce
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -213,4 +214,43 @@ func (pr programs) objective(xc, x0, onehot, lam []float32) (float64, []float64,
 	}
 	g := tensors.MustCopyFlatData[float32](out[1])
 	return float64(tensors.MustCopyFlatData[float32](out[0])[0]), toF64(g), nil
+}
+
+// predict returns the class probabilities of each query, checking the queries' shapes and
+// values.
+func (pr programs) predict(queries []Query) ([][]float64, error) {
+	j := pr.numFeatures()
+	xs := make([][]float32, len(queries))
+	for i, q := range queries {
+		if len(q.X) != j {
+			return nil, fmt.Errorf("quce: instance %d has %d features, the models have %d; fix: pass rows with the models' columns", i, len(q.X), j)
+		}
+		for f, v := range q.X {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("quce: instance %d, feature %q is %v; fix: pass finite values", i, pr.features[f], v)
+			}
+		}
+		xs[i] = toF32(q.X)
+	}
+	return pr.classProbs(context.Background(), xs)
+}
+
+// uncertainty is Explainer.Uncertainty.
+func (pr programs) uncertainty(pts [][]float64) (trained, paper []float64, recon [][]float64, err error) {
+	f := make([][]float32, len(pts))
+	for i, p := range pts {
+		if len(p) != pr.numFeatures() {
+			return nil, nil, nil, fmt.Errorf("quce: point %d has %d features, want %d", i, len(p), pr.numFeatures())
+		}
+		f[i] = toF32(p)
+	}
+	u, up, r, err := pr.pointsMany(f)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	recon = make([][]float64, len(r))
+	for i := range r {
+		recon[i] = toF64(r[i])
+	}
+	return toF64(u), toF64(up), recon, nil
 }

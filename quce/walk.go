@@ -135,11 +135,11 @@ const maxUnitRows = 2048
 // runs its own executions concurrently; the Go backend keeps about one core busy per
 // execution, so this is where a second core pays. Each shard walks its rows in units of at
 // most maxUnitRows; the first shard reports progress over all of its units.
-func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
-	initRows(cfg, rows, e.NumFeatures())
+func (jb job) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
+	initRows(cfg, rows, jb.pr.numFeatures())
 	shards := runtime.GOMAXPROCS(0)
-	if e.Shards > 0 {
-		shards = e.Shards
+	if jb.shards > 0 {
+		shards = jb.shards
 	}
 	shards = max(1, min(shards, len(rows)/minShardRows))
 	size := (len(rows) + shards - 1) / shards
@@ -151,10 +151,10 @@ func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row
 			units := (len(part) + maxUnitRows - 1) / maxUnitRows
 			for u := 0; u < units; u++ {
 				var progress func(int)
-				if k == 0 && e.Progress != nil {
-					progress = func(t int) { e.Progress(u*cfg.Steps+t, units*cfg.Steps) }
+				if k == 0 && jb.progress != nil {
+					progress = func(t int) { jb.progress(u*cfg.Steps+t, units*cfg.Steps) }
 				}
-				if err := e.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], progress); err != nil {
+				if err := jb.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], progress); err != nil {
 					return err
 				}
 			}
@@ -327,12 +327,12 @@ func (pr programs) measureSegments(ctx context.Context, cfg Config, segs []segme
 }
 
 // optimise walks the rows' paths; progress, if set, is told each step done.
-func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
-	w, err := engineFor(e.EngineChoice, e.programs(), cfg)
+func (jb job) optimise(ctx context.Context, cfg Config, rows []*row, progress func(step int)) error {
+	w, err := engineFor(jb.choice, jb.pr, cfg)
 	if err != nil {
 		return err
 	}
-	e.compiled.lastEngine.Store(ptr(w.name()))
+	jb.pr.lastEngine.Store(ptr(w.name()))
 	return w.walk(ctx, cfg, rows, progress)
 }
 
