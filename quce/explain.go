@@ -39,7 +39,8 @@ type Query struct {
 func NewQuery(x []float64) Query { return Query{X: x, Target: AutoTarget} }
 
 // Explainer explains a differentiable classifier's decisions with QUCE. It is safe for concurrent
-// use; the compiled graphs are shared.
+// use; the compiled graphs are shared. It is a facade over the search (see the package's
+// Structure): a call takes the models, columns and settings as they are when it begins.
 type Explainer struct {
 	backend  compute.Backend
 	clf      *Classifier

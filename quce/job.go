@@ -204,16 +204,19 @@ func (jb job) explainPaths(ctx context.Context, cfg Config, queries []Query, pat
 	return assemble(ctx, cfg, jb.pr, jb.in, queries, pred, rows, &Timings{}, "fix: give the path more points, closer together")
 }
 
+// makeRows makes the rows of the queries' searches, cfg.Paths per query (pred are their
+// class probabilities): each with its box, target and random numbers, starting at x or, on
+// the paths after the first, at a seeded start near it (Config.StartNoise).
 func (jb job) makeRows(ctx context.Context, cfg Config, queries []Query, pred [][]float64) ([]*row, error) {
 	j, classes := jb.pr.numFeatures(), jb.pr.clf.NumClasses()
 	rows := make([]*row, 0, len(queries)*cfg.Paths)
 	for qi, q := range queries {
-		target, err := target(cfg, jb.pr.clf.NumClasses(), qi, q, pred[qi])
+		tau, err := target(cfg, classes, qi, q, pred[qi])
 		if err != nil {
 			return nil, err
 		}
 		onehot := make([]float32, classes)
-		onehot[target] = 1
+		onehot[tau] = 1
 		box, err := jb.in.box(qi, q)
 		if err != nil {
 			return nil, err
@@ -229,7 +232,7 @@ func (jb job) makeRows(ctx context.Context, cfg Config, queries []Query, pred []
 				return nil, err
 			}
 			r := &row{
-				query: qi, path: p, queryBox: box, target: target, onehot: onehot, active: true,
+				query: qi, path: p, queryBox: box, target: tau, onehot: onehot, active: true,
 				lam: [3]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)},
 				// Keyed by the instance's values, not its position, so a row gets the same
 				// random numbers alone or inside any batch.

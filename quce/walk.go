@@ -106,6 +106,8 @@ func (r *row) advance(next []float32) {
 	r.prev, r.cur, r.curRecorded = r.cur, next, false
 }
 
+// initRows readies rows for a walk under cfg: an attribution of j inputs, the stride of
+// their kept points, and the first segment starting at x.
 func initRows(cfg Config, rows []*row, j int) {
 	stride := 1
 	if cfg.PathPoints > 0 {
