@@ -259,12 +259,12 @@ func nextLambda(cands []Candidate, bound float64) (Lambdas, bool) {
 // valid at 1000; with 350 steps, two rows whose highest F was at λ2 = 0.1 stayed invalid at
 // λ2 = 0.1 for all n, valid at 0.01). Then each round searches every instance that
 // nextLambda still refines as one row of one batch.
-func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
+func (jb job) refine(ctx context.Context, cfg Config, n int, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
 	grid := cfg.Auto.Grid
 	g := len(grid)
 	cands := make([][]Candidate, len(queries))
 	exs := make([][]*Explanation, len(queries))
-	bound, err := e.instanceBounds(cfg, queries)
+	bound, err := jb.instanceBounds(cfg, queries)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +291,7 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 		if len(sub) > 0 {
 			full := cfg
 			full.Steps = n
-			more, err := e.searchRows(ctx, full, subQ, subPred, lams, tm)
+			more, err := jb.searchRows(ctx, full, subQ, subPred, lams, tm)
 			if err != nil {
 				return nil, err
 			}
@@ -314,7 +314,7 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 		if len(sub) == 0 {
 			break
 		}
-		more, err := e.searchRows(ctx, cfg, subQ, subPred, lams, tm)
+		more, err := jb.searchRows(ctx, cfg, subQ, subPred, lams, tm)
 		if err != nil {
 			return nil, err
 		}
@@ -337,12 +337,12 @@ func (e *Explainer) refine(ctx context.Context, cfg Config, n int, queries []Que
 // the training rows' quantile (Config.Plausibility), or L_ε(x) (trained form, mean code, as
 // the quantile is taken) when x itself is less plausible. An atypical instance's
 // counterfactual need not be more typical than the instance.
-func (e *Explainer) instanceBounds(cfg Config, queries []Query) ([]float64, error) {
+func (jb job) instanceBounds(cfg Config, queries []Query) ([]float64, error) {
 	xs := make([][]float64, len(queries))
 	for i, q := range queries {
 		xs[i] = q.X
 	}
-	unc, _, _, err := e.Uncertainty(xs)
+	unc, _, _, err := jb.pr.uncertainty(xs)
 	if err != nil {
 		return nil, err
 	}
@@ -360,10 +360,15 @@ func (e *Explainer) instanceBounds(cfg Config, queries []Query) ([]float64, erro
 // cfg.PlausibilityQuantile, so that "plausible" means "as plausible as that share of real
 // rows". A cfg that needs no bound, or has one, is returned as it is.
 func (e *Explainer) WithBound(cfg Config, rows [][]float64) (Config, error) {
+	return e.programs().withBound(cfg, rows)
+}
+
+// withBound is Explainer.WithBound.
+func (pr programs) withBound(cfg Config, rows [][]float64) (Config, error) {
 	if !cfg.needsBound() || cfg.Plausibility != 0 {
 		return cfg, nil
 	}
-	bound, err := e.PlausibilityBound(rows, cfg.PlausibilityQuantile)
+	bound, err := pr.plausibilityBound(rows, cfg.PlausibilityQuantile)
 	if err != nil {
 		return cfg, err
 	}
@@ -375,13 +380,18 @@ func (e *Explainer) WithBound(cfg Config, rows [][]float64) (Config, error) {
 // form, mean code) over rows, standardised: the bound for Config.Plausibility. Pass the
 // training rows, so that "plausible" means "as plausible as that share of real rows".
 func (e *Explainer) PlausibilityBound(rows [][]float64, q float64) (float64, error) {
+	return e.programs().plausibilityBound(rows, q)
+}
+
+// plausibilityBound is Explainer.PlausibilityBound.
+func (pr programs) plausibilityBound(rows [][]float64, q float64) (float64, error) {
 	if !(q > 0 && q < 1) {
 		return 0, fmt.Errorf("quce: plausibility quantile %v; fix: use a quantile strictly between 0 and 1, such as 0.9", q)
 	}
 	if len(rows) == 0 {
 		return 0, fmt.Errorf("quce: no rows to take the plausibility bound from; fix: pass the training rows")
 	}
-	unc, _, _, err := e.Uncertainty(rows)
+	unc, _, _, err := pr.uncertainty(rows)
 	if err != nil {
 		return 0, err
 	}

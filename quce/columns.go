@@ -28,6 +28,19 @@ import (
 // data.Dataset.Columns). Without it every input is its own continuous column, and nothing is
 // projected. The columns must cover the inputs in order.
 func (e *Explainer) SetColumns(cols []data.Column) error {
+	if err := checkColumns(cols, e.NumFeatures()); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cols = slices.Clone(cols)
+	// The step graphs keep categorical blocks on the simplex (onSimplex): compile them anew.
+	e.compiled.execs.reset()
+	return nil
+}
+
+// checkColumns checks that cols cover j inputs in order (see Explainer.SetColumns).
+func checkColumns(cols []data.Column, j int) error {
 	next := 0
 	for _, c := range cols {
 		if c.Start != next || c.Width < 1 {
@@ -38,14 +51,9 @@ func (e *Explainer) SetColumns(cols []data.Column) error {
 		}
 		next += c.Width
 	}
-	if next != e.NumFeatures() {
-		return fmt.Errorf("quce: the columns cover %d inputs and the models take %d; fix: pass the Columns of the data set the models were trained on", next, e.NumFeatures())
+	if next != j {
+		return fmt.Errorf("quce: the columns cover %d inputs and the models take %d; fix: pass the Columns of the data set the models were trained on", next, j)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.cols = slices.Clone(cols)
-	// The step graphs keep categorical blocks on the simplex (onSimplex): compile them anew.
-	e.execs.reset()
 	return nil
 }
 
@@ -66,17 +74,7 @@ func continuousColumns(features []string) []data.Column {
 func discrete(c data.Column) bool { return c.Type != data.Continuous }
 
 // hasDiscrete reports whether any column needs projecting.
-func (e *Explainer) hasDiscrete() bool { return slices.ContainsFunc(e.cols, discrete) }
-
-// columnOf returns the index of the column holding input f.
-func (e *Explainer) columnOf(f int) int {
-	for i, c := range e.cols {
-		if f < c.Start+c.Width {
-			return i
-		}
-	}
-	return -1
-}
+func (in inputs) hasDiscrete() bool { return slices.ContainsFunc(in.cols, discrete) }
 
 // Constraints are a user's actionable constraints, by column name. They are turned into a
 // query's per-input Frozen, Lower and Upper by Explainer.Constrain.
@@ -167,14 +165,19 @@ func column(cols []data.Column, name, flag string) (data.Column, error) {
 // one, and bounds are intersected, an open side of a bound becoming ±Inf (no bound, not
 // the observed range). q's own constraints are kept.
 func (e *Explainer) Constrain(q Query, c Constraints) (Query, error) {
-	if err := CheckConstraints(e.cols, c); err != nil {
+	return e.inputs().constrain(q, c)
+}
+
+// constrain is Explainer.Constrain.
+func (in inputs) constrain(q Query, c Constraints) (Query, error) {
+	if err := CheckConstraints(in.cols, c); err != nil {
 		return q, err
 	}
-	if len(q.X) != e.NumFeatures() {
-		return q, fmt.Errorf("quce: the instance has %d features, the models %d", len(q.X), e.NumFeatures())
+	if len(q.X) != len(in.features) {
+		return q, fmt.Errorf("quce: the instance has %d features, the models %d", len(q.X), len(in.features))
 	}
-	j := e.NumFeatures()
-	orig, err := e.original(0, q)
+	j := len(in.features)
+	orig, err := in.original(0, q)
 	if err != nil {
 		return q, err
 	}
@@ -203,21 +206,21 @@ func (e *Explainer) Constrain(q Query, c Constraints) (Query, error) {
 		}
 	}
 	for _, name := range c.Frozen {
-		col, _ := column(e.cols, name, "")
+		col, _ := column(in.cols, name, "")
 		for f := col.Start; f < col.Start+col.Width; f++ {
 			frozen[f] = true
 		}
 	}
 	for _, name := range c.Increase {
-		col, _ := column(e.cols, name, "")
+		col, _ := column(in.cols, name, "")
 		tighten(col, orig[col.Start], math.NaN())
 	}
 	for _, name := range c.Decrease {
-		col, _ := column(e.cols, name, "")
+		col, _ := column(in.cols, name, "")
 		tighten(col, math.NaN(), orig[col.Start])
 	}
 	for name, b := range c.Bounds {
-		col, _ := column(e.cols, name, "")
+		col, _ := column(in.cols, name, "")
 		v := orig[col.Start]
 		tol := 1e-6 * max(1, math.Abs(v))
 		if v < b[0]-tol || v > b[1]+tol {

@@ -14,14 +14,14 @@ import (
 // cancel far beyond it, fails, and a failed path reports no numbers: its counterfactual, attribution and the figures at its end are NaN, whatever
 // was measured, so no output can print them as a result.
 func TestPathResultWithdrawsUnreliableAttribution(t *testing.T) {
-	e := &Explainer{scaler: &data.Scaler{Mean: []float64{1, 2}, Std: []float64{2, 3}}}
+	in := inputs{scaler: &data.Scaler{Mean: []float64{1, 2}, Std: []float64{2, 3}}}
 	cfg := Config{Threshold: 0.5}
 	path := func(phi []float64, failure string) *Path {
 		x0, xc := []float32{0, 0}, []float32{1, 1}
 		r := &row{phi: phi, failure: failure, searched: 2, n: 2, sumUnc: 2, sumPaper: 2,
 			kept: keptPoints{points: []pointStats{{x: x0, prob: 0.1}, {x: xc, step: 1, prob: 0.9}}}}
 		r.last = r.kept.points[1]
-		return e.pathResult(cfg, r, []float64{0.01, 0.02}, []float64{0.03, 0.04}, []float32{0.1, 0.2}, "fix: the test's fix")
+		return in.pathResult(cfg, r, []float64{0.01, 0.02}, []float64{0.03, 0.04}, []float32{0.1, 0.2}, "fix: the test's fix")
 	}
 	for _, tc := range []struct {
 		name    string

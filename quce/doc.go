@@ -59,6 +59,19 @@
 // attribution in float64), and a test holds them to the same bits. Explainer.Engine says
 // which ran and Explainer.Executions how many executions it took.
 //
+// # Structure
+//
+// Explainer is a facade: it holds the models, the data's columns and the settings (its
+// exported fields), and each of its methods delegates. A call's search is a job (job.go),
+// made of plain values when the call begins: it makes the rows, walks them on an engine
+// (engine.go; walk.go, loop.go), then projects, resets, pulls back and assembles them. The
+// engines and the steps after the search measure through programs (programs.go): the graph
+// builders (graphs.go and the loop's), the compiled programs, which all calls share, and the
+// count of their executions. What needs no program is a function of plain values: a query's
+// box, the constraints, the legal rows and the data's units are methods of inputs (the
+// inputs' names, columns and scaler; inputs.go), the memory estimate one of memoryModel, and
+// projection, sparsity and pull-back take the programs and inputs they use as arguments.
+//
 // # Settings: a λ's walk
 //
 // Every setting lives in Config and is checked in one place, Config.Validate, which returns

@@ -50,20 +50,20 @@ func (c EngineChoice) Check(cfg Config) error {
 	return nil
 }
 
-// engineFor is the engine a search for cfg runs on (see EngineChoice).
-func (e *Explainer) engineFor(cfg Config) (engine, error) {
-	if err := e.EngineChoice.Check(cfg); err != nil {
+// engineFor is the engine a search for cfg runs on with the programs pr (see EngineChoice).
+func engineFor(choice EngineChoice, pr programs, cfg Config) (engine, error) {
+	if err := choice.Check(cfg); err != nil {
 		return nil, err
 	}
 	switch {
-	case e.EngineChoice == EngineSteps:
-		return stepsEngine{e}, nil
-	case e.loopRuns(cfg):
-		return loopEngine{e}, nil
-	case e.EngineChoice == EngineLoop:
-		return nil, fmt.Errorf("quce: the loop engine cannot run on the %s backend (it lacks While); fix: the steps engine", e.backend.Name())
+	case choice == EngineSteps:
+		return stepsEngine{pr}, nil
+	case pr.loopRuns(cfg):
+		return loopEngine{pr}, nil
+	case choice == EngineLoop:
+		return nil, fmt.Errorf("quce: the loop engine cannot run on the %s backend (it lacks While); fix: the steps engine", pr.backend.Name())
 	}
-	return stepsEngine{e}, nil
+	return stepsEngine{pr}, nil
 }
 
 func ptr[T any](v T) *T { return &v }

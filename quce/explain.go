@@ -3,19 +3,12 @@ package quce
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 
-	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/vae"
 )
@@ -47,7 +40,8 @@ type Query struct {
 func NewQuery(x []float64) Query { return Query{X: x, Target: AutoTarget} }
 
 // Explainer explains a differentiable classifier's decisions with QUCE. It is safe for concurrent
-// use; the compiled graphs are shared.
+// use; the compiled graphs are shared. It is a facade over the search (see the package's
+// Structure): a call takes the models, columns and settings as they are when it begins.
 type Explainer struct {
 	backend  compute.Backend
 	clf      *Classifier
@@ -57,15 +51,8 @@ type Explainer struct {
 
 	cols []data.Column // see SetColumns
 
-	mu    sync.Mutex
-	execs execs // the step graphs and the points graph, per batch size
-	probe *graph.Exec
-	class *graph.Exec
-	obj   *graph.Exec
-
-	executions atomic.Int64           // graph executions run, see Executions
-	perDevice  []atomic.Int64         // of which on each of the backend's devices, see ExecutionsPerDevice
-	lastEngine atomic.Pointer[string] // the engine of the last search, see Engine
+	mu       sync.Mutex // guards cols
+	compiled compiled   // the compiled programs, shared by the calls (see programs)
 
 	// Progress, if set, is called as the search goes with the steps done and the steps to
 	// do: after every step on the step engine, after every execution on the loop engine
@@ -82,7 +69,7 @@ type Explainer struct {
 	// Shards, if positive, is the most concurrent executions the rows of one call are split
 	// into (rows are independent); 0 means one per CPU core (GOMAXPROCS). See
 	// backend.Info.Shards. On a backend of several devices there are at least as many shards
-	// as devices, and shard k runs on device k mod devices (see optimiseSharded).
+	// as devices, and shard k runs on device k mod devices (see job.optimiseSharded).
 	Shards int
 
 	// MemoryLimit, if positive, is the most memory in bytes one call may need; 0 means the
@@ -102,14 +89,6 @@ type Explainer struct {
 	EngineChoice EngineChoice
 }
 
-// tape returns a tape for one gradient's hand-written pieces, or nil under Autodiff.
-func (e *Explainer) tape() *backprop.Tape {
-	if e.Autodiff {
-		return nil
-	}
-	return new(backprop.Tape)
-}
-
 // New makes an explainer for a classifier (see NewClassifier) and a VAE trained on the same
 // standardised features; scaler converts to and from original units, and its Min and Max
 // (data.FitScaler records them on the training rows) are each feature's default range (see
@@ -127,8 +106,33 @@ func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, fe
 	case len(features) != j:
 		return nil, fmt.Errorf("quce: %d feature names for %d features", len(features), j)
 	}
-	return &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, cols: continuousColumns(features),
-		perDevice: make([]atomic.Int64, max(1, b.NumDevices()))}, nil
+	e := &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, cols: continuousColumns(features)}
+	e.compiled.perDevice = make([]atomic.Int64, max(1, b.NumDevices()))
+	return e, nil
+}
+
+// programs are the explainer's programs for one call: its models, columns and settings as
+// they are now, and the compiled programs.
+func (e *Explainer) programs() programs {
+	return programs{compiled: &e.compiled, backend: e.backend, smallBatch: e.SmallBatch, clf: e.clf, vae: e.vae,
+		cols: e.cols, features: e.features, autodiff: e.Autodiff}
+}
+
+// inputs are the explainer's inputs as the data has them (names, columns, scaler), now.
+func (e *Explainer) inputs() inputs {
+	return inputs{features: e.features, cols: e.cols, scaler: e.scaler}
+}
+
+// job is one call's work (see job): the programs, the inputs and the settings as they are now.
+func (e *Explainer) job() job {
+	var vc *vae.Config
+	if e.vae != nil {
+		vc = &e.vae.Config
+	}
+	pr := e.programs()
+	shards := maxShards(e.Shards, pr.devices())
+	return job{pr: pr, in: e.inputs(), choice: e.EngineChoice, shards: shards, progress: e.Progress,
+		memory: memoryModel{inputs: e.NumFeatures(), columns: len(e.cols), vae: vc, shards: shards, limit: e.MemoryLimit}}
 }
 
 // Classifier returns the model being explained, as the explainer sees it.
@@ -146,60 +150,23 @@ func (e *Explainer) Scaler() *data.Scaler { return e.scaler }
 // NumFeatures is J.
 func (e *Explainer) NumFeatures() int { return len(e.features) }
 
-// stepExec returns the compiled step graph of kind for a batch of rows, and the function
-// that releases it. Batches of at most smallBatchRows run on SmallBatch.
-func (e *Explainer) stepExec(kind execKind, rows int) (*graph.Exec, func(), error) {
-	return e.execs.get(execKey{kind: kind, rows: rows}, func() (*graph.Exec, error) {
-		return graph.NewExec(e.backendFor(rows), e.stepGraph(kind))
-	})
-}
-
-// backendFor is the backend that runs a batch of rows: SmallBatch, if set, for at most
-// smallBatchRows, else the explainer's. A SmallBatch with fewer devices than the explainer's
-// backend is not used: a shard's batch runs on the shard's device (see optimiseSharded).
-func (e *Explainer) backendFor(rows int) compute.Backend {
-	if rows <= smallBatchRows && e.SmallBatch != nil && e.SmallBatch.NumDevices() >= e.devices() {
-		return e.SmallBatch
-	}
-	return e.backend
-}
-
-// run executes ex, one of this explainer's compiled graphs, on device dev of its backend,
-// and counts the execution (see Executions). The arguments must be on dev or on the host:
-// GoMLX refuses a tensor left on another device. (In GoMLX v0.28.8 graph.Exec's CallOnDevice
-// runs on device 0 whatever it is given; CallWithGraphOnDevice honours the device.)
-func (e *Explainer) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*tensors.Tensor, error) {
-	e.executions.Add(1)
-	out, _, err := ex.CallWithGraphOnDevice(dev, args...)
-	if err == nil && len(out) > 0 {
-		if d, err := out[0].Device(); err == nil && int(d) < len(e.perDevice) {
-			e.perDevice[d].Add(1) // where it ran, as its outputs say
-		}
-	}
-	return out, err
-}
-
-// devices is how many devices the explainer's backend has: a call's shards are spread over
-// them (optimiseSharded). (At least one: an Explainer not made by New counts none.)
-func (e *Explainer) devices() int { return max(1, len(e.perDevice)) }
+// Executions is the number of graph executions this explainer has run since it was made,
+// over all its calls: the step engine runs one per optimisation step of each batch, the
+// loop engine a few per batch, so the count says how much of a call's time went to
+// per-execution overhead (quce bench reports it per phase).
+func (e *Explainer) Executions() int64 { return e.compiled.executions.Load() }
 
 // ExecutionsPerDevice counts the executions that ran on each device of the backend (one
 // entry per device), by the device their outputs are on: the searches of a call run on
 // every device when it has enough rows (see Shards); the rest (predictions, uncertainty,
 // the walks after the search; the models' training, outside the explainer) on device 0.
 func (e *Explainer) ExecutionsPerDevice() []int64 {
-	n := make([]int64, len(e.perDevice))
-	for d := range e.perDevice {
-		n[d] = e.perDevice[d].Load()
+	n := make([]int64, len(e.compiled.perDevice))
+	for d := range e.compiled.perDevice {
+		n[d] = e.compiled.perDevice[d].Load()
 	}
 	return n
 }
-
-// Executions is the number of graph executions this explainer has run since it was made,
-// over all its calls: the step engine runs one per optimisation step of each batch, the
-// loop engine a few per batch, so the count says how much of a call's time went to
-// per-execution overhead (quce bench reports it per phase).
-func (e *Explainer) Executions() int64 { return e.executions.Load() }
 
 // Engine names the engine the last search ran on: "loop", the whole search of a batch in
 // one compiled program (a graph.While over the steps; loop.go), or "steps", a host loop of
@@ -207,23 +174,10 @@ func (e *Explainer) Executions() int64 { return e.executions.Load() }
 // without While, sampled codes in L_ε: Config.Samples) or where it is chosen
 // (EngineChoice). "" before any search.
 func (e *Explainer) Engine() string {
-	if p := e.lastEngine.Load(); p != nil {
+	if p := e.compiled.lastEngine.Load(); p != nil {
 		return *p
 	}
 	return ""
-}
-
-func (e *Explainer) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error)) (*graph.Exec, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if *slot == nil {
-		ex, err := build()
-		if err != nil {
-			return nil, err
-		}
-		*slot = ex
-	}
-	return *slot, nil
 }
 
 // Predict returns the class probabilities F(c|x) [rows][classes] for standardised rows.
@@ -232,28 +186,13 @@ func (e *Explainer) Predict(xs [][]float64) ([][]float64, error) {
 	for i, x := range xs {
 		qs[i] = NewQuery(x)
 	}
-	return e.predict(qs)
+	return e.programs().predict(qs)
 }
 
 // Uncertainty returns L_ε at standardised points with the mean code, in the trained
 // (negative-ELBO) and the paper's form, and the reconstructions dec(μ(x)).
 func (e *Explainer) Uncertainty(pts [][]float64) (trained, paper []float64, recon [][]float64, err error) {
-	f := make([][]float32, len(pts))
-	for i, p := range pts {
-		if len(p) != e.NumFeatures() {
-			return nil, nil, nil, fmt.Errorf("quce: point %d has %d features, want %d", i, len(p), e.NumFeatures())
-		}
-		f[i] = toF32(p)
-	}
-	u, up, r, err := e.pointsMany(f)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	recon = make([][]float64, len(r))
-	for i := range r {
-		recon[i] = toF64(r[i])
-	}
-	return toF64(u), toF64(up), recon, nil
+	return e.programs().uncertainty(pts)
 }
 
 // Explain runs QUCE for every query with the given configuration. Rows (instances × paths,
@@ -278,122 +217,7 @@ type Timings struct {
 
 // ExplainTimed is Explain, also returning how long each phase took.
 func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, Timings, error) {
-	var tm Timings
-	if err := cfg.Validate(); err != nil {
-		return nil, tm, err
-	}
-	if cfg.needsBound() && cfg.Plausibility == 0 {
-		return nil, tm, &FieldError{Field: "plausibility", Value: 0.0, Fix: fmt.Sprintf(
-			"take it from the training rows at the %g quantile first: Explainer.WithBound (pipeline: Setup.WithPlausibility)", cfg.PlausibilityQuantile)}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, tm, err
-	}
-	if len(queries) == 0 {
-		return nil, tm, fmt.Errorf("quce: no instances to explain")
-	}
-	pred, err := e.predict(queries)
-	if err != nil {
-		return nil, tm, err
-	}
-	// An instance that the model already puts in its target class has nothing to change:
-	// it is not searched (the search would only make the model surer, moving every feature).
-	targets := make([]int, len(queries))
-	var search []int // the queries to search
-	for qi, q := range queries {
-		if targets[qi], err = e.target(cfg, qi, q, pred[qi]); err != nil {
-			return nil, tm, err
-		}
-		if _, err := e.box(qi, q); err != nil {
-			return nil, tm, err
-		}
-		if targets[qi] != PredictedClass(pred[qi], cfg.Threshold) {
-			search = append(search, qi)
-		}
-	}
-	out := make([]*Explanation, len(queries))
-	if len(search) < len(queries) {
-		if err := e.alreadyTargets(cfg, queries, pred, targets, out); err != nil {
-			return nil, tm, err
-		}
-	}
-	if len(search) == 0 {
-		return out, tm, nil
-	}
-	sub, subPred := make([]Query, len(search)), make([][]float64, len(search))
-	for k, qi := range search {
-		sub[k], subPred[k] = queries[qi], pred[qi]
-	}
-	ex, err := e.search(ctx, cfg, sub, subPred, &tm)
-	if err != nil {
-		return nil, tm, err
-	}
-	for k, qi := range search {
-		out[qi] = ex[k]
-	}
-	return out, tm, nil
-}
-
-// search runs the QUCE search for queries whose target is not their predicted class, with
-// their class probabilities pred, and assembles the results.
-func (e *Explainer) search(ctx context.Context, cfg Config, queries []Query, pred [][]float64, tm *Timings) ([]*Explanation, error) {
-	// With automatic λ every instance is searched once per candidate, as consecutive rows
-	// of the batch; refine then searches more candidates and keeps one per instance.
-	grid := []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
-	n := cfg.Steps
-	if cfg.Auto != nil {
-		grid = cfg.Auto.Grid
-		cfg.Steps = autoSteps(cfg)
-	}
-	cands := make([]Query, 0, len(queries)*len(grid))
-	candPred := make([][]float64, 0, cap(cands))
-	lams := make([]Lambdas, 0, cap(cands))
-	for qi, q := range queries {
-		for _, l := range grid {
-			cands, candPred, lams = append(cands, q), append(candPred, pred[qi]), append(lams, l)
-		}
-	}
-	if err := e.checkMemory(cfg, len(queries), len(grid)); err != nil {
-		return nil, err
-	}
-	ex, err := e.searchRows(ctx, cfg, cands, candPred, lams, tm)
-	if err != nil || cfg.Auto == nil {
-		return ex, err
-	}
-	return e.refine(ctx, cfg, n, queries, pred, ex, tm)
-}
-
-// searchRows searches each query with its own λ2 and λ3 (lams[i] for queries[i]) and
-// assembles the results.
-func (e *Explainer) searchRows(ctx context.Context, cfg Config, queries []Query, pred [][]float64, lams []Lambdas, tm *Timings) ([]*Explanation, error) {
-	rows, err := e.makeRows(ctx, cfg, queries, pred)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		l := lams[r.query]
-		r.lam[1], r.lam[2] = float32(l.Lambda2), float32(l.Lambda3)
-	}
-	t0 := time.Now()
-	if err := e.optimiseSharded(ctx, cfg, rows); err != nil {
-		return nil, err
-	}
-	endSearch(rows)
-	if err := e.project(ctx, cfg, rows); err != nil {
-		return nil, err
-	}
-	if cfg.Sparse {
-		if err := e.sparsify(ctx, cfg, rows); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Auto != nil && cfg.Auto.PullBack {
-		if err := e.pullBack(ctx, cfg, rows); err != nil {
-			return nil, err
-		}
-	}
-	tm.Optimisation += time.Since(t0).Seconds()
-	return e.assemble(ctx, cfg, queries, pred, rows, tm, lrFix(cfg))
+	return e.job().explain(ctx, cfg, queries)
 }
 
 // ExplainPaths measures given paths instead of optimising: paths[i] is a path for
@@ -403,208 +227,7 @@ func (e *Explainer) searchRows(ctx context.Context, cfg Config, queries []Query,
 // baselines (straight-line IG, AGI) are measured with the same machinery. cfg.Paths is
 // ignored (one path per query).
 func (e *Explainer) ExplainPaths(ctx context.Context, cfg Config, queries []Query, paths [][][]float64) ([]*Explanation, error) {
-	cfg.Paths = 1
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if len(queries) == 0 || len(paths) != len(queries) {
-		return nil, fmt.Errorf("quce: %d paths for %d instances; fix: pass one path per instance", len(paths), len(queries))
-	}
-	pred, err := e.predict(queries)
-	if err != nil {
-		return nil, err
-	}
-	longest := 0
-	for _, p := range paths {
-		longest = max(longest, len(p))
-	}
-	if err := e.checkMemory(Config{PathPoints: cfg.PathPoints, Steps: max(1, longest-1), Paths: 1, K: cfg.K}, len(queries), 1); err != nil {
-		return nil, err
-	}
-	rows, err := e.makeRows(ctx, cfg, queries, pred)
-	if err != nil {
-		return nil, err
-	}
-	given := make([][][]float32, len(rows))
-	for i, r := range rows {
-		pts := paths[i]
-		if len(pts) == 0 {
-			return nil, fmt.Errorf("quce: path %d is empty; fix: start it at the instance", i)
-		}
-		for k, pt := range pts {
-			if len(pt) != e.NumFeatures() || !allFinite(toF32(pt)) {
-				return nil, fmt.Errorf("quce: path %d, point %d: want %d finite values; fix: pass standardised rows", i, k, e.NumFeatures())
-			}
-			given[i] = append(given[i], toF32(pt))
-		}
-		for f, v := range given[i][0] {
-			if v != r.x0[f] {
-				return nil, fmt.Errorf("quce: path %d does not start at its instance (feature %q: %v vs %v); fix: make the first point x", i, e.features[f], v, r.x0[f])
-			}
-		}
-		// A point outside the box (beyond float32 rounding) would be measured where the
-		// outputs, which hold every bound exactly (see dataUnits), could not report it.
-		for k, pt := range given[i] {
-			for f, v := range pt {
-				if r.move[f] == 0 && v != r.x0[f] || v < r.lo[f] && !e.near(f, v, r.olo[f]) || v > r.hi[f] && !e.near(f, v, r.ohi[f]) {
-					return nil, fmt.Errorf("quce: path %d, point %d: feature %q is %v, outside its box [%v, %v] (standardised; frozen: %v); fix: keep the path inside the query's box (Explainer.Box), or widen it with Query.Lower and Upper (±Inf removes a bound)", i, k, e.features[f], v, r.lo[f], r.hi[f], r.move[f] == 0)
-				}
-			}
-		}
-	}
-	if err := e.measurePaths(ctx, cfg, rows, given); err != nil {
-		return nil, err
-	}
-	endSearch(rows)
-	return e.assemble(ctx, cfg, queries, pred, rows, &Timings{}, "fix: give the path more points, closer together")
-}
-
-// predict returns the class probabilities of each query, checking the queries' shapes and
-// values.
-func (e *Explainer) predict(queries []Query) ([][]float64, error) {
-	j := e.NumFeatures()
-	xs := make([][]float32, len(queries))
-	for i, q := range queries {
-		if len(q.X) != j {
-			return nil, fmt.Errorf("quce: instance %d has %d features, the models have %d; fix: pass rows with the models' columns", i, len(q.X), j)
-		}
-		for f, v := range q.X {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("quce: instance %d, feature %q is %v; fix: pass finite values", i, e.features[f], v)
-			}
-		}
-		xs[i] = toF32(q.X)
-	}
-	return e.classProbs(context.Background(), xs)
-}
-
-// classProbs returns F(c|x) [rows][classes] (see Classifier.probabilities) with the
-// explainer's compiled graph.
-func (e *Explainer) classProbs(ctx context.Context, pts [][]float32) ([][]float64, error) {
-	ex, err := e.lazyExec(&e.class, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.clf.classGraph) })
-	if err != nil {
-		return nil, err
-	}
-	return e.clf.probabilities(ctx, func(args ...any) ([]*tensors.Tensor, error) { return e.run(ex, 0, args...) }, pts, false)
-}
-
-func (e *Explainer) makeRows(ctx context.Context, cfg Config, queries []Query, pred [][]float64) ([]*row, error) {
-	j, classes := e.NumFeatures(), e.clf.NumClasses()
-	rows := make([]*row, 0, len(queries)*cfg.Paths)
-	for qi, q := range queries {
-		target, err := e.target(cfg, qi, q, pred[qi])
-		if err != nil {
-			return nil, err
-		}
-		onehot := make([]float32, classes)
-		onehot[target] = 1
-		box, err := e.box(qi, q)
-		if err != nil {
-			return nil, err
-		}
-		x0, lo, hi, move := box.x0, box.lo, box.hi, box.move
-		h := fnv.New64a()
-		for _, v := range q.X {
-			b := math.Float64bits(v)
-			h.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(b >> 32), byte(b >> 40), byte(b >> 48), byte(b >> 56)})
-		}
-		for p := 0; p < cfg.Paths; p++ {
-			if err := every(ctx, p); err != nil {
-				return nil, err
-			}
-			r := &row{
-				query: qi, path: p, queryBox: box, target: target, onehot: onehot, active: true,
-				lam: [3]float32{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)},
-				// Keyed by the instance's values, not its position, so a row gets the same
-				// random numbers alone or inside any batch.
-				rng: rand.New(rand.NewPCG(cfg.Seed^h.Sum64(), uint64(p))),
-			}
-			r.cur = x0
-			if p > 0 && cfg.StartNoise > 0 {
-				r.cur = make([]float32, j)
-				for f := range r.cur {
-					r.cur[f] = x0[f] + move[f]*float32(cfg.StartNoise*r.rng.NormFloat64())
-					r.cur[f] = min(max(r.cur[f], lo[f]), hi[f])
-				}
-				r.offset = true
-			}
-			rows = append(rows, r)
-		}
-	}
-	return rows, nil
-}
-
-// target is query qi's target class τ: its own, or the default for its class probabilities
-// probs.
-func (e *Explainer) target(cfg Config, qi int, q Query, probs []float64) (int, error) {
-	switch classes := e.clf.NumClasses(); {
-	case q.Target == AutoTarget:
-		return DefaultTarget(probs, cfg.Threshold), nil
-	case q.Target < 0 || q.Target >= classes:
-		return 0, fmt.Errorf("quce: instance %d: target class %d; fix: use a class index from 0 to %d, or AutoTarget (-1)", qi, q.Target, classes-1)
-	}
-	return q.Target, nil
-}
-
-// queryBox is what constrains a query's search: its instance, which inputs may move, and
-// the box they move in. The search sees the box in standardised float32 (lo, hi), rounded
-// inwards so that no point inside it crosses a bound in the data's units; olo and ohi are
-// the box in the data's units, exact, which the projection and every output use.
-type queryBox struct {
-	x0, lo, hi, move []float32
-	x0orig, olo, ohi []float64
-}
-
-// box checks query qi's instance, frozen flags and bounds and returns its box.
-func (e *Explainer) box(qi int, q Query) (queryBox, error) {
-	j := e.NumFeatures()
-	if len(q.X) != j {
-		return queryBox{}, fmt.Errorf("quce: instance %d has %d features, the models have %d; fix: pass rows with the models' columns", qi, len(q.X), j)
-	}
-	if q.Frozen != nil && len(q.Frozen) != j {
-		return queryBox{}, fmt.Errorf("quce: instance %d: %d frozen flags for %d features", qi, len(q.Frozen), j)
-	}
-	orig, err := e.original(qi, q)
-	if err != nil {
-		return queryBox{}, err
-	}
-	move := make([]float32, j)
-	free := 0
-	for f := range move {
-		if q.Frozen == nil || !q.Frozen[f] {
-			move[f] = 1
-			free++
-		}
-	}
-	if free == 0 {
-		return queryBox{}, fmt.Errorf("quce: instance %d: every feature is frozen, so nothing can change; fix: leave at least one feature free", qi)
-	}
-	b := queryBox{x0: toF32(q.X), x0orig: orig, move: move}
-	if err := e.bounds(qi, q, &b); err != nil {
-		return queryBox{}, err
-	}
-	return b, nil
-}
-
-// original is query qi's instance in the data's units: q.Original, checked against q.X,
-// or q.X through the scaler.
-func (e *Explainer) original(qi int, q Query) ([]float64, error) {
-	if q.Original == nil {
-		return e.scaler.InverseRow(q.X), nil
-	}
-	if len(q.Original) != len(q.X) {
-		return nil, fmt.Errorf("quce: instance %d has %d original values for %d features; fix: pass the row as read, one value per model input", qi, len(q.Original), len(q.X))
-	}
-	for f, v := range q.Original {
-		z := (v - e.scaler.Mean[f]) / e.scaler.Std[f]
-		if !(math.Abs(z-q.X[f]) <= 1e-6*max(1, math.Abs(z))) {
-			return nil, fmt.Errorf("quce: instance %d, feature %q: the original value %v standardises to %v, but X holds %v; fix: set X to the scaler's TransformRow of Original", qi, e.features[f], v, z, q.X[f])
-		}
-	}
-	return slices.Clone(q.Original), nil
+	return e.job().explainPaths(ctx, cfg, queries, paths)
 }
 
 // Bounds are a query's room to move, per model input, as the search has it (see
@@ -625,16 +248,7 @@ type Bounds struct {
 // Box returns the room the query q has to move, as the search sees it. Baselines use it to
 // keep the same constraints as QUCE.
 func (e *Explainer) Box(q Query) (Bounds, error) {
-	b, err := e.box(0, q)
-	if err != nil {
-		return Bounds{}, err
-	}
-	move := make([]bool, len(b.move))
-	for f, m := range b.move {
-		move[f] = m == 1
-	}
-	return Bounds{Move: move, Lower: slices.Clone(b.olo), Upper: slices.Clone(b.ohi),
-		LowerStd: toF64(b.lo), UpperStd: toF64(b.hi), Original: slices.Clone(b.x0orig)}, nil
+	return e.inputs().queryBounds(q)
 }
 
 // Legalize returns the legal row nearest to the standardised point pt for the query q, as
@@ -643,17 +257,7 @@ func (e *Explainer) Box(q Query) (Bounds, error) {
 // ordinal columns at their nearest legal value inside q's box. Continuous inputs are left
 // as they are. Without discrete columns it returns pt unchanged.
 func (e *Explainer) Legalize(q Query, pt []float64) ([]float64, error) {
-	if !e.hasDiscrete() {
-		return pt, nil
-	}
-	b, err := e.box(0, q)
-	if err != nil {
-		return nil, err
-	}
-	if len(pt) != e.NumFeatures() {
-		return nil, fmt.Errorf("quce: the point has %d values, the models %d inputs", len(pt), e.NumFeatures())
-	}
-	return toF64(e.legalize(&b, toF32(pt))), nil
+	return e.inputs().legalRow(q, pt)
 }
 
 // DataUnits returns the standardised point pt of the query q in the data's units, exactly
@@ -662,207 +266,13 @@ func (e *Explainer) Legalize(q Query, pt []float64) ([]float64, error) {
 // values is that value, and every value lies inside q's box. Baselines use it for their
 // counterfactuals.
 func (e *Explainer) DataUnits(q Query, pt []float64) ([]float64, error) {
-	b, err := e.box(0, q)
-	if err != nil {
-		return nil, err
-	}
-	if len(pt) != e.NumFeatures() {
-		return nil, fmt.Errorf("quce: the point has %d values, the models %d inputs", len(pt), e.NumFeatures())
-	}
-	return e.dataUnits(&b, toF32(pt)), nil
-}
-
-// bounds fills b's box from the query's bounds and the observed range, checking them.
-func (e *Explainer) bounds(qi int, q Query, b *queryBox) error {
-	j := e.NumFeatures()
-	for _, bd := range [][]float64{q.Lower, q.Upper} {
-		if bd != nil && len(bd) != j {
-			return fmt.Errorf("quce: instance %d: %d bounds for %d features", qi, len(bd), j)
-		}
-	}
-	b.lo, b.hi = make([]float32, j), make([]float32, j)
-	b.olo, b.ohi = make([]float64, j), make([]float64, j)
-	for f := 0; f < j; f++ {
-		x := b.x0orig[f]
-		l, u := math.NaN(), math.NaN()
-		if q.Lower != nil {
-			l = q.Lower[f]
-		}
-		if q.Upper != nil {
-			u = q.Upper[f]
-		}
-		if l > u {
-			return fmt.Errorf("quce: instance %d, feature %q: lower bound %v > upper bound %v; fix: swap or correct them", qi, e.features[f], l, u)
-		}
-		// A small tolerance: without Query.Original the instance went through the scaler
-		// and back. Within it, the bound is taken to be the instance's own value.
-		tol := 1e-6 * max(1, math.Abs(x))
-		if x < l-tol || x > u+tol {
-			return fmt.Errorf("quce: instance %d, feature %q: value %v lies outside its bounds [%v, %v]; fix: widen the bounds (-bounds) to include the instance", qi, e.features[f], x, l, u)
-		}
-		dl, du := e.observedRange(f, x)
-		if math.IsNaN(l) {
-			l = dl
-		}
-		if math.IsNaN(u) {
-			u = du
-		}
-		b.olo[f], b.ohi[f] = min(l, x), max(u, x)
-		b.lo[f], b.hi[f] = e.inward(f, b.olo[f], b.ohi[f])
-		// The instance is inside the box as the search sees it, whatever the rounding:
-		// its float32 value stands for its exact one (see dataUnits).
-		b.lo[f], b.hi[f] = min(b.lo[f], b.x0[f]), max(b.hi[f], b.x0[f])
-	}
-	return nil
-}
-
-// observedRange is input f's default box in the data's units: the observed range of the
-// rows the scaler was fitted on (the training split), widened to the instance's value x (a
-// new instance may lie outside it); open without the scaler's range.
-func (e *Explainer) observedRange(f int, x float64) (lo, hi float64) {
-	if e.scaler.Min == nil || e.scaler.Max == nil {
-		return math.Inf(-1), math.Inf(1)
-	}
-	return min(e.scaler.Min[f], x), max(e.scaler.Max[f], x)
-}
-
-// inward is the box [l, u] of input f (data units) in standardised float32, each end
-// rounded inwards: the float32 bound's value in the data's units (see toData) never lies
-// outside [l, u], so no point the search clamps into the box crosses a bound.
-func (e *Explainer) inward(f int, l, u float64) (lo, hi float32) {
-	lo, hi = float32((l-e.scaler.Mean[f])/e.scaler.Std[f]), float32((u-e.scaler.Mean[f])/e.scaler.Std[f])
-	for !math.IsInf(float64(lo), 0) && e.toData(f, lo) < l {
-		lo = math.Nextafter32(lo, float32(math.Inf(1)))
-	}
-	for !math.IsInf(float64(hi), 0) && e.toData(f, hi) > u {
-		hi = math.Nextafter32(hi, float32(math.Inf(-1)))
-	}
-	if math.IsInf(float64(lo), -1) && !math.IsInf(l, -1) {
-		lo = -math.MaxFloat32 // a finite bound beyond float32's range
-	}
-	if math.IsInf(float64(hi), 1) && !math.IsInf(u, 1) {
-		hi = math.MaxFloat32
-	}
-	return lo, hi
-}
-
-// probeChunk is the fixed row count of probe executions: one compiled shape serves all.
-const probeChunk = 1024
-
-// probeMany returns F(τ|·) and its gradient at many points, in fixed-size chunks; targets
-// are one-hot rows.
-func (e *Explainer) probeMany(ctx context.Context, pts, targets [][]float32) ([]float32, [][]float32, error) {
-	ex, err := e.lazyExec(&e.probe, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.probeGraph) })
-	if err != nil {
-		return nil, nil, err
-	}
-	j, c := e.NumFeatures(), e.clf.NumClasses()
-	probs := make([]float32, 0, len(pts))
-	grads := make([][]float32, 0, len(pts))
-	buf := make([]float32, probeChunk*j)
-	tg := make([]float32, probeChunk*c)
-	for start := 0; start < len(pts); start += probeChunk {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		end := min(start+probeChunk, len(pts))
-		clear(buf)
-		clear(tg)
-		for i := start; i < end; i++ {
-			copy(buf[(i-start)*j:], pts[i])
-			copy(tg[(i-start)*c:], targets[i])
-		}
-		out, err := e.run(ex, 0, tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
-			tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), probeChunk, c))
-		if err != nil {
-			return nil, nil, fmt.Errorf("quce: probing the classifier: %w", err)
-		}
-		p := tensors.MustCopyFlatData[float32](out[0])
-		g := tensors.MustCopyFlatData[float32](out[1])
-		for i := 0; i < end-start; i++ {
-			probs = append(probs, p[i])
-			grads = append(grads, g[i*j:(i+1)*j:(i+1)*j])
-		}
-	}
-	return probs, grads, nil
-}
-
-// pointsChunk is the most points one VAE execution evaluates. From some thousand points on,
-// the pure-Go backend computes larger executions another way, whose last bits differ (about
-// one point in five in the 8th digit on W-BC), so a row's L_ε would depend on how many rows
-// its call had; in pieces of this size it does not, and a file explained in chunks
-// (ExplainStream) gets the figures of one call.
-const pointsChunk = 512
-
-// pointsMany returns L_ε (trained and paper form) and the reconstruction at points, in
-// pieces of at most pointsChunk.
-func (e *Explainer) pointsMany(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
-	for start := 0; start < len(pts); start += pointsChunk {
-		u, up, r, err := e.pointsPiece(pts[start:min(start+pointsChunk, len(pts))])
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		unc, uncPaper, recon = append(unc, u...), append(uncPaper, up...), append(recon, r...)
-	}
-	return unc, uncPaper, recon, nil
-}
-
-// pointsPiece is pointsMany for at most pointsChunk points, in one execution.
-func (e *Explainer) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
-	if len(pts) == 0 {
-		return nil, nil, nil, nil
-	}
-	ex, release, err := e.execs.get(execKey{points: true, rows: len(pts)}, func() (*graph.Exec, error) {
-		return graph.NewExec(e.backend, e.pointGraph)
-	})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer release()
-	j := e.NumFeatures()
-	flat := make([]float32, 0, len(pts)*j)
-	for _, p := range pts {
-		flat = append(flat, p...)
-	}
-	out, err := e.run(ex, 0, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("quce: evaluating the VAE: %w", err)
-	}
-	unc = tensors.MustCopyFlatData[float32](out[0])
-	uncPaper = tensors.MustCopyFlatData[float32](out[1])
-	rf := tensors.MustCopyFlatData[float32](out[2])
-	recon = make([][]float32, len(pts))
-	for i := range recon {
-		recon[i] = rf[i*j : (i+1)*j : (i+1)*j]
-	}
-	return unc, uncPaper, recon, nil
+	return e.inputs().pointInDataUnits(q, pt)
 }
 
 // Objective returns G(x_c) and its gradient for one instance (the query's x and target;
 // AutoTarget is resolved as in Explain). It exists so the gradient can be checked.
 func (e *Explainer) Objective(cfg Config, q Query, xc []float64) (float64, []float64, error) {
-	pred, err := e.predict([]Query{q})
-	if err != nil {
-		return 0, nil, err
-	}
-	rows, err := e.makeRows(context.Background(), Config{Paths: 1, Threshold: cfg.Threshold, Seed: cfg.Seed}, []Query{q}, pred)
-	if err != nil {
-		return 0, nil, err
-	}
-	ex, err := e.lazyExec(&e.obj, func() (*graph.Exec, error) { return graph.NewExec(e.backend, e.objectiveGraph) })
-	if err != nil {
-		return 0, nil, err
-	}
-	j := e.NumFeatures()
-	out, err := e.run(ex, 0, tensors.FromFlatDataAndDimensions(toF32(xc), 1, j),
-		tensors.FromFlatDataAndDimensions(rows[0].x0, 1, j),
-		tensors.FromFlatDataAndDimensions(rows[0].onehot, 1, len(rows[0].onehot)),
-		tensors.FromValue([][]float32{{float32(cfg.Lambda1), float32(cfg.Lambda2), float32(cfg.Lambda3)}}))
-	if err != nil {
-		return 0, nil, err
-	}
-	g := tensors.MustCopyFlatData[float32](out[1])
-	return float64(tensors.MustCopyFlatData[float32](out[0])[0]), toF64(g), nil
+	return e.job().objective(cfg, q, xc)
 }
 
 func finite(v float32) bool { return !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) }

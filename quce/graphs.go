@@ -146,14 +146,14 @@ type stepResult = stepOuts[*tensors.Tensor]
 
 // step builds one step over all rows (see stepIn and stepOut): the graph of a step
 // execution (stepGraph) and the body of the loop engine's loop (loopGraph).
-func (e *Explainer) step(kind execKind, in stepIn) stepOut {
+func (pr programs) step(kind execKind, in stepIn) stepOut {
 	nodes := kind.rule.interiorNodes(kind.k)
-	clf, vm := e.clf, e.vae
+	clf, vm := pr.clf, pr.vae
 	r, j := in.xc.Shape().Dimensions[0], in.xc.Shape().Dimensions[1]
 	// One pass of the classifier for F and its gradient at xc (the attribution's and the
 	// objective's) and at the segment's quadrature nodes.
 	pts, targets := stackNodes(in.prev, in.xc, in.target, nodes)
-	lpAll, pAll, gradLpAll := classAt(clf, e.tape(), pts, targets)
+	lpAll, pAll, gradLpAll := classAt(clf, pr.tape(), pts, targets)
 	gradAll := gradF(pAll, gradLpAll)
 	atXc := func(n *Node) *Node { return Slice(n, AxisRange(0, r)) }
 	out := stepOut{p: atXc(pAll), grad: atXc(gradAll)}
@@ -166,7 +166,7 @@ func (e *Explainer) step(kind execKind, in stepIn) stepOut {
 		out.unc, out.uncPaper = vm.Combine(parts, vae.Trained), vm.Combine(parts, vae.Paper)
 		return out
 	}
-	obj, gradObj, parts := objective(vm, e.tape(), atXc(lpAll), atXc(gradLpAll), in.xc, in.x0, in.lam, in.noise)
+	obj, gradObj, parts := objective(vm, pr.tape(), atXc(lpAll), atXc(gradLpAll), in.xc, in.x0, in.lam, in.noise)
 	grad := Mul(gradObj, in.move)
 	if in.noise != nil {
 		// The reported uncertainty always uses the mean code.
@@ -193,18 +193,18 @@ func (e *Explainer) step(kind execKind, in stepIn) stepOut {
 		out.m, out.v, update = m, v, grad
 	}
 	// Min(Max()) rather than Clip: ONNX Runtime lacks Clamp with tensor bounds.
-	out.next = e.onSimplex(Min(Max(Sub(in.xc, Mul(Mul(in.lr, update), in.move)), in.lo), in.hi))
+	out.next = pr.onSimplex(Min(Max(Sub(in.xc, Mul(Mul(in.lr, update), in.move)), in.lo), in.hi))
 	return out
 }
 
 // stepGraph builds a step execution: stepVals in, stepOuts out (readStep names them).
-func (e *Explainer) stepGraph(kind execKind) func([]*Node) []*Node {
+func (pr programs) stepGraph(kind execKind) func([]*Node) []*Node {
 	return func(args []*Node) []*Node {
 		var in stepIn
 		for i, f := range in.fields(kind) {
 			*f = args[i]
 		}
-		o := e.step(kind, in)
+		o := pr.step(kind, in)
 		var out []*Node
 		for _, f := range o.fields(kind) {
 			out = append(out, *f)
@@ -233,32 +233,32 @@ func readStep(kind execKind, out []*tensors.Tensor) stepResult {
 
 // probeGraph returns F(τ|x) [R] and its gradient [R,J] at points [R,J] with one-hot
 // targets [R,C].
-func (e *Explainer) probeGraph(x, target *Node) (*Node, *Node) {
-	_, p, gradLp := classAt(e.clf, e.tape(), x, target)
+func (pr programs) probeGraph(x, target *Node) (*Node, *Node) {
+	_, p, gradLp := classAt(pr.clf, pr.tape(), x, target)
 	return p, gradF(p, gradLp)
 }
 
 // pointGraph returns, at points [R,J]: L_ε with the mean code in the trained and the
 // paper's form [R], and the reconstruction r(x) [R,J] (dec(μ(x)), with a softmax over each
 // categorical block).
-func (e *Explainer) pointGraph(x *Node) (*Node, *Node, *Node) {
-	p := e.vae.LossParts(x, nil)
-	return e.vae.Combine(p, vae.Trained), e.vae.Combine(p, vae.Paper), p.Recon
+func (pr programs) pointGraph(x *Node) (*Node, *Node, *Node) {
+	p := pr.vae.LossParts(x, nil)
+	return pr.vae.Combine(p, vae.Trained), pr.vae.Combine(p, vae.Paper), p.Recon
 }
 
 // onSimplex rescales every categorical block of the rows x [R,J] (already inside [0, 1]) to
 // sum to 1, so that a relaxed block is a mixture of categories. Without it the search could
 // empty a block: the categorical likelihood −Σ x_k·log r_k is smallest when every x_k is 0,
 // a row no data holds. Inputs outside blocks are divided by 1.
-func (e *Explainer) onSimplex(x *Node) *Node {
-	j := e.NumFeatures()
+func (pr programs) onSimplex(x *Node) *Node {
+	j := pr.numFeatures()
 	same := make([][]float32, j) // same[f][g] = 1 when inputs f and g are in one block
 	blocks := false
 	for f := range same {
 		same[f] = make([]float32, j)
 	}
 	outside := make([]float32, j)
-	for _, c := range e.cols {
+	for _, c := range pr.cols {
 		for f := c.Start; f < c.Start+c.Width; f++ {
 			if c.Type != data.Categorical {
 				outside[f] = 1
@@ -281,9 +281,9 @@ func (e *Explainer) onSimplex(x *Node) *Node {
 }
 
 // objectiveGraph returns G and its gradient for rows xc (used to check gradients).
-func (e *Explainer) objectiveGraph(in []*Node) []*Node {
+func (pr programs) objectiveGraph(in []*Node) []*Node {
 	xc, x0, target, lam := in[0], in[1], in[2], in[3]
-	lp, _, gradLp := classAt(e.clf, e.tape(), xc, target)
-	obj, grad, _ := objective(e.vae, e.tape(), lp, gradLp, xc, x0, lam, nil)
+	lp, _, gradLp := classAt(pr.clf, pr.tape(), xc, target)
+	obj, grad, _ := objective(pr.vae, pr.tape(), lp, gradLp, xc, x0, lam, nil)
 	return []*Node{obj, grad}
 }

@@ -130,28 +130,27 @@ type loopKey struct {
 }
 
 // loopEngine walks a batch as one compiled program (see the file's comment and engine).
-type loopEngine struct{ e *Explainer }
+type loopEngine struct{ pr programs }
 
 func (loopEngine) name() string { return "loop" }
 
 // loopRuns reports whether the search for cfg can run on the loop engine: the backend runs
 // While with the operations the loop needs, and the objective uses the mean code (sampled
 // codes are drawn on the host, per row and step, so that both engines draw the same).
-func (e *Explainer) loopRuns(cfg Config) bool {
+func (pr programs) loopRuns(cfg Config) bool {
 	if cfg.Samples > 0 {
 		return false
 	}
-	caps := e.backend.Capabilities()
+	caps := pr.backend.Capabilities()
 	return caps.Functions && caps.Operations[compute.OpTypeWhile] && caps.Operations[compute.OpTypeScatterSum] &&
 		caps.DTypes[dtypes.Float64]
 }
 
 func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
-	e := l.e
-	if err := e.measureStarts(ctx, cfg, rows, dev); err != nil {
+	if err := measureStarts(ctx, cfg, l.pr, rows, dev); err != nil {
 		return err
 	}
-	j := e.NumFeatures()
+	j := l.pr.numFeatures()
 	stride := max(rows[0].kept.stride, 1)
 	chunk := max(1, min(cfg.Steps, loopRowSteps/len(rows)))
 	// The kept buffer holds at most chunk/stride + 2 points a row.
@@ -170,14 +169,14 @@ func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compu
 			break
 		}
 		last := min(t+chunk-1, cfg.Steps)
-		if err := e.loopChunk(cfg, live, t, last, stride, dev); err != nil {
+		if err := l.loopChunk(cfg, live, t, last, stride, dev); err != nil {
 			return err
 		}
 		if progress != nil {
 			progress(last)
 		}
 	}
-	return e.measure(ctx, cfg, rows, cfg.Steps, dev)
+	return measure(ctx, cfg, l.pr, rows, cfg.Steps, dev)
 }
 
 // liveRows returns the active rows (nil if none), padded with rows that stopped up to a
@@ -203,12 +202,12 @@ func liveRows(rows []*row) []*row {
 }
 
 // loopChunk runs steps first..last of the rows' search in one execution, on device dev.
-func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int, dev compute.DeviceNum) error {
-	j, c := e.NumFeatures(), e.clf.NumClasses()
+func (l loopEngine) loopChunk(cfg Config, rows []*row, first, last, stride int, dev compute.DeviceNum) error {
+	j, c := l.pr.numFeatures(), l.pr.clf.NumClasses()
 	q := (last-first+1)/stride + 2
 	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
-	ex, release, err := e.execs.get(execKey{loop: loopKey{kind: kind, rows: len(rows), kept: q, earlyStop: cfg.EarlyStop > 0}}, func() (*Exec, error) {
-		return NewExec(e.backendFor(len(rows)), e.loopGraph(kind, q, cfg.EarlyStop > 0))
+	ex, release, err := l.pr.execs.get(execKey{loop: loopKey{kind: kind, rows: len(rows), kept: q, earlyStop: cfg.EarlyStop > 0}}, func() (*Exec, error) {
+		return NewExec(l.pr.backendFor(len(rows)), l.pr.loopGraph(kind, q, cfg.EarlyStop > 0))
 	})
 	if err != nil {
 		return err
@@ -224,7 +223,7 @@ func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int, 
 		last: tensors.FromValue(int32(last)), earlyStop: tensors.FromValue(int32(cfg.EarlyStop)),
 		stride: tensors.FromValue(int32(stride)),
 	}
-	state := e.loopState(rows, first)
+	state := l.loopState(rows, first)
 	var args []any
 	for _, f := range consts.fields() {
 		args = append(args, *f)
@@ -232,7 +231,7 @@ func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int, 
 	for _, f := range state.carried() {
 		args = append(args, *f)
 	}
-	out, err := e.run(ex, dev, args...)
+	out, err := l.pr.run(ex, dev, args...)
 	finalize(args)
 	if err != nil {
 		return fmt.Errorf("quce: optimisation steps %d to %d: %w", first, last, err)
@@ -241,14 +240,14 @@ func (e *Explainer) loopChunk(cfg Config, rows []*row, first, last, stride int, 
 	for i, f := range res.fields() {
 		*f = out[i]
 	}
-	e.loopRead(cfg, rows, res, q)
+	l.loopRead(cfg, rows, res, q)
 	finalize(out)
 	return nil
 }
 
 // loopState packs the rows' state at step first (the carried fields).
-func (e *Explainer) loopState(rows []*row, first int) loopVals[*tensors.Tensor] {
-	j, n := e.NumFeatures(), len(rows)
+func (l loopEngine) loopState(rows []*row, first int) loopVals[*tensors.Tensor] {
+	j, n := l.pr.numFeatures(), len(rows)
 	phi := make([]float64, n*j)
 	for i, r := range rows {
 		copy(phi[i*j:], r.phi)
@@ -300,8 +299,8 @@ func perRow[T bool | int32 | float32 | float64](rows []*row, f func(*row) T) *te
 }
 
 // loopRead turns a loop execution's outputs back into the rows' state.
-func (e *Explainer) loopRead(cfg Config, rows []*row, s loopVals[*tensors.Tensor], q int) {
-	j, w := e.NumFeatures(), keptWidth(e.NumFeatures())
+func (l loopEngine) loopRead(cfg Config, rows []*row, s loopVals[*tensors.Tensor], q int) {
+	j, w := l.pr.numFeatures(), keptWidth(l.pr.numFeatures())
 	f32s := func(t *tensors.Tensor) []float32 { return tensors.MustCopyFlatData[float32](t) }
 	f64s := func(t *tensors.Tensor) []float64 { return tensors.MustCopyFlatData[float64](t) }
 	i32s := func(t *tensors.Tensor) []int32 { return tensors.MustCopyFlatData[int32](t) }
@@ -341,14 +340,14 @@ func (e *Explainer) loopRead(cfg Config, rows []*row, s loopVals[*tensors.Tensor
 		case loopObjFailed:
 			r.diverged(cfg, int(failStep[i]), whyObjective)
 		case loopOutside:
-			r.diverged(cfg, int(failStep[i]), whyOutside(e.features[failInput[i]]))
+			r.diverged(cfg, int(failStep[i]), whyOutside(l.pr.features[failInput[i]]))
 		}
 	}
 }
 
 // loopGraph builds the loop program for q kept slots a row: loopConsts then loopVals'
 // carried fields in, every loopVals field out.
-func (e *Explainer) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node) []*Node {
+func (pr programs) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node) []*Node {
 	return func(args []*Node) []*Node {
 		var c loopConsts[*Node]
 		var s0 loopVals[*Node]
@@ -362,7 +361,7 @@ func (e *Explainer) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node
 		rows := s0.cur.Shape().Dimensions[0]
 		s0.failCode = Zeros(g, shapes.Make(dtypes.Int32, rows)) // loopOK
 		s0.failStep, s0.failInput = s0.failCode, s0.failCode
-		s0.kept = Zeros(g, shapes.Make(dtypes.Float32, rows*(q+1), keptWidth(e.NumFeatures())))
+		s0.kept = Zeros(g, shapes.Make(dtypes.Float32, rows*(q+1), keptWidth(pr.numFeatures())))
 		n0 := s0.n // the rows' points when the execution began: the kept slots count from it
 		params := func(g *Graph) loopVals[*Node] {
 			var s loopVals[*Node]
@@ -378,7 +377,7 @@ func (e *Explainer) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node
 		})
 		body := NewClosure(g, func(g *Graph) []*Node {
 			s := params(g)
-			next := e.loopStep(kind, earlyStop, c, s, n0)
+			next := pr.loopStep(kind, earlyStop, c, s, n0)
 			var out []*Node
 			for _, f := range next.fields() {
 				out = append(out, *f)
@@ -395,7 +394,7 @@ func (e *Explainer) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node
 
 // loopStep is one step of every row inside the loop (see the file's comment): what walkRow
 // and row.record do on the host.
-func (e *Explainer) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node], s loopVals[*Node], n0 *Node) loopVals[*Node] {
+func (pr programs) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node], s loopVals[*Node], n0 *Node) loopVals[*Node] {
 	g := s.t.Graph()
 	r, j := s.cur.Shape().Dimensions[0], s.cur.Shape().Dimensions[1]
 	col := func(b *Node) *Node { return ExpandAxes(b, -1) } // [R] → [R,1]
@@ -408,7 +407,7 @@ func (e *Explainer) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node],
 	}
 	f64 := func(x *Node) *Node { return ConvertDType(x, dtypes.Float64) }
 	moveNow := Mul(c.move, col(ConvertDType(s.active, dtypes.Float32)))
-	o := e.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: moveNow, lo: c.lo, hi: c.hi,
+	o := pr.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: moveNow, lo: c.lo, hi: c.hi,
 		m: s.m, v: s.v, t: ConvertDType(s.t, dtypes.Float32), lam: s.lam, lr: c.lr})
 	next := s
 	// A row that stopped never moves again, so its optimiser state need not be kept (the
@@ -439,7 +438,7 @@ func (e *Explainer) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node],
 		seg = Add(seg, MulScalar(f64(o.interior), wIn))
 	}
 	next.phi = pickRow(rec, Add(s.phi, Mul(f64(Sub(s.cur, s.prev)), seg)), s.phi)
-	next.kept = e.keep(s, o, rec, n0, c.stride)
+	next.kept = pr.keep(s, o, rec, n0, c.stride)
 	next.lastP, next.lastUnc, next.lastUncP = pick(rec, o.p, s.lastP), pick(rec, o.unc, s.lastUnc), pick(rec, o.uncPaper, s.lastUncP)
 	next.sumUnc = pick(rec, Add(s.sumUnc, f64(o.unc)), s.sumUnc)
 	next.sumPaper = pick(rec, Add(s.sumPaper, f64(o.uncPaper)), s.sumPaper)
@@ -521,7 +520,7 @@ func pick(b, onTrue, onFalse *Node) *Node {
 // keep writes the points recorded now (rec) whose index n is a multiple of stride into the
 // kept buffer, at slot n/stride − n0/stride of their row (n0: the row's points when the
 // execution began); the other rows write to their row's last slot, which is never read.
-func (e *Explainer) keep(s loopVals[*Node], o stepOut, rec, n0, stride *Node) *Node {
+func (pr programs) keep(s loopVals[*Node], o stepOut, rec, n0, stride *Node) *Node {
 	rows := s.cur.Shape().Dimensions[0]
 	slots := s.kept.Shape().Dimensions[0] / rows // q+1
 	g := s.cur.Graph()

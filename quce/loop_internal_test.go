@@ -45,8 +45,7 @@ func TestEngineChoice(t *testing.T) {
 		{"loop, a backend without While", EngineLoop, noWhile{b}, DefaultConfig(), "lacks While"},
 		{"loop, sampled latent codes", EngineLoop, b, sampled, "samples = 2 is not allowed"},
 	} {
-		e := &Explainer{backend: tc.b, EngineChoice: tc.choice}
-		w, err := e.engineFor(tc.cfg)
+		w, err := engineFor(tc.choice, programs{backend: tc.b}, tc.cfg)
 		got := ""
 		if err != nil {
 			got = err.Error()

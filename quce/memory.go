@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/quce-go/quce/vae"
 )
 
 // A job's memory grows with rows × kept points × inputs: a million paths of 201 kept points
@@ -54,38 +56,47 @@ const baseBytes = 256 << 20
 // Linux, or no /proc/meminfo).
 const fallbackMemory = 4 << 30
 
-// jobMemory is an estimate of the bytes a job of instances × cfg.Paths × candidates rows
+// memoryModel is what a job's memory depends on besides its Config and size, and the limit
+// it must fit in: plain values, taken from the explainer when a call begins.
+type memoryModel struct {
+	inputs, columns int
+	vae             *vae.Config // nil: no VAE (nothing sampled)
+	shards          int         // the most concurrent executions (see maxShards)
+	limit           int64       // Explainer.MemoryLimit (0: AvailableMemory)
+}
+
+// need is an estimate of the bytes a job of instances × cfg.Paths × candidates rows
 // needs at its peak, and what it is made of: the bytes per row and the kept points per row,
 // the rows one step walks at once (inFlight), and the bytes each of them holds during a step
 // for the rule's points (-k) and for the latent samples (-samples).
-func (e *Explainer) jobMemory(cfg Config, instances, candidates int) (total, perRow int64, points int, inFlight, unit, sampled int64) {
-	j := e.NumFeatures()
+func (mm memoryModel) need(cfg Config, instances, candidates int) (total, perRow int64, points int, inFlight, unit, sampled int64) {
+	j := mm.inputs
 	points = cfg.Steps + 2 // x, an offset start, and a point per step
 	if cfg.PathPoints > 0 {
 		points = min(points, cfg.PathPoints+1)
 	}
 	if cfg.Sparse {
-		points += resetPieces * len(e.cols) // every point of the resets is kept
+		points += resetPieces * mm.columns // every point of the resets is kept
 	}
 	perRow = int64(points)*(int64(j)*(4+8)+walkPointBytes+resultPointBytes) + rowBytes(j)
 	rows := int64(instances) * int64(max(1, cfg.Paths)) * int64(candidates)
-	inFlight = min(rows, int64(e.maxShards())*maxUnitRows)
+	inFlight = min(rows, int64(max(1, mm.shards))*maxUnitRows)
 	unit = unitRowBytes(j, max(1, cfg.K))
-	if cfg.Samples > 0 && e.vae != nil {
-		sampled = sampleRowBytes(cfg.Samples, j, e.vae.Config.Latent, e.vae.Config.Decoder)
+	if cfg.Samples > 0 && mm.vae != nil {
+		sampled = sampleRowBytes(cfg.Samples, j, mm.vae.Latent, mm.vae.Decoder)
 	}
 	total = rows*perRow + inFlight*(unit+sampled) + baseBytes
 	return total, perRow, points, inFlight, unit, sampled
 }
 
-// checkMemory refuses a job that needs more memory than the limit (Explainer.MemoryLimit,
+// check refuses a job that needs more memory than the limit (Explainer.MemoryLimit,
 // or what the machine has available), saying how large it is and how to shrink it.
-func (e *Explainer) checkMemory(cfg Config, instances, candidates int) error {
-	limit := e.MemoryLimit
+func (mm memoryModel) check(cfg Config, instances, candidates int) error {
+	limit := mm.limit
 	if limit <= 0 {
 		limit = AvailableMemory()
 	}
-	total, perRow, points, inFlight, unit, sampled := e.jobMemory(cfg, instances, candidates)
+	total, perRow, points, inFlight, unit, sampled := mm.need(cfg, instances, candidates)
 	if total <= limit {
 		return nil
 	}
@@ -93,8 +104,8 @@ func (e *Explainer) checkMemory(cfg Config, instances, candidates int) error {
 	if candidates > 1 {
 		size += fmt.Sprintf(" × %d candidates of automatic λ (-lambdas auto)", candidates)
 	}
-	size += fmt.Sprintf(" × %d kept points of %d inputs", points, e.NumFeatures())
-	j := int64(e.NumFeatures())
+	size += fmt.Sprintf(" × %d kept points of %d inputs", points, mm.inputs)
+	j := int64(mm.inputs)
 	// What one step holds for the rows it walks at once, when that is most of the job: the
 	// rule's points (-k) and the latent samples (-samples) grow it, not the rows.
 	if perStep := inFlight * (unit + sampled); 2*perStep > total {

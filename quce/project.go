@@ -31,17 +31,17 @@ func inside(v, lo, hi float64) bool {
 }
 
 // toData is input f's standardised value v in the data's units, as the scaler maps it.
-func (e *Explainer) toData(f int, v float32) float64 {
-	return float64(v)*e.scaler.Std[f] + e.scaler.Mean[f]
+func (in inputs) toData(f int, v float32) float64 {
+	return float64(v)*in.scaler.Std[f] + in.scaler.Mean[f]
 }
 
 // standardised is input f's value v (original units) as the models see it; the instance's own
 // value maps to exactly its input, so an unchanged column compares equal.
-func (e *Explainer) standardised(b *queryBox, f int, v float64) float32 {
+func (in inputs) standardised(b *queryBox, f int, v float64) float32 {
 	if math.Abs(v-b.x0orig[f]) <= 1e-6*max(1, math.Abs(v)) {
 		return b.x0[f]
 	}
-	return float32((v - e.scaler.Mean[f]) / e.scaler.Std[f])
+	return float32((v - in.scaler.Mean[f]) / in.scaler.Std[f])
 }
 
 // dataUnits is the standardised point x of a query with box b in the data's units, exactly,
@@ -53,21 +53,21 @@ func (e *Explainer) standardised(b *queryBox, f int, v float64) float32 {
 // value; an input at a side of the box is that side. Every value lies inside the box in the
 // data's units (the search's box is rounded inwards, see inward, so the clamp that ensures
 // it moves no point the search made by more than rounding).
-func (e *Explainer) dataUnits(b *queryBox, x []float32) []float64 {
+func (in inputs) dataUnits(b *queryBox, x []float32) []float64 {
 	out := make([]float64, len(x))
-	for _, c := range e.cols {
+	for _, c := range in.cols {
 		for f := c.Start; f < c.Start+c.Width; f++ {
-			v := min(max(e.toData(f, x[f]), b.olo[f]), b.ohi[f])
+			v := min(max(in.toData(f, x[f]), b.olo[f]), b.ohi[f])
 			switch {
 			case x[f] == b.x0[f]:
 				v = b.x0orig[f]
 			case discrete(c) && c.Type != data.Categorical:
-				if legal := nearestLegal(c, v, b.olo[f], b.ohi[f]); e.near(f, x[f], legal) {
+				if legal := nearestLegal(c, v, b.olo[f], b.ohi[f]); in.near(f, x[f], legal) {
 					v = legal
 				}
-			case e.near(f, x[f], b.olo[f]):
+			case in.near(f, x[f], b.olo[f]):
 				v = b.olo[f]
-			case e.near(f, x[f], b.ohi[f]):
+			case in.near(f, x[f], b.ohi[f]):
 				v = b.ohi[f]
 			}
 			out[f] = v
@@ -78,8 +78,8 @@ func (e *Explainer) dataUnits(b *queryBox, x []float32) []float64 {
 
 // near reports whether input f's float32 value x is within float32 rounding (one unit in
 // the last place) of the value v in the data's units.
-func (e *Explainer) near(f int, x float32, v float64) bool {
-	z := (v - e.scaler.Mean[f]) / e.scaler.Std[f]
+func (in inputs) near(f int, x float32, v float64) bool {
+	z := (v - in.scaler.Mean[f]) / in.scaler.Std[f]
 	ulp := float64(math.Nextafter32(float32(math.Abs(float64(x))), float32(math.Inf(1))) - float32(math.Abs(float64(x))))
 	return math.Abs(float64(x)-z) <= ulp
 }
@@ -87,9 +87,9 @@ func (e *Explainer) near(f int, x float32, v float64) bool {
 // legalize returns the legal row nearest to x for the box b: a frozen column keeps the
 // instance's value, a categorical column takes its largest input's category among those its
 // box allows, numeric, binary and ordinal columns their nearest legal value inside the box.
-func (e *Explainer) legalize(b *queryBox, x []float32) []float32 {
+func (in inputs) legalize(b *queryBox, x []float32) []float32 {
 	out := slices.Clone(x)
-	for _, c := range e.cols {
+	for _, c := range in.cols {
 		span := out[c.Start : c.Start+c.Width]
 		switch {
 		case b.move[c.Start] == 0:
@@ -104,7 +104,7 @@ func (e *Explainer) legalize(b *queryBox, x []float32) []float32 {
 			clear(span)
 			span[best] = 1
 		case discrete(c):
-			span[0] = e.standardised(b, c.Start, nearestLegal(c, e.toData(c.Start, span[0]), b.olo[c.Start], b.ohi[c.Start]))
+			span[0] = in.standardised(b, c.Start, nearestLegal(c, in.toData(c.Start, span[0]), b.olo[c.Start], b.ohi[c.Start]))
 		}
 	}
 	return out
@@ -124,7 +124,7 @@ type move struct {
 // box: every other category, the other binary value, ordinal ranks ±1, integers ±1 and ±
 // about a quarter of their spread (so wide columns such as amounts can move by a useful
 // amount). Continuous columns are left to the search.
-func (e *Explainer) moves(r *row, x []float32) []move {
+func (in inputs) moves(r *row, x []float32) []move {
 	var out []move
 	with := func(ci int, set func(p []float32)) {
 		p := slices.Clone(x)
@@ -133,7 +133,7 @@ func (e *Explainer) moves(r *row, x []float32) []move {
 			out = append(out, move{column: ci, point: p})
 		}
 	}
-	for ci, c := range e.cols {
+	for ci, c := range in.cols {
 		f := c.Start
 		if !discrete(c) || r.move[f] == 0 {
 			continue
@@ -151,20 +151,20 @@ func (e *Explainer) moves(r *row, x []float32) []move {
 			continue
 		}
 		lo, hi := r.olo[f], r.ohi[f]
-		v := math.Round(e.toData(f, x[f]))
+		v := math.Round(in.toData(f, x[f]))
 		steps := []float64{-1, 1}
 		switch c.Type {
 		case data.Binary:
-			steps = []float64{c.Min + c.Max - 2*e.toData(f, x[f])}
-			v = e.toData(f, x[f])
+			steps = []float64{c.Min + c.Max - 2*in.toData(f, x[f])}
+			v = in.toData(f, x[f])
 		case data.Integer:
-			if s := math.Round(0.25 * e.scaler.Std[f]); s > 1 {
+			if s := math.Round(0.25 * in.scaler.Std[f]); s > 1 {
 				steps = append(steps, -s, s)
 			}
 		}
 		for _, s := range steps {
 			if nv := v + s; inside(nv, lo, hi) {
-				with(ci, func(p []float32) { p[f] = e.standardised(r.box(), f, nv) })
+				with(ci, func(p []float32) { p[f] = in.standardised(r.box(), f, nv) })
 			}
 		}
 	}
@@ -183,7 +183,7 @@ func endSearch(rows []*row) {
 // for messages; it returns the next free number. The segments are known before any is
 // measured, so all of them, of every row, are measured together (one execution for up to
 // maxUnitRows of them) and then recorded in order along each path.
-func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets [][]float32, step int) (int, error) {
+func walkTo(ctx context.Context, cfg Config, pr programs, rows []*row, targets [][]float32, step int) (int, error) {
 	type walker struct {
 		r   *row
 		pts [][]float32 // the ends of its segments; the last is the target
@@ -210,11 +210,11 @@ func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets
 		}
 		walkers = append(walkers, w)
 	}
-	m, err := e.measureSegments(ctx, cfg, segs, 0)
+	m, err := pr.measureSegments(ctx, cfg, segs, 0)
 	if err != nil {
 		return 0, err
 	}
-	j := e.NumFeatures()
+	j := pr.numFeatures()
 	for piece := 1; piece <= resetPieces; piece++ {
 		for wi, w := range walkers {
 			if w.r.failure != "" {
@@ -232,8 +232,8 @@ func (e *Explainer) walkTo(ctx context.Context, cfg Config, rows []*row, targets
 // moves) with the highest F(τ|·) is taken if it raises F, for at most as many moves as there
 // are columns. Both are walked as path segments. Rows whose columns are all continuous are
 // untouched.
-func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error {
-	if !e.hasDiscrete() {
+func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*row) error {
+	if !in.hasDiscrete() {
 		return nil
 	}
 	step := cfg.Steps + 1
@@ -242,15 +242,15 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		if err := every(ctx, i); err != nil {
 			return err
 		}
-		if p := e.legalize(r.box(), r.last.x); r.failure == "" && !slices.Equal(p, r.last.x) {
+		if p := in.legalize(r.box(), r.last.x); r.failure == "" && !slices.Equal(p, r.last.x) {
 			targets[i], r.projected = p, true
 		}
 	}
-	step, err := e.walkTo(ctx, cfg, rows, targets, step)
+	step, err := walkTo(ctx, cfg, pr, rows, targets, step)
 	if err != nil {
 		return err
 	}
-	for range e.cols {
+	for range in.cols {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 			if r.failure != "" || float64(r.last.prob) >= cfg.Threshold {
 				continue
 			}
-			cands[i] = e.moves(r, r.last.x)
+			cands[i] = in.moves(r, r.last.x)
 			for _, m := range cands[i] {
 				pts, tg = append(pts, m.point), append(tg, r.onehot)
 			}
@@ -271,7 +271,7 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		if len(pts) == 0 {
 			return nil
 		}
-		probs, _, err := e.probeMany(ctx, pts, tg)
+		probs, _, err := pr.probeMany(ctx, pts, tg)
 		if err != nil {
 			return err
 		}
@@ -294,7 +294,7 @@ func (e *Explainer) project(ctx context.Context, cfg Config, rows []*row) error 
 		if !any {
 			return nil
 		}
-		if step, err = e.walkTo(ctx, cfg, rows, targets, step); err != nil {
+		if step, err = walkTo(ctx, cfg, pr, rows, targets, step); err != nil {
 			return err
 		}
 	}

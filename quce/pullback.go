@@ -22,7 +22,7 @@ const pullBackProbes = 16
 // between x_c and x, both inside the box (frozen inputs equal at both), so every
 // constraint holds, and the distance to x shrinks by the factor 1 − t (an integer or
 // ordinal column's by about as much, rounded to a legal value).
-func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error {
+func pullBack(ctx context.Context, cfg Config, pr programs, in inputs, rows []*row) error {
 	need := float32(cfg.Threshold + cfg.Auto.Margin)
 	bound := func(r *row) float32 { return max(float32(cfg.Plausibility), r.last.unc) }
 	var walk []*row
@@ -47,15 +47,15 @@ func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error
 		for i, r := range walk {
 			for k := 1; k < pullBackProbes; k++ {
 				if t := best[i] + float64(k)*width; t < 1 {
-					pts, tg, owner, ts = append(pts, e.towardsX(r, t)), append(tg, r.onehot), append(owner, i), append(ts, t)
+					pts, tg, owner, ts = append(pts, in.towardsX(r, t)), append(tg, r.onehot), append(owner, i), append(ts, t)
 				}
 			}
 		}
-		probs, _, err := e.probeMany(ctx, pts, tg)
+		probs, _, err := pr.probeMany(ctx, pts, tg)
 		if err != nil {
 			return err
 		}
-		unc, err := e.uncertaintyChunked(ctx, pts)
+		unc, err := pr.uncertaintyChunked(ctx, pts)
 		if err != nil {
 			return err
 		}
@@ -69,14 +69,14 @@ func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error
 	targets := make([][]float32, len(walk))
 	for i, r := range walk {
 		if best[i] > 0 {
-			marks[i], targets[i] = r.mark(), e.towardsX(r, best[i])
+			marks[i], targets[i] = r.mark(), in.towardsX(r, best[i])
 		}
 	}
 	if !slices.ContainsFunc(targets, func(t []float32) bool { return t != nil }) {
 		return nil
 	}
-	step := cfg.Steps + 1 + 2*resetPieces*len(e.cols)
-	if _, err := e.walkTo(ctx, cfg, walk, targets, step); err != nil {
+	step := cfg.Steps + 1 + 2*resetPieces*len(in.cols)
+	if _, err := walkTo(ctx, cfg, pr, walk, targets, step); err != nil {
 		return err
 	}
 	for i, r := range walk {
@@ -98,15 +98,15 @@ func (e *Explainer) pullBack(ctx context.Context, cfg Config, rows []*row) error
 // legal value nearest to that, in the data's units (it lies between x_c's and x's values,
 // both legal and inside the box, so it is legal and inside too); binary and categorical
 // columns keep x_c's value, which a fraction of the way cannot change.
-func (e *Explainer) towardsX(r *row, t float64) []float32 {
+func (in inputs) towardsX(r *row, t float64) []float32 {
 	pt := slices.Clone(r.last.x)
-	for _, c := range e.cols {
+	for _, c := range in.cols {
 		switch {
 		case c.Type == data.Integer || c.Type == data.Ordinal:
 			f := c.Start
-			v := e.toData(f, pt[f])
+			v := in.toData(f, pt[f])
 			v = nearestLegal(c, v+t*(r.x0orig[f]-v), min(v, r.x0orig[f]), max(v, r.x0orig[f]))
-			pt[f] = e.standardised(r.box(), f, v)
+			pt[f] = in.standardised(r.box(), f, v)
 		case discrete(c):
 		default:
 			for f := c.Start; f < c.Start+c.Width; f++ {
@@ -120,9 +120,9 @@ func (e *Explainer) towardsX(r *row, t float64) []float32 {
 
 // uncertaintyChunked is L_ε (trained form) at many points, evaluated in fixed-size chunks
 // so that one compiled shape serves every call.
-func (e *Explainer) uncertaintyChunked(ctx context.Context, pts [][]float32) ([]float32, error) {
+func (pr programs) uncertaintyChunked(ctx context.Context, pts [][]float32) ([]float32, error) {
 	out := make([]float32, 0, len(pts))
-	zero := make([]float32, e.NumFeatures())
+	zero := make([]float32, pr.numFeatures())
 	for start := 0; start < len(pts); start += probeChunk {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -131,7 +131,7 @@ func (e *Explainer) uncertaintyChunked(ctx context.Context, pts [][]float32) ([]
 		for len(chunk) < probeChunk {
 			chunk = append(chunk, zero)
 		}
-		unc, _, _, err := e.pointsMany(chunk)
+		unc, _, _, err := pr.pointsMany(chunk)
 		if err != nil {
 			return nil, err
 		}

@@ -166,7 +166,7 @@ func (e *Explanation) ValidRate() float64 {
 // assemble adds ε and the ± integrals to the walked rows and builds the results, at most
 // maxUnitRows rows at a time (so that memory and the time between checks of ctx stay small).
 // fix is the fix named when a path's attribution is not fit to report.
-func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, pred [][]float64, rows []*row, tm *Timings, fix string) ([]*Explanation, error) {
+func assemble(ctx context.Context, cfg Config, pr programs, in inputs, queries []Query, pred [][]float64, rows []*row, tm *Timings, fix string) ([]*Explanation, error) {
 	t0 := time.Now()
 	out := make([]*Explanation, len(queries))
 	for qi, q := range queries {
@@ -183,7 +183,7 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 			return nil, err
 		}
 		unit := rows[lo:min(lo+maxUnitRows, len(rows))]
-		paths, err := e.uncertaintyAttributions(ctx, cfg, unit, fix)
+		paths, err := uncertaintyAttributions(ctx, cfg, pr, in, unit, fix)
 		if err != nil {
 			return nil, err
 		}
@@ -200,13 +200,13 @@ func (e *Explainer) assemble(ctx context.Context, cfg Config, queries []Query, p
 }
 
 // uncertaintyAttributions computes ε and the ± integrals of rows and returns their paths.
-func (e *Explainer) uncertaintyAttributions(ctx context.Context, cfg Config, rows []*row, fix string) ([]*Path, error) {
-	j := e.NumFeatures()
+func uncertaintyAttributions(ctx context.Context, cfg Config, pr programs, in inputs, rows []*row, fix string) ([]*Path, error) {
+	j := pr.numFeatures()
 	last := make([][]float32, len(rows))
 	for i, r := range rows {
 		last[i] = r.last.x
 	}
-	_, _, recon, err := e.pointsMany(last)
+	_, _, recon, err := pr.pointsMany(last)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func (e *Explainer) uncertaintyAttributions(ctx context.Context, cfg Config, row
 			}
 		}
 	}
-	_, grads, err := e.probeMany(ctx, pts, targets)
+	_, grads, err := pr.probeMany(ctx, pts, targets)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func (e *Explainer) uncertaintyAttributions(ctx context.Context, cfg Config, row
 				minus[f] -= float64(eps[i][f]) * invK * float64(gm[f])
 			}
 		}
-		paths[i] = e.pathResult(cfg, r, plus, minus, eps[i], fix)
+		paths[i] = in.pathResult(cfg, r, plus, minus, eps[i], fix)
 		if paths[i].Failure == "" {
 			paths[i].CFReconError = reconErr[i]
 		}
@@ -263,7 +263,7 @@ func (e *Explainer) uncertaintyAttributions(ctx context.Context, cfg Config, row
 // alreadyTargets fills out[qi] for every query that the model already puts in its target
 // class targets[qi] (see Explanation.AlreadyTarget); pred are the queries' class
 // probabilities.
-func (e *Explainer) alreadyTargets(cfg Config, queries []Query, pred [][]float64, targets []int, out []*Explanation) error {
+func alreadyTargets(cfg Config, pr programs, in inputs, queries []Query, pred [][]float64, targets []int, out []*Explanation) error {
 	var idx []int
 	var xs [][]float32
 	for qi := range queries {
@@ -272,14 +272,14 @@ func (e *Explainer) alreadyTargets(cfg Config, queries []Query, pred [][]float64
 			xs = append(xs, toF32(queries[qi].X))
 		}
 	}
-	unc, uncPaper, recon, err := e.pointsMany(xs)
+	unc, uncPaper, recon, err := pr.pointsMany(xs)
 	if err != nil {
 		return err
 	}
-	j := e.NumFeatures()
+	j := pr.numFeatures()
 	for k, qi := range idx {
 		x, f := toF64(xs[k]), pred[qi][targets[qi]]
-		orig, err := e.original(qi, queries[qi])
+		orig, err := in.original(qi, queries[qi])
 		if err != nil {
 			return err
 		}
@@ -326,7 +326,10 @@ const MaxCompletenessGap = 0.5
 // with automatic λ and sparsity, 4.0 with -lr 1.
 const MaxAttributionSum = 10
 
-func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []float32, fix string) *Path {
+// pathResult is row r's path as reported (in the data's units too), with the ± attributions
+// plus and minus and ε eps; a path that failed, or whose attribution fails its checks, is
+// withdrawn, naming fix.
+func (in inputs) pathResult(cfg Config, r *row, plus, minus []float64, eps []float32, fix string) *Path {
 	kept := r.kept.points
 	if kept[len(kept)-1].step != r.last.step {
 		kept = append(kept, r.last)
@@ -342,11 +345,11 @@ func (e *Explainer) pathResult(cfg Config, r *row, plus, minus []float64, eps []
 		p.Steps-- // the jump to the offset start is not an optimisation step
 	}
 	for i, k := range kept {
-		p.Points[i], p.PointsOriginal[i], p.Step[i] = toF64(k.x), e.dataUnits(r.box(), k.x), k.step
+		p.Points[i], p.PointsOriginal[i], p.Step[i] = toF64(k.x), in.dataUnits(r.box(), k.x), k.step
 		p.Probability[i], p.Uncertainty[i], p.UncertaintyPaper[i] = float64(k.prob), float64(k.unc), float64(k.uncPapr)
 	}
 	p.Counterfactual = toF64(r.last.x)
-	p.CounterfactualOriginal = e.dataUnits(r.box(), r.last.x)
+	p.CounterfactualOriginal = in.dataUnits(r.box(), r.last.x)
 	p.ProbEnd = float64(r.last.prob)
 	sum := 0.0
 	for _, v := range r.phi {

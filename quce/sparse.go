@@ -5,6 +5,8 @@ import (
 	"context"
 	"math"
 	"slices"
+
+	"github.com/quce-go/quce/data"
 )
 
 // rowMark is what a trial reset changes in a row, so that a rejected one can be undone.
@@ -43,7 +45,7 @@ const resetPieces = 8
 // plausible than the bound; otherwise the row is restored to before the trial. Frozen
 // columns never changed, and x's values are legal and inside the bounds, so resets keep
 // every constraint. One execution per piece serves every row.
-func (e *Explainer) sparsify(ctx context.Context, cfg Config, rows []*row) error {
+func sparsify(ctx context.Context, cfg Config, pr programs, cols []data.Column, rows []*row) error {
 	type plan struct {
 		order []int // columns to try, smallest change first
 		next  int
@@ -57,9 +59,9 @@ func (e *Explainer) sparsify(ctx context.Context, cfg Config, rows []*row) error
 		if r.failure != "" || float64(r.last.prob) < cfg.Threshold {
 			continue
 		}
-		change := make([]float64, len(e.cols))
+		change := make([]float64, len(cols))
 		var order []int
-		for ci, c := range e.cols {
+		for ci, c := range cols {
 			for f := c.Start; f < c.Start+c.Width; f++ {
 				change[ci] += math.Abs(float64(r.last.x[f] - r.x0[f]))
 			}
@@ -71,7 +73,7 @@ func (e *Explainer) sparsify(ctx context.Context, cfg Config, rows []*row) error
 		plans[i] = &plan{order: order, bound: max(float32(cfg.Plausibility), r.last.unc)}
 		r.resets = []int{}
 	}
-	step := cfg.Steps + 1 + resetPieces*len(e.cols)
+	step := cfg.Steps + 1 + resetPieces*len(cols)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -82,7 +84,7 @@ func (e *Explainer) sparsify(ctx context.Context, cfg Config, rows []*row) error
 			if p := plans[i]; p != nil && p.next < len(p.order) {
 				m := r.mark()
 				marks[i] = &m
-				c := e.cols[p.order[p.next]]
+				c := cols[p.order[p.next]]
 				targets[i] = slices.Clone(r.last.x)
 				copy(targets[i][c.Start:c.Start+c.Width], r.x0[c.Start:c.Start+c.Width])
 			}
@@ -91,7 +93,7 @@ func (e *Explainer) sparsify(ctx context.Context, cfg Config, rows []*row) error
 			return nil
 		}
 		var err error
-		if step, err = e.walkTo(ctx, cfg, rows, targets, step); err != nil {
+		if step, err = walkTo(ctx, cfg, pr, rows, targets, step); err != nil {
 			return err
 		}
 		for i, r := range rows {

@@ -3,7 +3,6 @@ package quce
 import (
 	"context"
 	"fmt"
-	"runtime"
 )
 
 // ExplainStream explains queries chunk by chunk, chunk of them at a time (0: StreamChunk),
@@ -18,19 +17,24 @@ import (
 // no path. It returns the summed timings; an error stops it, naming the chunk, and so does emit's,
 // returned as it is.
 func (e *Explainer) ExplainStream(ctx context.Context, cfg Config, queries []Query, chunk int, emit func(first int, ex []*Explanation) error) (Timings, error) {
+	return e.job().explainStream(ctx, cfg, queries, chunk, emit)
+}
+
+// explainStream is Explainer.ExplainStream.
+func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, chunk int, emit func(first int, ex []*Explanation) error) (Timings, error) {
 	var tm Timings
 	if chunk < 0 {
 		return tm, fmt.Errorf("quce: chunk %d; fix: use a positive number of instances per chunk, or 0 for the default", chunk)
 	}
 	if chunk == 0 {
-		chunk = e.StreamChunk()
+		chunk = jb.streamChunk()
 	}
 	if len(queries) == 0 {
 		return tm, fmt.Errorf("quce: no instances to explain")
 	}
 	for first := 0; first < len(queries); first += chunk {
 		last := min(first+chunk, len(queries))
-		ex, t, err := e.ExplainTimed(ctx, cfg, queries[first:last])
+		ex, t, err := jb.explain(ctx, cfg, queries[first:last])
 		tm.Optimisation += t.Optimisation
 		tm.Uncertainty += t.Uncertainty
 		if err != nil {
@@ -50,10 +54,7 @@ func (e *Explainer) ExplainStream(ctx context.Context, cfg Config, queries []Que
 // StreamChunk is ExplainStream's default chunk: the rows one step of the search walks at
 // once (a unit of maxUnitRows per concurrent execution, see Shards), so that streaming
 // loses no parallelism.
-func (e *Explainer) StreamChunk() int {
-	shards := max(1, runtime.GOMAXPROCS(0))
-	if e.Shards > 0 {
-		shards = e.Shards
-	}
-	return shards * maxUnitRows
-}
+func (e *Explainer) StreamChunk() int { return e.job().streamChunk() }
+
+// streamChunk is ExplainStream's default chunk: a unit of rows for each of the job's shards.
+func (jb job) streamChunk() int { return jb.shards * maxUnitRows }

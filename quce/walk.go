@@ -107,13 +107,15 @@ func (r *row) advance(next []float32) {
 	r.prev, r.cur, r.curRecorded = r.cur, next, false
 }
 
-func (e *Explainer) initRows(cfg Config, rows []*row) {
+// initRows readies rows for a walk under cfg: an attribution of j inputs, the stride of
+// their kept points, and the first segment starting at x.
+func initRows(cfg Config, rows []*row, j int) {
 	stride := 1
 	if cfg.PathPoints > 0 {
 		stride = max(1, (cfg.Steps+2+cfg.PathPoints-2)/(cfg.PathPoints-1))
 	}
 	for _, r := range rows {
-		r.phi = make([]float64, e.NumFeatures())
+		r.phi = make([]float64, j)
 		r.kept.stride = stride
 		r.prev = r.x0
 	}
@@ -142,10 +144,10 @@ const maxUnitRows = 2048
 // the call faster; a call of fewer rows than minShardRows per device uses fewer devices.
 // Each shard walks its rows in units of at most maxUnitRows; the first shard reports
 // progress over all of its units.
-func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
-	e.initRows(cfg, rows)
-	devices := e.devices()
-	shards := max(1, min(e.maxShards(), len(rows)/minShardRows))
+func (jb job) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
+	initRows(cfg, rows, jb.pr.numFeatures())
+	devices := jb.pr.devices()
+	shards := max(1, min(jb.shards, len(rows)/minShardRows))
 	size := (len(rows) + shards - 1) / shards
 	errs := make([]error, shards)
 	var wg sync.WaitGroup
@@ -156,10 +158,10 @@ func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row
 			units := (len(part) + maxUnitRows - 1) / maxUnitRows
 			for u := 0; u < units; u++ {
 				var progress func(int)
-				if k == 0 && e.Progress != nil {
-					progress = func(t int) { e.Progress(u*cfg.Steps+t, units*cfg.Steps) }
+				if k == 0 && jb.progress != nil {
+					progress = func(t int) { jb.progress(u*cfg.Steps+t, units*cfg.Steps) }
 				}
-				if err := e.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], dev, progress); err != nil {
+				if err := jb.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], dev, progress); err != nil {
 					return err
 				}
 			}
@@ -181,14 +183,13 @@ func (e *Explainer) optimiseSharded(ctx context.Context, cfg Config, rows []*row
 	return errors.Join(errs...)
 }
 
-// maxShards is the most shards a call's rows are split into: Shards, or one per CPU core,
-// and at least one per device.
-func (e *Explainer) maxShards() int {
-	shards := runtime.GOMAXPROCS(0)
-	if e.Shards > 0 {
-		shards = e.Shards
+// maxShards is the most shards a call's rows are split into: shards (Explainer.Shards), or
+// one per CPU core if it is 0, and at least one per device.
+func maxShards(shards, devices int) int {
+	if shards <= 0 {
+		shards = runtime.GOMAXPROCS(0)
 	}
-	return max(shards, e.devices())
+	return max(1, shards, devices)
 }
 
 // batch packs a vector of width j per item (row or segment) into one [R, j] tensor.
@@ -285,18 +286,18 @@ func outside(x, x0 []float32) int {
 
 // measure evaluates the rows' current points (and the segments ending there) without
 // optimising, and records them, at most maxUnitRows rows an execution, on device dev.
-func (e *Explainer) measure(ctx context.Context, cfg Config, rows []*row, step int, dev compute.DeviceNum) error {
+func measure(ctx context.Context, cfg Config, pr programs, rows []*row, step int, dev compute.DeviceNum) error {
 	segs := make([]segment, len(rows))
 	for i, r := range rows {
 		segs[i] = segment{prev: r.prev, cur: r.cur, onehot: r.onehot}
 	}
-	m, err := e.measureSegments(ctx, cfg, segs, dev)
+	m, err := pr.measureSegments(ctx, cfg, segs, dev)
 	if err != nil {
 		return err
 	}
 	for i, r := range rows {
 		if !r.curRecorded {
-			m.recordFrom(cfg, r, i, e.NumFeatures(), step)
+			m.recordFrom(cfg, r, i, pr.numFeatures(), step)
 		}
 	}
 	return nil
@@ -308,20 +309,20 @@ type segment struct{ prev, cur, onehot []float32 }
 
 // measureSegments measures segments, at most maxUnitRows an execution, on device dev, and
 // returns the measures in their order.
-func (e *Explainer) measureSegments(ctx context.Context, cfg Config, segs []segment, dev compute.DeviceNum) (measured, error) {
+func (pr programs) measureSegments(ctx context.Context, cfg Config, segs []segment, dev compute.DeviceNum) (measured, error) {
 	kind := execKind{rule: cfg.Rule, k: cfg.K}
-	j, c := e.NumFeatures(), e.clf.NumClasses()
+	j, c := pr.numFeatures(), pr.clf.NumClasses()
 	var all measured
 	for lo := 0; lo < len(segs); lo += maxUnitRows {
 		if err := ctx.Err(); err != nil {
 			return all, err
 		}
 		unit := segs[lo:min(lo+maxUnitRows, len(segs))]
-		ex, release, err := e.stepExec(kind, len(unit))
+		ex, release, err := pr.stepExec(kind, len(unit))
 		if err != nil {
 			return all, err
 		}
-		out, err := e.run(ex, dev, stepArgs(kind, stepVals[any]{
+		out, err := pr.run(ex, dev, stepArgs(kind, stepVals[any]{
 			prev:   batch(unit, j, func(s segment) []float32 { return s.prev }),
 			xc:     batch(unit, j, func(s segment) []float32 { return s.cur }),
 			target: batch(unit, c, func(s segment) []float32 { return s.onehot }),
@@ -342,28 +343,28 @@ func (e *Explainer) measureSegments(ctx context.Context, cfg Config, segs []segm
 }
 
 // optimise walks the rows' paths on device dev; progress, if set, is told each step done.
-func (e *Explainer) optimise(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
-	w, err := e.engineFor(cfg)
+func (jb job) optimise(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
+	w, err := engineFor(jb.choice, jb.pr, cfg)
 	if err != nil {
 		return err
 	}
-	e.lastEngine.Store(ptr(w.name()))
+	jb.pr.lastEngine.Store(ptr(w.name()))
 	return w.walk(ctx, cfg, rows, dev, progress)
 }
 
 // stepsEngine walks a batch one execution per optimisation step, the rows' bookkeeping on
 // the host (see engine).
-type stepsEngine struct{ e *Explainer }
+type stepsEngine struct{ pr programs }
 
 func (stepsEngine) name() string { return "steps" }
 
 func (s stepsEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
-	e := s.e
-	if err := e.measureStarts(ctx, cfg, rows, dev); err != nil {
+	pr := s.pr
+	if err := measureStarts(ctx, cfg, pr, rows, dev); err != nil {
 		return err
 	}
 	kind := execKind{optimise: true, opt: cfg.Optimizer, samples: cfg.Samples, rule: cfg.Rule, k: cfg.K}
-	b := &walkBatch{e: e, kind: kind, dev: dev, release: func() {}, zeros: make([]float32, e.NumFeatures())}
+	b := &walkBatch{pr: pr, kind: kind, dev: dev, release: func() {}, zeros: make([]float32, pr.numFeatures())}
 	defer b.close()
 	for t := 1; t <= cfg.Steps; t++ {
 		if err := ctx.Err(); err != nil {
@@ -384,17 +385,17 @@ func (s stepsEngine) walk(ctx context.Context, cfg Config, rows []*row, dev comp
 		}
 	}
 	// The last point of every path (and its segment) still needs evaluating.
-	return e.measure(ctx, cfg, rows, cfg.Steps, dev)
+	return measure(ctx, cfg, pr, rows, cfg.Steps, dev)
 }
 
 // measureStarts measures point 0 of the rows' paths, x itself, then the seeded start of
 // offset paths, on device dev.
-func (e *Explainer) measureStarts(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum) error {
+func measureStarts(ctx context.Context, cfg Config, pr programs, rows []*row, dev compute.DeviceNum) error {
 	starts := make([][]float32, len(rows))
 	for i, r := range rows {
 		starts[i], r.cur = r.cur, r.x0
 	}
-	if err := e.measure(ctx, cfg, rows, 0, dev); err != nil {
+	if err := measure(ctx, cfg, pr, rows, 0, dev); err != nil {
 		return err
 	}
 	offsets := false
@@ -405,7 +406,7 @@ func (e *Explainer) measureStarts(ctx context.Context, cfg Config, rows []*row, 
 		}
 	}
 	if offsets {
-		if err := e.measure(ctx, cfg, rows, 0, dev); err != nil {
+		if err := measure(ctx, cfg, pr, rows, 0, dev); err != nil {
 			return err
 		}
 	}
@@ -432,7 +433,7 @@ func (b *walkBatch) step(cfg Config, t int) error {
 	b.m, b.v = res.m, res.v
 	changed := false // a row stopped or failed at this step
 	for i, r := range b.live {
-		if r.active && b.e.walkRow(cfg, r, i, t, m, obj[i], next[i*j:(i+1)*j:(i+1)*j]) {
+		if r.active && walkRow(cfg, b.pr.features, r, i, t, m, obj[i], next[i*j:(i+1)*j:(i+1)*j]) {
 			changed = true
 		}
 	}
@@ -452,7 +453,7 @@ func (b *walkBatch) step(cfg Config, t int) error {
 // generator when the objective samples, and returns its outputs and the noise argument
 // (empty without sampling), which the caller frees.
 func (b *walkBatch) exec(cfg Config, t int) (out []*tensors.Tensor, noise []any, err error) {
-	n, L := len(b.live), b.e.vae.Config.Latent
+	n, L := len(b.live), b.pr.vae.Config.Latent
 	in := stepVals[any]{prev: b.prev, xc: b.cur, target: b.target, x0: b.x0, move: b.move, lo: b.lo, hi: b.hi,
 		m: b.m, v: b.v, t: float32(t), lam: b.lam, lr: float32(cfg.LearningRate)}
 	if cfg.Samples > 0 {
@@ -467,7 +468,7 @@ func (b *walkBatch) exec(cfg Config, t int) (out []*tensors.Tensor, noise []any,
 		in.noise = tensors.FromFlatDataAndDimensions(draws, cfg.Samples, n, L)
 		noise = []any{in.noise}
 	}
-	if out, err = b.e.run(b.ex, b.dev, stepArgs(b.kind, in)...); err != nil {
+	if out, err = b.pr.run(b.ex, b.dev, stepArgs(b.kind, in)...); err != nil {
 		return nil, nil, fmt.Errorf("quce: optimisation step %d: %w", t, err)
 	}
 	return out, noise, nil
@@ -477,7 +478,7 @@ func (b *walkBatch) exec(cfg Config, t int) (out []*tensors.Tensor, noise []any,
 // moves it to nx, the step's next point, unless the row fails (the point is not finite, the
 // objective obj is not, or nx is too far from the instance) or stops early; a stalled row
 // changes its λ (see watchStall). It reports whether the row stopped, failed or changed.
-func (e *Explainer) walkRow(cfg Config, r *row, i, t int, m measured, obj float32, nx []float32) (stopped bool) {
+func walkRow(cfg Config, features []string, r *row, i, t int, m measured, obj float32, nx []float32) (stopped bool) {
 	if !r.curRecorded && !m.recordFrom(cfg, r, i, len(nx), t) {
 		return true
 	}
@@ -486,7 +487,7 @@ func (e *Explainer) walkRow(cfg Config, r *row, i, t int, m measured, obj float3
 		return true
 	}
 	if f := outside(nx, r.x0); f >= 0 {
-		r.diverged(cfg, t, whyOutside(e.features[f]))
+		r.diverged(cfg, t, whyOutside(features[f]))
 		return true
 	}
 	switch r.watchStall(cfg, t, m.grad[i*len(nx):(i+1)*len(nx)]) {
@@ -601,7 +602,7 @@ func activeRows(rows []*row) (n int) {
 // compiles at most about log2(rows) batch sizes. Rows are independent, so packing changes no
 // row's result (with the SIMD kernels, bit for bit; see TestRowsIndependentOfBatch).
 type walkBatch struct {
-	e       *Explainer
+	pr      programs
 	kind    execKind
 	dev     compute.DeviceNum // the device its executions run on, where its tensors stay
 	zeros   []float32         // the moves of rows that no longer walk, and a new row's optimiser state
@@ -633,13 +634,13 @@ func (b *walkBatch) pack(rows []*row) error {
 	}
 	b.release()
 	var err error
-	if b.ex, b.release, err = b.e.stepExec(b.kind, len(next)); err != nil {
+	if b.ex, b.release, err = b.pr.stepExec(b.kind, len(next)); err != nil {
 		b.release = func() {}
 		return err
 	}
 	finalize([]*tensors.Tensor{b.target, b.x0, b.lo, b.hi, b.m, b.v})
 	b.live = next
-	b.target = batch(next, b.e.clf.NumClasses(), func(r *row) []float32 { return r.onehot })
+	b.target = batch(next, b.pr.clf.NumClasses(), func(r *row) []float32 { return r.onehot })
 	b.x0 = batch(next, j, func(r *row) []float32 { return r.x0 })
 	b.lo = batch(next, j, func(r *row) []float32 { return r.lo })
 	b.hi = batch(next, j, func(r *row) []float32 { return r.hi })
@@ -679,13 +680,13 @@ func (b *walkBatch) close() {
 
 // measurePaths walks given paths (one per row, starting at x) through the same
 // measurement as QUCE's own paths.
-func (e *Explainer) measurePaths(ctx context.Context, cfg Config, rows []*row, paths [][][]float32) error {
+func measurePaths(ctx context.Context, cfg Config, pr programs, rows []*row, paths [][][]float32) error {
 	longest := 0
 	for i, r := range rows {
 		longest = max(longest, len(paths[i]))
 		r.cur, r.given = r.x0, true
 	}
-	e.initRows(Config{PathPoints: cfg.PathPoints, Steps: longest}, rows)
+	initRows(Config{PathPoints: cfg.PathPoints, Steps: longest}, rows, pr.numFeatures())
 	for s := 0; s < longest; s++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -697,7 +698,7 @@ func (e *Explainer) measurePaths(ctx context.Context, cfg Config, rows []*row, p
 				}
 			}
 		}
-		if err := e.measure(ctx, cfg, rows, s, 0); err != nil {
+		if err := measure(ctx, cfg, pr, rows, s, 0); err != nil {
 			return err
 		}
 	}

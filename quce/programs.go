@@ -1,0 +1,271 @@
+package quce
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/quce-go/quce/backprop"
+	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/vae"
+)
+
+// programs are the compiled programs of an explainer's models and what runs them: the
+// graph builders (graphs.go, and loop.go's loop), the cache of compiled programs per kind
+// and batch size (execs), the backend each batch runs on, and the count of executions. The
+// engines (engine.go) and the steps after the search (projection, resets, pull-back, the
+// results) run their measurements through it. A call takes it from the Explainer as a value
+// (Explainer.programs): the models and the settings as they are when the call begins, and
+// the compiled programs, which all calls share.
+type programs struct {
+	*compiled
+	backend    compute.Backend
+	smallBatch compute.Backend // Explainer.SmallBatch
+	clf        *Classifier
+	vae        *vae.VAE
+	cols       []data.Column // the categorical blocks a step keeps on the simplex (onSimplex)
+	features   []string      // the inputs' names, for messages
+	autodiff   bool          // Explainer.Autodiff
+}
+
+// compiled are an explainer's compiled programs, shared by its calls, and what they ran.
+type compiled struct {
+	mu    sync.Mutex
+	execs execs // the step graphs, the loop programs and the points graph, per batch size
+	probe *graph.Exec
+	class *graph.Exec
+	obj   *graph.Exec
+
+	executions atomic.Int64           // graph executions run, see Explainer.Executions
+	perDevice  []atomic.Int64         // of which on each of the backend's devices, see Explainer.ExecutionsPerDevice
+	lastEngine atomic.Pointer[string] // the engine of the last search, see Explainer.Engine
+}
+
+// numFeatures is J, the models' inputs.
+func (pr programs) numFeatures() int { return len(pr.features) }
+
+// tape returns a tape for one gradient's hand-written pieces, or nil under Autodiff.
+func (pr programs) tape() *backprop.Tape {
+	if pr.autodiff {
+		return nil
+	}
+	return new(backprop.Tape)
+}
+
+// stepExec returns the compiled step graph of kind for a batch of rows, and the function
+// that releases it. Batches of at most smallBatchRows run on SmallBatch.
+func (pr programs) stepExec(kind execKind, rows int) (*graph.Exec, func(), error) {
+	return pr.execs.get(execKey{kind: kind, rows: rows}, func() (*graph.Exec, error) {
+		return graph.NewExec(pr.backendFor(rows), pr.stepGraph(kind))
+	})
+}
+
+// backendFor is the backend that runs a batch of rows: SmallBatch, if set, for at most
+// smallBatchRows, else the explainer's.
+// A SmallBatch with fewer devices than the explainer's backend is not used: a shard's batch
+// runs on the shard's device (see job.optimiseSharded).
+func (pr programs) backendFor(rows int) compute.Backend {
+	if rows <= smallBatchRows && pr.smallBatch != nil && pr.smallBatch.NumDevices() >= pr.devices() {
+		return pr.smallBatch
+	}
+	return pr.backend
+}
+
+// run executes ex, one of the compiled programs, on device dev of its backend, and counts
+// the execution (see Explainer.Executions). The arguments must be on dev or on the host:
+// GoMLX refuses a tensor left on another device. (In GoMLX v0.28.8 graph.Exec's CallOnDevice
+// runs on device 0 whatever it is given; CallWithGraphOnDevice honours the device.)
+func (pr programs) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*tensors.Tensor, error) {
+	pr.executions.Add(1)
+	out, _, err := ex.CallWithGraphOnDevice(dev, args...)
+	if err == nil && len(out) > 0 {
+		if d, err := out[0].Device(); err == nil && int(d) < len(pr.perDevice) {
+			pr.perDevice[d].Add(1) // where it ran, as its outputs say
+		}
+	}
+	return out, err
+}
+
+// devices is how many devices the backend has: a call's shards are spread over them
+// (job.optimiseSharded). (At least one: an Explainer not made by New counts none.)
+func (pr programs) devices() int { return max(1, len(pr.perDevice)) }
+
+// lazyExec returns the program in slot, built by build on first use.
+func (pr programs) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error)) (*graph.Exec, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if *slot == nil {
+		ex, err := build()
+		if err != nil {
+			return nil, err
+		}
+		*slot = ex
+	}
+	return *slot, nil
+}
+
+// classProbs returns F(c|x) [rows][classes] (see Classifier.probabilities) with the
+// explainer's compiled graph.
+func (pr programs) classProbs(ctx context.Context, pts [][]float32) ([][]float64, error) {
+	ex, err := pr.lazyExec(&pr.class, func() (*graph.Exec, error) { return graph.NewExec(pr.backend, pr.clf.classGraph) })
+	if err != nil {
+		return nil, err
+	}
+	return pr.clf.probabilities(ctx, func(args ...any) ([]*tensors.Tensor, error) { return pr.run(ex, 0, args...) }, pts, false)
+}
+
+// probeChunk is the fixed row count of probe executions: one compiled shape serves all.
+const probeChunk = 1024
+
+// probeMany returns F(τ|·) and its gradient at many points, in fixed-size chunks; targets
+// are one-hot rows.
+func (pr programs) probeMany(ctx context.Context, pts, targets [][]float32) ([]float32, [][]float32, error) {
+	ex, err := pr.lazyExec(&pr.probe, func() (*graph.Exec, error) { return graph.NewExec(pr.backend, pr.probeGraph) })
+	if err != nil {
+		return nil, nil, err
+	}
+	j, c := pr.numFeatures(), pr.clf.NumClasses()
+	probs := make([]float32, 0, len(pts))
+	grads := make([][]float32, 0, len(pts))
+	buf := make([]float32, probeChunk*j)
+	tg := make([]float32, probeChunk*c)
+	for start := 0; start < len(pts); start += probeChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		end := min(start+probeChunk, len(pts))
+		clear(buf)
+		clear(tg)
+		for i := start; i < end; i++ {
+			copy(buf[(i-start)*j:], pts[i])
+			copy(tg[(i-start)*c:], targets[i])
+		}
+		out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
+			tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), probeChunk, c))
+		if err != nil {
+			return nil, nil, fmt.Errorf("quce: probing the classifier: %w", err)
+		}
+		p := tensors.MustCopyFlatData[float32](out[0])
+		g := tensors.MustCopyFlatData[float32](out[1])
+		for i := 0; i < end-start; i++ {
+			probs = append(probs, p[i])
+			grads = append(grads, g[i*j:(i+1)*j:(i+1)*j])
+		}
+	}
+	return probs, grads, nil
+}
+
+// pointsChunk is the most points one VAE execution evaluates. From some thousand points on,
+// the pure-Go backend computes larger executions another way, whose last bits differ (about
+// one point in five in the 8th digit on W-BC), so a row's L_ε would depend on how many rows
+// its call had; in pieces of this size it does not, and a file explained in chunks
+// (ExplainStream) gets the figures of one call.
+const pointsChunk = 512
+
+// pointsMany returns L_ε (trained and paper form) and the reconstruction at points, in
+// pieces of at most pointsChunk.
+func (pr programs) pointsMany(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
+	for start := 0; start < len(pts); start += pointsChunk {
+		u, up, r, err := pr.pointsPiece(pts[start:min(start+pointsChunk, len(pts))])
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		unc, uncPaper, recon = append(unc, u...), append(uncPaper, up...), append(recon, r...)
+	}
+	return unc, uncPaper, recon, nil
+}
+
+// pointsPiece is pointsMany for at most pointsChunk points, in one execution.
+func (pr programs) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
+	if len(pts) == 0 {
+		return nil, nil, nil, nil
+	}
+	ex, release, err := pr.execs.get(execKey{points: true, rows: len(pts)}, func() (*graph.Exec, error) {
+		return graph.NewExec(pr.backend, pr.pointGraph)
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer release()
+	j := pr.numFeatures()
+	flat := make([]float32, 0, len(pts)*j)
+	for _, p := range pts {
+		flat = append(flat, p...)
+	}
+	out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("quce: evaluating the VAE: %w", err)
+	}
+	unc = tensors.MustCopyFlatData[float32](out[0])
+	uncPaper = tensors.MustCopyFlatData[float32](out[1])
+	rf := tensors.MustCopyFlatData[float32](out[2])
+	recon = make([][]float32, len(pts))
+	for i := range recon {
+		recon[i] = rf[i*j : (i+1)*j : (i+1)*j]
+	}
+	return unc, uncPaper, recon, nil
+}
+
+// objective returns G and its gradient at one point xc for the instance x0, the one-hot
+// target onehot and the weights lam (λ1, λ2, λ3).
+func (pr programs) objective(xc, x0, onehot, lam []float32) (float64, []float64, error) {
+	ex, err := pr.lazyExec(&pr.obj, func() (*graph.Exec, error) { return graph.NewExec(pr.backend, pr.objectiveGraph) })
+	if err != nil {
+		return 0, nil, err
+	}
+	j := pr.numFeatures()
+	out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(xc, 1, j),
+		tensors.FromFlatDataAndDimensions(x0, 1, j),
+		tensors.FromFlatDataAndDimensions(onehot, 1, len(onehot)),
+		tensors.FromFlatDataAndDimensions(lam, 1, 3))
+	if err != nil {
+		return 0, nil, err
+	}
+	g := tensors.MustCopyFlatData[float32](out[1])
+	return float64(tensors.MustCopyFlatData[float32](out[0])[0]), toF64(g), nil
+}
+
+// predict returns the class probabilities of each query, checking the queries' shapes and
+// values.
+func (pr programs) predict(queries []Query) ([][]float64, error) {
+	j := pr.numFeatures()
+	xs := make([][]float32, len(queries))
+	for i, q := range queries {
+		if len(q.X) != j {
+			return nil, fmt.Errorf("quce: instance %d has %d features, the models have %d; fix: pass rows with the models' columns", i, len(q.X), j)
+		}
+		for f, v := range q.X {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("quce: instance %d, feature %q is %v; fix: pass finite values", i, pr.features[f], v)
+			}
+		}
+		xs[i] = toF32(q.X)
+	}
+	return pr.classProbs(context.Background(), xs)
+}
+
+// uncertainty is Explainer.Uncertainty.
+func (pr programs) uncertainty(pts [][]float64) (trained, paper []float64, recon [][]float64, err error) {
+	f := make([][]float32, len(pts))
+	for i, p := range pts {
+		if len(p) != pr.numFeatures() {
+			return nil, nil, nil, fmt.Errorf("quce: point %d has %d features, want %d", i, len(p), pr.numFeatures())
+		}
+		f[i] = toF32(p)
+	}
+	u, up, r, err := pr.pointsMany(f)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	recon = make([][]float64, len(r))
+	for i := range r {
+		recon[i] = toF64(r[i])
+	}
+	return toF64(u), toF64(up), recon, nil
+}
