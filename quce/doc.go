@@ -39,9 +39,8 @@
 // behind NewClassifier: the built-in one (package classifier), a GoMLX model (package
 // gomlxmodel) or an ONNX file (package onnxmodel). Explain takes many instances at once:
 // their paths walk together as the rows of one batch, sharded over the CPU cores (and the
-// backend's devices, where it has several), each row
-// independent of the others (so a result does not depend on its batch), and rows that stop
-// early or fail leave the batch. The built-in networks' backward passes are written out
+// backend's devices, where it has several), each row independent of the others (so a result
+// does not depend on its batch), and rows that stop early or fail leave the batch. The built-in networks' backward passes are written out
 // (package backprop); other models are differentiated by GoMLX's autodiff. Results are
 // deterministic given Config.Seed.
 //
