@@ -212,6 +212,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"devices_test.go", "func TestVirtualDevices(", 1},
 		{"ops/avx2_compare.go", "gobackend.SetNodeExecutor(compute.OpTypeGreaterOrEqual, gobackend.PriorityArch, avx2Float32GreaterOrEqualExecutor)", 1},
 		{"ops/avx2_compare_test.go", "func TestAVX2GreaterOrEqualSameBools(", 1},
+		{"dot/matmul/avx2_small.go", "avx2Rows6Float32(lhsBase+uintptr(row*contractingSize)*iSize, rhsBase", 1},
+		{"dot/matmul/avx2_rows6_amd64.s", "VFMADD231PS", 12},
+		{"dot/matmul/avx2_small_test.go", "for m := 1; m <= 13; m++ {", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

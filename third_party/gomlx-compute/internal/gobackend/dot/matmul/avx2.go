@@ -103,6 +103,10 @@ func avx2TransposedPairsFloat32(lhs, rhs, out, rowPairs, colGroups, vectorKBytes
 // is in avx2_row_amd64.s, which says what it computes.
 func avx2RowFloat32(lhs, rhs, out, k, colGroups, rhsRowBytes uintptr)
 
+// avx2Rows6Float32 computes six lhs rows of avx2SmallFloat32 16 output columns at a time; it
+// is in avx2_rows6_amd64.s, which says what it computes.
+func avx2Rows6Float32(lhs, rhs, out, k, colGroups, lhsRowBytes, rhsRowBytes, outRowBytes uintptr)
+
 // avx2TailMaskFloat32 returns the mask of the first n lanes (0 < n < 8) of a Float32x8, for the
 // columns after the last full vector.
 func avx2TailMaskFloat32(n int) archsimd.Mask32x8 {

@@ -138,6 +138,17 @@ func avx2SmallFloat32( //alt:f32
 
 	for range batchCount {
 		row := 0
+		//alt:f32{
+		// Six rows at a time in assembly where every column is in a group of 16 (the widths of
+		// padded layers), then the four-row loop and the single rows below for the rest.
+		if rhsCrossSize%(2*outputVecWidth) == 0 {
+			for ; row+5 < lhsCrossSize; row += 6 {
+				avx2Rows6Float32(lhsBase+uintptr(row*contractingSize)*iSize, rhsBase, outputBase+uintptr(row*rhsCrossSize)*oSize,
+					uintptr(contractingSize), uintptr(rhsCrossSize/(2*outputVecWidth)),
+					uintptr(contractingSize)*iSize, rhsRowBytes, uintptr(rhsCrossSize)*oSize)
+			}
+		}
+		//alt:f32}
 		for ; row+3 < lhsCrossSize; row += 4 {
 			l0Base := lhsBase + uintptr((row+0)*contractingSize)*iSize
 			l1Base := lhsBase + uintptr((row+1)*contractingSize)*iSize

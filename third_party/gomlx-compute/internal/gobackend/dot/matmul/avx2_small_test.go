@@ -120,7 +120,9 @@ func checkSmallKernel[T float32 | float64](t *testing.T, vecWidth int, fma func(
 		ns = append([]int{n}, ns...)
 	}
 	for _, special := range []bool{false, true} {
-		for m := 1; m <= 9; m++ {
+		// Every m up to 13: none, one or two blocks of six rows (the float32 kernel takes six
+		// rows at a time in assembly where n is a multiple of 16), then four and single rows.
+		for m := 1; m <= 13; m++ {
 			for _, n := range ns {
 				for _, k := range []int{1, 2, 3, 4, 7, 8, 16, 33, 64} {
 					lhs := make([]T, batch*m*k)
