@@ -14,7 +14,7 @@
 // accumulator), as the Go loops of avx2SmallFloat32 compute a column vector; k ≥ 1. Twelve
 // chains in flight and eight loads per twelve multiply-adds, where the Go loop of four rows
 // has eight chains, six loads per eight and the address arithmetic of its four rows (Go's
-// compiler spills registers with six rows).
+// compiler spills registers with six rows). It uses neither R14 nor R15.
 TEXT ·avx2Rows6Float32(SB), NOSPLIT, $0-64
 	MOVQ lhs+0(FP), AX
 	MOVQ rhs+8(FP), BX
@@ -24,8 +24,6 @@ TEXT ·avx2Rows6Float32(SB), NOSPLIT, $0-64
 	MOVQ lhsRowBytes+40(FP), R11
 	MOVQ rhsRowBytes+48(FP), DI
 	MOVQ outRowBytes+56(FP), R13
-	LEAQ (R11)(R11*2), R15 // three lhs rows
-	LEAQ (R13)(R13*2), R14 // three output rows
 
 groupLoop:
 	TESTQ  SI, SI
@@ -42,10 +40,11 @@ groupLoop:
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
-	MOVQ   AX, R8        // lhs rows 0-2, element p
-	LEAQ   (AX)(R15*1), R12 // lhs rows 3-5, element p
-	MOVQ   BX, R9        // rhs row p, this group's columns
-	MOVQ   DX, R10       // k left
+	MOVQ   AX, R8            // lhs rows 0-2, element p
+	LEAQ   (AX)(R11*2), R12
+	ADDQ   R11, R12          // lhs rows 3-5, element p
+	MOVQ   BX, R9            // rhs row p, this group's columns
+	MOVQ   DX, R10           // k left
 
 kLoop:
 	VMOVUPS      (R9), Y12
@@ -74,7 +73,8 @@ kLoop:
 	DECQ         R10
 	JNZ          kLoop
 
-	LEAQ    (CX)(R14*1), R12 // output rows 3-5
+	LEAQ    (CX)(R13*2), R12
+	ADDQ    R13, R12         // output rows 3-5
 	VMOVUPS Y0, (CX)
 	VMOVUPS Y1, 32(CX)
 	VMOVUPS Y2, (CX)(R13*1)
