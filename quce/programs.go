@@ -67,9 +67,8 @@ func (pr programs) stepExec(kind execKind, rows int) (*graph.Exec, func(), error
 }
 
 // backendFor is the backend that runs a batch of rows: SmallBatch, if set, for at most
-// smallBatchRows, else the explainer's.
-// A SmallBatch with fewer devices than the explainer's backend is not used: a shard's batch
-// runs on the shard's device (see job.optimiseSharded).
+// smallBatchRows, else the explainer's. A SmallBatch with fewer devices than the explainer's
+// backend is not used: a shard's batch runs on the shard's device (see job.optimiseSharded).
 func (pr programs) backendFor(rows int) compute.Backend {
 	if rows <= smallBatchRows && pr.smallBatch != nil && pr.smallBatch.NumDevices() >= pr.devices() {
 		return pr.smallBatch
