@@ -188,7 +188,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"broadcast_runs_test.go", "func TestZipIteratorByRuns(", 1},
 		{"ops/slice.go", "copy(run, operandFlat[operandFlatIdx:operandFlatIdx+runLen])", 1},
 		{"ops/slice_runs_test.go", "func TestSliceByRuns(", 1},
-		{"ops/reduce.go", "it.NextRun()", 1},
+		{"ops/reduce.go", "it.NextRun()", 2},
 		{"ops/reduce_runs_test.go", "func TestReduceSumByRuns(", 1},
 		{"ops/transpose.go", "copy(outputFlat[outputIdx:outputIdx+run], operandFlat[start:start+run])", 1},
 		{"ops/avx2_transpose.go", "TransposeDTypeMap.Register(dtypes.Float32, gobackend.PriorityArch, avx2TransposeFloat32)", 1},
@@ -215,6 +215,13 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"dot/matmul/avx2_small.go", "avx2Rows6Float32(lhsBase+uintptr(row*contractingSize)*iSize, rhsBase", 1},
 		{"dot/matmul/avx2_rows6_amd64.s", "VFMADD231PS", 12},
 		{"dot/matmul/avx2_small_test.go", "for m := 1; m <= 13; m++ {", 1},
+		{"ops/scatter.go", "if window, ok := contiguousScatterWindow(outputShape, indicesShape, updatesShape, scatterParams); ok {", 1},
+		{"ops/scatter_runs_test.go", "func TestScatterContiguousWindows(", 1},
+		{"ops/broadcastindim.go", "iter, repeat := broadcastPlan(operand.RawShape, output.RawShape, broadcastAxes)", 1},
+		{"ops/broadcastindim_runs_test.go", "func TestBroadcastInDimByRuns(", 1},
+		{"ops/reduce.go", "reduceByRuns(operand.Flat.(", 4},
+		{"ops/argminmax.go", "argMinMaxLastAxis(operandFlat, currentArgBest, copyIntsFn, prefixSize, reduceSize, isMin)", 1},
+		{"ops/reduce_runs_test.go", "func TestArgMinMaxLastAxis(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

@@ -90,7 +90,7 @@ type loopVals[T any] struct {
 	failCode          T // int32, loopOK or the reason the row failed
 	failStep          T // int32, the step it failed at
 	failInput         T // int32, the input that diverged (loopOutside)
-	kept              T // [R·(Q+1), W] float32, the kept points (see keptWidth)
+	kept              T // [(Q+1)·R, W] float32, the kept points, slot-major (see keep and keptWidth)
 }
 
 func (s *loopVals[T]) fields() []*T {
@@ -315,7 +315,7 @@ func (l loopEngine) loopRead(cfg Config, rows []*row, s loopVals[*tensors.Tensor
 	part := func(v []float32, i, width int) []float32 { return v[i*width : (i+1)*width : (i+1)*width] }
 	for i, r := range rows {
 		for k := 0; k < q; k++ {
-			pt := part(kept, i*(q+1)+k, w)
+			pt := part(kept, k*len(rows)+i, w)
 			if pt[j] == 0 {
 				continue
 			}
@@ -361,7 +361,7 @@ func (pr programs) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node)
 		rows := s0.cur.Shape().Dimensions[0]
 		s0.failCode = Zeros(g, shapes.Make(dtypes.Int32, rows)) // loopOK
 		s0.failStep, s0.failInput = s0.failCode, s0.failCode
-		s0.kept = Zeros(g, shapes.Make(dtypes.Float32, rows*(q+1), keptWidth(pr.numFeatures())))
+		s0.kept = Zeros(g, shapes.Make(dtypes.Float32, (q+1)*rows, keptWidth(pr.numFeatures())))
 		n0 := s0.n // the rows' points when the execution began: the kept slots count from it
 		params := func(g *Graph) loopVals[*Node] {
 			var s loopVals[*Node]
@@ -398,11 +398,21 @@ func (pr programs) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node], 
 	g := s.t.Graph()
 	r, j := s.cur.Shape().Dimensions[0], s.cur.Shape().Dimensions[1]
 	col := func(b *Node) *Node { return ExpandAxes(b, -1) } // [R] → [R,1]
-	finiteRows := func(x *Node) *Node {                     // [R,J] or [R] → [R]: every value finite
-		d := Sub(x, x) // 0, or NaN for NaN and ±Inf
-		if x.Rank() > 1 {
-			d = ReduceSum(d, 1)
+	// finiteRows says, per row, whether every value of xs ([R] or [R,·]; nil ones left out)
+	// is finite: x − x is 0, or NaN for NaN and ±Inf, so a row's sum of them is 0 only then
+	// (one check over all of them: on the pure-Go backend every operation costs a dispatch).
+	finiteRows := func(xs ...*Node) *Node {
+		var cols []*Node
+		for _, x := range xs {
+			if x != nil && x.Rank() == 1 {
+				x = col(x)
+			}
+			if x != nil {
+				cols = append(cols, x)
+			}
 		}
+		x := Concatenate(cols, 1)
+		d := ReduceSum(Sub(x, x), 1)
 		return Equal(d, ZerosLike(d))
 	}
 	f64 := func(x *Node) *Node { return ConvertDType(x, dtypes.Float64) }
@@ -425,10 +435,7 @@ func (pr programs) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node], 
 	}
 
 	// Record the current point (row.record), or fail the row if it is not finite there.
-	measured := LogicalAnd(LogicalAnd(finiteRows(o.p), finiteRows(o.unc)), LogicalAnd(finiteRows(o.uncPaper), finiteRows(o.grad)))
-	if o.interior != nil {
-		measured = LogicalAnd(measured, finiteRows(o.interior))
-	}
+	measured := finiteRows(o.p, o.unc, o.uncPaper, o.grad, o.interior)
 	toRecord := LogicalAnd(s.active, Not(s.recorded))
 	rec := LogicalAnd(toRecord, measured)
 	bad := LogicalAnd(toRecord, Not(measured))
@@ -455,7 +462,7 @@ func (pr programs) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node], 
 	alive := fail(bad, loopMeasureFailed, s.active)
 
 	// The step's next point must be finite and near the instance.
-	objBad := LogicalAnd(alive, Not(LogicalAnd(finiteRows(o.obj), finiteRows(o.next))))
+	objBad := LogicalAnd(alive, Not(finiteRows(o.obj, o.next)))
 	alive = fail(objBad, loopObjFailed, alive)
 	far := GreaterThan(Abs(Sub(o.next, c.x0)), BroadcastToDims(Const(g, float32(divergenceBound)), r, j))
 	farRow := LogicalAnd(alive, ReduceLogicalOr(far, 1))
@@ -520,6 +527,10 @@ func pick(b, onTrue, onFalse *Node) *Node {
 // keep writes the points recorded now (rec) whose index n is a multiple of stride into the
 // kept buffer, at slot n/stride − n0/stride of their row (n0: the row's points when the
 // execution began); the other rows write to their row's last slot, which is never read.
+// The buffer is slot-major (slot k of row i at k·R + i), so that the rows of a batch, which
+// mostly record the same slot at a step, write one contiguous block of it rather than one
+// place in each row's stretch of a buffer of up to loopKeptBytes (cache misses: 4 ns an
+// element at 455 rows, row-major).
 func (pr programs) keep(s loopVals[*Node], o stepOut, rec, n0, stride *Node) *Node {
 	rows := s.cur.Shape().Dimensions[0]
 	slots := s.kept.Shape().Dimensions[0] / rows // q+1
@@ -528,7 +539,7 @@ func (pr programs) keep(s loopVals[*Node], o stepOut, rec, n0, stride *Node) *No
 	due := LogicalAnd(rec, Equal(Mod(s.n, strideRow), ZerosLike(s.n)))
 	slot := Sub(Div(s.n, strideRow), Div(n0, strideRow))
 	slot = Where(due, slot, BroadcastToDims(Scalar(g, dtypes.Int32, slots-1), rows))
-	index := Add(MulScalar(Iota(g, shapes.Make(dtypes.Int32, rows), 0), float64(slots)), slot)
+	index := Add(MulScalar(slot, float64(rows)), Iota(g, shapes.Make(dtypes.Int32, rows), 0))
 	col := func(x *Node) *Node { return ExpandAxes(x, -1) }
 	point := Concatenate([]*Node{s.cur, col(ConvertDType(AddScalar(s.n, 1), dtypes.Float32)), col(o.p), col(o.unc), col(o.uncPaper)}, 1)
 	return ScatterSum(s.kept, col(index), point, false, true)

@@ -140,6 +140,12 @@ func execArgMinMaxGeneric[T gobackend.PODNumericConstraints](
 	currentArgBestBuffer, _ := backend.GetBuffer(shapes.Make(dtypes.Int32, suffixSize))
 	currentArgBest := currentArgBestBuffer.Flat.([]int32)
 
+	if suffixSize == 1 && reduceSize > 0 {
+		argMinMaxLastAxis(operandFlat, currentArgBest, copyIntsFn, prefixSize, reduceSize, isMin)
+		backend.PutBuffer(currentBestBuffer)
+		backend.PutBuffer(currentArgBestBuffer)
+		return
+	}
 	outputFlatIdx := 0
 	operandFlatIdx := 0
 	for range prefixSize {
@@ -185,6 +191,26 @@ func execArgMinMaxGeneric[T gobackend.PODNumericConstraints](
 	}
 	backend.PutBuffer(currentBestBuffer)
 	backend.PutBuffer(currentArgBestBuffer)
+}
+
+// argMinMaxLastAxis is execArgMinMaxGeneric where the reduced axis is the operand's last
+// (suffixSize 1): each run's best value and index in local variables instead of in the
+// one-element buffers; the same comparisons in the same order, so the same indices (the
+// first best, or the last NaN). argBest has room for one index.
+func argMinMaxLastAxis[T gobackend.PODNumericConstraints](operandFlat []T, argBest []int32,
+	copyIntsFn func(flatIdx int, values []int32), prefixSize, reduceSize int, isMin bool) {
+	for outputFlatIdx := range prefixSize {
+		run := operandFlat[outputFlatIdx*reduceSize : (outputFlatIdx+1)*reduceSize]
+		best, arg := run[0], 0
+		for reduceIdx := 1; reduceIdx < len(run); reduceIdx++ {
+			value := run[reduceIdx]
+			if (isMin && value < best) || (!isMin && value > best) || value != value {
+				best, arg = value, reduceIdx
+			}
+		}
+		argBest[0] = int32(arg)
+		copyIntsFn(outputFlatIdx, argBest[:1])
+	}
 }
 
 // TODO: handle the error condition

@@ -119,31 +119,36 @@ func broadcastToShape(backend *gobackend.Backend, targetShape shapes.Shape, broa
 		return nil, err
 	}
 
-	var iter *gobackend.BroadcastIterator
-
-	if operand.RawShape.Size() == 1 {
-		// Special case 1: just leave iter as nil.
-	} else {
-		// Reshape operand shape: same dimension as the operand on the corresponding axes, 1 elsewhere.
-		// We are only changing the rank, but it stays the same size; hence the flat data doesn't change.
-		// Notice: broadcastAxes is strictly increasing (no transpositions are happening).
-		dims := xslices.SliceWithValue(output.RawShape.Rank(), 1)
-		for operandAxis, outputAxis := range broadcastAxes {
-			dims[outputAxis] = operand.RawShape.Dimensions[operandAxis]
-		}
-		reshapedOperand := shapes.Make(operand.RawShape.DType, dims...)
-
-		// Create broadcasting the iterator: it requires operand and output shapes to have the same rank.
-		iter = gobackend.NewBroadcastIterator(reshapedOperand, output.RawShape)
-	}
+	iter, repeat := broadcastPlan(operand.RawShape, output.RawShape, broadcastAxes)
 
 	// Call implementation for corresponding dtype.
 	fnAny, err := broadcastInDimDTypeMap.Get(targetShape.DType)
 	if err != nil {
 		return nil, err
 	}
-	fnAny.(func(*gobackend.Buffer, *gobackend.Buffer, *gobackend.BroadcastIterator))(operand, output, iter)
+	fnAny.(func(*gobackend.Buffer, *gobackend.Buffer, *gobackend.BroadcastIterator, int))(operand, output, iter, repeat)
 	return output, nil
+}
+
+// broadcastPlan says how execBroadcastInDimGeneric broadcasts an operand to output: with an
+// iterator, or (nil) for a size-1 operand, by runs of each element repeated repeat (> 0)
+// times, or by copies of the whole operand.
+func broadcastPlan(operand, output shapes.Shape, broadcastAxes []int) (iter *gobackend.BroadcastIterator, repeat int) {
+	if operand.Size() == 1 {
+		return nil, 0
+	}
+	// Reshape operand shape: same dimension as the operand on the corresponding axes, 1 elsewhere.
+	// We are only changing the rank, but it stays the same size; hence the flat data doesn't change.
+	// Notice: broadcastAxes is strictly increasing (no transpositions are happening).
+	dims := xslices.SliceWithValue(output.Rank(), 1)
+	for operandAxis, outputAxis := range broadcastAxes {
+		dims[outputAxis] = operand.Dimensions[operandAxis]
+	}
+	if repeat = repeatedBroadcast(dims, output.Dimensions); repeat > 0 || tiledBroadcast(dims, output.Dimensions) {
+		return nil, repeat
+	}
+	// The broadcasting iterator requires operand and output shapes to have the same rank.
+	return gobackend.NewBroadcastIterator(shapes.Make(operand.DType, dims...), output), 0
 }
 
 // execBroadcastInDim executes the BroadcastInDim operation.
@@ -207,16 +212,59 @@ func execDynamicBroadcastInDim(
 //gobackend:dtypemap execBroadcastInDimGeneric ints,uints,floats,half,bool
 var broadcastInDimDTypeMap = gobackend.NewDTypeMap("BroadcastInDim")
 
+// repeatedBroadcast returns how many times each operand element is repeated in a row when
+// the operand's axes (dims, of the output's rank) other than 1 are the output's first axes,
+// as in [R, 1] → [R, J]; 0 if they are not.
+func repeatedBroadcast(dims, outputDims []int) int {
+	repeat := 1
+	axis := len(dims) - 1
+	for ; axis >= 0 && dims[axis] == 1; axis-- {
+		repeat *= outputDims[axis]
+	}
+	for ; axis >= 0; axis-- {
+		if dims[axis] != outputDims[axis] {
+			return 0
+		}
+	}
+	return repeat
+}
+
+// tiledBroadcast reports whether the operand's axes (dims, of the output's rank) other than 1
+// are the output's last axes, as in [1, J] → [R, J]: the output is the operand repeated.
+func tiledBroadcast(dims, outputDims []int) bool {
+	axis := 0
+	for axis < len(dims) && dims[axis] == 1 {
+		axis++
+	}
+	for ; axis < len(dims); axis++ {
+		if dims[axis] != outputDims[axis] {
+			return false
+		}
+	}
+	return true
+}
+
+// execBroadcastInDimGeneric writes operand broadcast into output: with iter, element by
+// element; without, a size-1 operand everywhere, each element repeated in runs of repeat
+// (repeat > 0), or the whole operand repeated.
 func execBroadcastInDimGeneric[T gobackend.SupportedTypesConstraints](
-	operand, output *gobackend.Buffer, iter *gobackend.BroadcastIterator) {
+	operand, output *gobackend.Buffer, iter *gobackend.BroadcastIterator, repeat int) {
 	operandFlat, outputFlat := operand.Flat.([]T), output.Flat.([]T)
 	if iter == nil {
-		// Special cases:
-		if len(operandFlat) == 1 {
+		switch {
+		case len(operandFlat) == 1:
 			// 1. Where operand is a scalar (or size 1) that is broadcast everywhere.
 			xslices.FillSlice(outputFlat, operandFlat[0])
-		} else {
-			// 2. Where we are simply broadcasting a prefix dimensions:
+		case repeat > 0:
+			// 2. Where each element is broadcast along the last axes.
+			for i, value := range operandFlat {
+				run := outputFlat[i*repeat : (i+1)*repeat]
+				for j := range run {
+					run[j] = value
+				}
+			}
+		default:
+			// 3. Where we are simply broadcasting a prefix dimensions:
 			repeats := len(outputFlat) / len(operandFlat)
 			pos := 0
 			for range repeats {

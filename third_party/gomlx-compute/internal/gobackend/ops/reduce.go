@@ -330,11 +330,16 @@ func execReduceMaxGeneric[T gobackend.PODNumericConstraints](operand, output *go
 	for outputIdx := range outputFlat {
 		outputFlat[outputIdx] = initialValue
 	}
-	operandFlat := operand.Flat.([]T)
-	for _, value := range operandFlat {
-		outputIdx := it.Next()
-		outputFlat[outputIdx] = max(outputFlat[outputIdx], value)
-	}
+	reduceByRuns(operand.Flat.([]T), outputFlat, it, func(acc T, run []T) T {
+		for _, value := range run {
+			acc = max(acc, value)
+		}
+		return acc
+	}, func(out, run []T) {
+		for j, value := range run {
+			out[j] = max(out[j], value)
+		}
+	})
 	return nil
 }
 
@@ -374,11 +379,16 @@ func execReduceMinGeneric[T gobackend.PODNumericConstraints](operand, output *go
 	for outputIdx := range outputFlat {
 		outputFlat[outputIdx] = initialValue
 	}
-	operandFlat := operand.Flat.([]T)
-	for _, value := range operandFlat {
-		outputIdx := it.Next()
-		outputFlat[outputIdx] = min(outputFlat[outputIdx], value)
-	}
+	reduceByRuns(operand.Flat.([]T), outputFlat, it, func(acc T, run []T) T {
+		for _, value := range run {
+			acc = min(acc, value)
+		}
+		return acc
+	}, func(out, run []T) {
+		for j, value := range run {
+			out[j] = min(out[j], value)
+		}
+	})
 	return nil
 }
 
@@ -410,6 +420,34 @@ func execReduceMinFloat16(operand, output *gobackend.Buffer, it *ReduceOutputIte
 		outputFlat[outputIdx] = float16.FromFloat32(min(a, b))
 	}
 	return nil
+}
+
+// reduceByRuns combines operand into output (already holding the reduction's initial
+// values) as execReduceSumGeneric adds: a run of the operand's last axis at a time, folded
+// into one output element where the last axis is reduced (fold returns acc combined with
+// every value of run, in order), or combined element by element into a run of the output
+// where it is kept (combineRun); each output element is combined with the same values in the
+// same order as one element at a time, and a function is called once a run, not once an
+// element.
+func reduceByRuns[T any](operandFlat, outputFlat []T, it *ReduceOutputIterator, fold func(acc T, run []T) T,
+	combineRun func(out, run []T)) {
+	if len(it.dimensions) == 0 {
+		for _, value := range operandFlat {
+			outputIdx := it.Next()
+			outputFlat[outputIdx] = fold(outputFlat[outputIdx], []T{value})
+		}
+		return
+	}
+	runLen := it.dimensions[len(it.dimensions)-1]
+	for start := 0; start < len(operandFlat); start += runLen {
+		run := operandFlat[start : start+runLen]
+		outputIdx, step := it.NextRun()
+		if step == 0 {
+			outputFlat[outputIdx] = fold(outputFlat[outputIdx], run)
+		} else {
+			combineRun(outputFlat[outputIdx:outputIdx+runLen], run)
+		}
+	}
 }
 
 // execReduceSumGeneric: the operand is taken a run of its last axis at a time:
@@ -598,11 +636,13 @@ func execReduceLogicalAnd(operand, output *gobackend.Buffer, it *ReduceOutputIte
 	for outputIdx := range outputFlat {
 		outputFlat[outputIdx] = true
 	}
-	operandFlat := operand.Flat.([]bool)
-	for _, value := range operandFlat {
-		outputIdx := it.Next()
-		outputFlat[outputIdx] = outputFlat[outputIdx] && value
-	}
+	reduceByRuns(operand.Flat.([]bool), outputFlat, it, func(acc bool, run []bool) bool {
+		return acc && !slices.Contains(run, false)
+	}, func(out, run []bool) {
+		for j, value := range run {
+			out[j] = out[j] && value
+		}
+	})
 	return nil
 }
 
@@ -611,11 +651,13 @@ func execReduceLogicalOr(operand, output *gobackend.Buffer, it *ReduceOutputIter
 	for outputIdx := range outputFlat {
 		outputFlat[outputIdx] = false
 	}
-	operandFlat := operand.Flat.([]bool)
-	for _, value := range operandFlat {
-		outputIdx := it.Next()
-		outputFlat[outputIdx] = outputFlat[outputIdx] || value
-	}
+	reduceByRuns(operand.Flat.([]bool), outputFlat, it, func(acc bool, run []bool) bool {
+		return acc || slices.Contains(run, true)
+	}, func(out, run []bool) {
+		for j, value := range run {
+			out[j] = out[j] || value
+		}
+	})
 	return nil
 }
 

@@ -233,12 +233,43 @@ func execScatterGeneric[T gobackend.SupportedTypesConstraints](opType compute.Op
 		panic(tmpErr)
 	}
 	deferenceIndicesFn := tmpAny.(func(flat any, in, out []int))
-	_, _ = indicesFlat, deferenceIndicesFn
-	indicesIt := newSubIndicesIterator(indices.RawShape, scatterParams.indexVectorAxis)
+	if window, ok := contiguousScatterWindow(outputShape, indicesShape, updatesShape, scatterParams); ok {
+		combineRun := func(out, updates []T) {
+			for i, u := range updates {
+				out[i] = combineFn(out[i], u)
+			}
+		}
+		if opType == compute.OpTypeScatterSum {
+			switch any(outputFlat).(type) {
+			case []float32:
+				combineRun = any(addRun[float32]).(func(out, updates []T))
+			case []float64:
+				combineRun = any(addRun[float64]).(func(out, updates []T))
+			case []int32:
+				combineRun = any(addRun[int32]).(func(out, updates []T))
+			case []int64:
+				combineRun = any(addRun[int64]).(func(out, updates []T))
+			}
+		}
+		scatterContiguous(outputShape, outputFlat, indicesFlat, updatesFlat, window, indicesShape, scatterParams,
+			deferenceIndicesFn, combineRun)
+		return nil
+	}
+	scatterByIterators(outputShape, outputFlat, indicesShape, indicesFlat, updatesShape, updatesFlat, scatterParams,
+		deferenceIndicesFn, combineFn)
+	return nil
+}
+
+// scatterByIterators is the general scatter loop: for each index vector, the update window
+// is combined into the output element by element, both walked by index iterators.
+func scatterByIterators[T gobackend.SupportedTypesConstraints](outputShape shapes.Shape, outputFlat []T,
+	indicesShape shapes.Shape, indicesFlat any, updatesShape shapes.Shape, updatesFlat []T, scatterParams *scatterNode,
+	deferenceIndicesFn func(flat any, in, out []int), combineFn func(a, b T) T) {
+	indicesIt := newSubIndicesIterator(indicesShape, scatterParams.indexVectorAxis)
 	indexVectorStride := 1
 	indexVectorSize := 1
 	if scatterParams.indexVectorAxis != indicesShape.Rank() {
-		indexVectorSize = indices.RawShape.Dimensions[scatterParams.indexVectorAxis]
+		indexVectorSize = indicesShape.Dimensions[scatterParams.indexVectorAxis]
 		indexVectorStride = indicesIt.PerAxisStride[scatterParams.indexVectorAxis]
 	}
 	indirectScatterIndices := make([]int, indexVectorSize)
@@ -310,7 +341,81 @@ func execScatterGeneric[T gobackend.SupportedTypesConstraints](opType compute.Op
 		}
 		updatesIt.Increment()
 	}
-	return nil
+}
+
+// contiguousScatterWindow returns the number of elements of an update window when every
+// window is one contiguous run both in the updates and in the output, the common layout of
+// "write these rows" (operand [N, W...], indices [B, k], updates [B, W...]): the update
+// window axes are the updates' last axes, they cover the output's axes after its inserted
+// ones whole, the inserted axes are the output's first, the scatter indices address only
+// those, and the index vectors are the indices' last axis. Then a window is combined with a
+// plain loop over a run instead of with two index iterators stepped element by element.
+func contiguousScatterWindow(output, indices, updates shapes.Shape, p *scatterNode) (int, bool) {
+	numWindow, numInserted := len(p.updateWindowAxes), len(p.insertedWindowAxes)
+	if p.indexVectorAxis < indices.Rank()-1 || output.Rank()-numInserted != numWindow {
+		return 0, false
+	}
+	for i, axis := range p.insertedWindowAxes {
+		if axis != i {
+			return 0, false
+		}
+	}
+	for _, axis := range p.scatterAxesToOperandAxes {
+		if axis >= numInserted {
+			return 0, false
+		}
+	}
+	window := 1
+	firstWindowAxis := updates.Rank() - numWindow
+	for i, axis := range p.updateWindowAxes {
+		if axis != firstWindowAxis+i || updates.Dimensions[axis] != output.Dimensions[numInserted+i] {
+			return 0, false
+		}
+		window *= updates.Dimensions[axis]
+	}
+	return window, true
+}
+
+// scatterContiguous is execScatterGeneric where contiguousScatterWindow holds: combineRun
+// combines each window into its run of the output, the windows in the order of their index
+// vectors, so the combined values are those of the general loop. An index vector that points outside the output skips its
+// window, as XLA's scatter does.
+func scatterContiguous[T gobackend.SupportedTypesConstraints](outputShape shapes.Shape, outputFlat []T, indicesFlat any,
+	updatesFlat []T, window int, indicesShape shapes.Shape, p *scatterNode,
+	dereference func(flat any, in, out []int), combineRun func(out, updates []T)) {
+	indexVectorSize := 1
+	if p.indexVectorAxis < indicesShape.Rank() {
+		indexVectorSize = indicesShape.Dimensions[p.indexVectorAxis]
+	}
+	strides := outputShape.Strides()
+	flatIndices := make([]int, indexVectorSize)
+	elemIndices := make([]int, indexVectorSize)
+	numWindows := indicesShape.Size() / max(indexVectorSize, 1)
+windows:
+	for w := range numWindows {
+		for i := range flatIndices {
+			flatIndices[i] = w*indexVectorSize + i
+		}
+		dereference(indicesFlat, flatIndices, elemIndices)
+		start := 0
+		for i, idx := range elemIndices {
+			axis := p.scatterAxesToOperandAxes[i]
+			if idx < 0 || idx >= outputShape.Dimensions[axis] {
+				continue windows
+			}
+			start += idx * strides[axis]
+		}
+		combineRun(outputFlat[start:start+window], updatesFlat[w*window:(w+1)*window])
+	}
+}
+
+// addRun is ScatterSum's combination of a run for the types whose sum is Go's +: the same
+// additions as combineForScatterSumGeneric's, without a call for each element.
+func addRun[T int32 | int64 | float32 | float64](out, updates []T) {
+	out = out[:len(updates)]
+	for i, u := range updates {
+		out[i] += u
+	}
 }
 
 type subIndicesIterator struct {
