@@ -16,7 +16,11 @@ import (
 
 // Prepare is pipeline.Prepare with a progress line in the cell and a one-line summary of
 // the data, the models and the backend. A zero CacheDir means pipeline.DefaultCacheDir().
+// It first paces the garbage collector as the command does (pipeline.PaceGC; GOGC and
+// GOMEMLIMIT, set with %env before, take precedence): a cell with a slider explains one row
+// over and over, which is faster at that pace.
 func Prepare(opts pipeline.Options) (*pipeline.Setup, error) {
+	pipeline.PaceGC()
 	if opts.CacheDir == "" {
 		opts.CacheDir = pipeline.DefaultCacheDir()
 	}

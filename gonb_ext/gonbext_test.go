@@ -3,6 +3,7 @@ package gonbext_test
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -11,6 +12,22 @@ import (
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
+
+// Prepare paces the garbage collector as the command does (pipeline.PaceGC), so that a
+// notebook's one-row explanations run at the command's speed.
+func TestPreparePacesTheCollector(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("QUCE_OUTPUT_DIR", t.TempDir())
+	if _, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: pipelinetest.CacheDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetGCPercent(100); got != pipeline.GCPercent {
+		t.Errorf("collector at %d%% after Prepare; want %d%%", got, pipeline.GCPercent)
+	}
+}
 
 // Outside a notebook the helpers display nothing, write HTML files when QUCE_OUTPUT_DIR is
 // set, and never crash; Tune says it needs a notebook.

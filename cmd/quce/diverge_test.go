@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -290,23 +288,4 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 		c.cancel()
 	}
 	return c.Builder.Write(p)
-}
-
-// Unless GOMEMLIMIT is set, the command makes the memory available the collector's soft
-// limit, so that its pace (gcPercent) does not overshoot what the explainer's estimate
-// allowed for.
-func TestPaceGCSetsMemoryLimit(t *testing.T) {
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	for _, tc := range []struct {
-		gomemlimit string
-		set        bool
-	}{{"", true}, {"1GiB", false}} {
-		debug.SetMemoryLimit(math.MaxInt64) // what the runtime would have taken from GOMEMLIMIT
-		t.Setenv("GOMEMLIMIT", tc.gomemlimit)
-		paceGC()
-		if got := debug.SetMemoryLimit(-1); (got < math.MaxInt64) != tc.set {
-			t.Errorf("GOMEMLIMIT=%q: limit %d; want one set: %v", tc.gomemlimit, got, tc.set)
-		}
-	}
 }

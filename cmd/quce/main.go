@@ -19,35 +19,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
-	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/pipeline"
 )
 
-// gcPercent is the garbage collector's pace unless GOGC is set. An optimisation step
-// allocates a little in each of its few hundred small operations, so at Go's default (100)
-// the collector ran every few hundred steps and emptied the pure-Go backend's buffer pools
-// each time. At 400, one row (n = 1000, K = 10) took 0.071 s instead of 0.081 s, the work
-// unit of 455 rows the same time, and peak memory 133 MB instead of 78 (docs/SPEED.md).
-const gcPercent = 400
-
-// paceGC sets the collector's pace to gcPercent unless GOGC is set. At that pace the heap
-// may grow to five times what is live before a collection, so unless GOMEMLIMIT is set the
-// memory available is made a soft limit: as a large job nears it the collector works harder
-// instead, and a job the explainer accepted for its size (quce.AvailableMemory) fits.
-func paceGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(quce.AvailableMemory())
-	}
-}
-
 func main() {
-	paceGC()
+	pipeline.PaceGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -7,30 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
-
-// The command paces the garbage collector at gcPercent unless GOGC is set, in which case the
-// runtime's own reading of it stands.
-func TestPaceGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	for _, tc := range []struct {
-		gogc string
-		want int
-	}{{"", gcPercent}, {"50", 77}} {
-		debug.SetGCPercent(77) // what the runtime would have taken from GOGC
-		t.Setenv("GOGC", tc.gogc)
-		paceGC()
-		if got := debug.SetGCPercent(100); got != tc.want {
-			t.Errorf("GOGC=%q: collector at %d%%; want %d%%", tc.gogc, got, tc.want)
-		}
-	}
-}
 
 func TestExplainJSON(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "e.json")
