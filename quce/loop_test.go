@@ -40,6 +40,8 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 		{"three paths", func(c *quce.Config) { c.Paths = 3 }, nil},
 		{"diverging (no bounds)", func(c *quce.Config) { c.LearningRate = 1e3; c.Steps = 40 },
 			func(p *quce.Path) bool { return strings.Contains(p.Failure, "diverged") }},
+		{"non-finite (no bounds)", func(c *quce.Config) { c.LearningRate = 1e39; c.Steps = 40 },
+			func(p *quce.Path) bool { return strings.Contains(p.Failure, "non-finite") }},
 		// Candidates of several λ as rows of one batch, refinement rounds, pull-back, resets.
 		{"automatic λ, sparse", func(c *quce.Config) { *c = auto }, func(p *quce.Path) bool { return p.Valid && len(p.Resets) > 0 }},
 	} {
