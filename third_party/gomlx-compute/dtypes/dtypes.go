@@ -166,6 +166,21 @@ func FromAny(value any) DType {
 
 // Size returns the number of bytes for the given DType, or 0 if the dtype uses fraction(s) of bytes.
 func (dtype DType) Size() int {
+	// The sizes of GoType's types, without going through reflect (the pure-Go backend asks
+	// for every operation's output buffer); any other dtype goes to GoType, which panics
+	// for a dtype it does not know.
+	switch dtype {
+	case Bool, Int8, Uint8, Int4, Uint4, Int2, Uint2, Int1, Uint1:
+		return 1
+	case Int16, Uint16, Float16, BFloat16:
+		return 2
+	case Int32, Uint32, Float32:
+		return 4
+	case Int64, Uint64, Float64, Complex64:
+		return 8
+	case Complex128:
+		return 16
+	}
 	return int(dtype.GoType().Size())
 }
 

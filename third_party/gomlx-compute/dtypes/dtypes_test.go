@@ -173,3 +173,26 @@ func TestIsPromotableTo(t *testing.T) {
 		t.Fatal("expected Int8 to not be promotable to Float32")
 	}
 }
+
+// Size answers without reflect for the dtypes it lists; it must be the size of GoType's type
+// for every dtype GoType knows, and panic like GoType for one it does not.
+func TestSizeIsGoTypeSize(t *testing.T) {
+	for _, dtype := range DTypeValues() {
+		var want int
+		goTypePanics := func() (panicked bool) {
+			defer func() { panicked = recover() != nil }()
+			want = int(dtype.GoType().Size())
+			return false
+		}()
+		sizePanics := func() (panicked bool) {
+			defer func() { panicked = recover() != nil }()
+			if got := dtype.Size(); got != want {
+				t.Errorf("%s: Size() = %d, GoType().Size() = %d", dtype, got, want)
+			}
+			return false
+		}()
+		if goTypePanics != sizePanics {
+			t.Errorf("%s: GoType panics %v, Size panics %v", dtype, goTypePanics, sizePanics)
+		}
+	}
+}

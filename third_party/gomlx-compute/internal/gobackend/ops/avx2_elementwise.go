@@ -86,23 +86,46 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 	isMinMax := opType == compute.OpTypeMax || opType == compute.OpTypeMin
 	return func(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
 		lhsShape, rhsShape := inputs[0].RawShape, inputs[1].RawShape
-		broadcast := !(lhsShape.Size() == 1 || rhsShape.Size() == 1 || lhsShape.Equal(rhsShape))
-		if lhsShape.DType != dtypes.Float32 || node.Shape.IsDynamic() || (broadcast && isMinMax) {
+		lhsFlat, lhsOk := inputs[0].Flat.([]float32)
+		rhsFlat, rhsOk := inputs[1].Flat.([]float32)
+		if !lhsOk || !rhsOk || node.Shape.IsDynamic() {
 			return generic(backend, node, inputs, inputsOwned)
 		}
-		lhs, rhs, output, lhsIsScalarOr1, rhsIsScalarOr1 := binaryOperandsAndOutputForExecution(backend, node, inputs, inputsOwned, node.Shape)
+		// The operands' lengths say it all, without comparing shapes (whose dimensions are a
+		// memory read apart, for every operation): an operand of the output's length has the
+		// output's dimensions, since it broadcasts to them.
+		size := node.Shape.Size()
+		lhsIsScalarOr1, rhsIsScalarOr1 := len(lhsFlat) == 1, len(rhsFlat) == 1
+		broadcast := !(lhsIsScalarOr1 || rhsIsScalarOr1 || (len(lhsFlat) == size && len(rhsFlat) == size))
+		if broadcast && isMinMax {
+			return generic(backend, node, inputs, inputsOwned)
+		}
+		// The output reuses an operand the executor owns where it has the output's length, as
+		// binaryOperandsAndOutputForExecution does where it has the output's shape.
+		var output *gobackend.Buffer
+		switch {
+		case inputsOwned[1] && len(rhsFlat) == size:
+			output, inputs[1] = inputs[1], nil
+			output.RawShape = node.Shape
+		case inputsOwned[0] && len(lhsFlat) == size:
+			output, inputs[0] = inputs[0], nil
+			output.RawShape = node.Shape
+		default:
+			output, _ = backend.GetBuffer(node.Shape)
+		}
+		outFlat := output.Flat.([]float32)
 		switch {
 		case broadcast:
-			avx2Float32BinaryBroadcast(opType, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32),
+			avx2Float32BinaryBroadcast(opType, lhsFlat, rhsFlat, outFlat,
 				gobackend.NewZippedBroadcastIterator(lhsShape, rhsShape, node.Shape))
 			return output, nil
 		case lhsIsScalarOr1 && !rhsIsScalarOr1 && opType != compute.OpTypeSub && opType != compute.OpTypeDiv:
-			lhs, rhs = rhs, lhs // as the generic executors of commutative ops do
+			lhsFlat, rhsFlat = rhsFlat, lhsFlat // as the generic executors of commutative ops do
 		}
 		if isMinMax {
-			avx2Float32MinMax(opType == compute.OpTypeMax, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32))
+			avx2Float32MinMax(opType == compute.OpTypeMax, lhsFlat, rhsFlat, outFlat)
 		} else {
-			avx2Float32Binary(opType, lhs.Flat.([]float32), rhs.Flat.([]float32), output.Flat.([]float32))
+			avx2Float32Binary(opType, lhsFlat, rhsFlat, outFlat)
 		}
 		return output, nil
 	}
