@@ -227,6 +227,8 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/avx2_elementwise.go", "broadcast := !(lhsIsScalarOr1 || rhsIsScalarOr1 || (len(lhsFlat) == size && len(rhsFlat) == size))", 1},
 		{"../../dtypes/dtypes.go", "case Int32, Uint32, Float32:", 1},
 		{"../../dtypes/dtypes_test.go", "func TestSizeIsGoTypeSize(", 1},
+		{"passes/identity.go", "gobackend.RegisterTransformation(90, &IdentityElision{})", 1},
+		{"passes/identity_test.go", "func TestIdentityElision(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {
