@@ -274,53 +274,52 @@ func (jb job) refine(ctx context.Context, cfg Config, n int, queries []Query, pr
 			cands[i] = append(cands[i], candidate(x, grid[k], 0, cfg.Steps))
 		}
 	}
+	// searchMore searches, for steps steps, one more candidate for each instance that next
+	// gives one (λ2, λ3), all as rows of one batch, and records them as candidates of round.
+	// It reports whether there were any.
+	searchMore := func(round, steps int, next func(i int) (Lambdas, bool)) (bool, error) {
+		var sub []int
+		var subQ []Query
+		var subPred [][]float64
+		var lams []Lambdas
+		for i := range queries {
+			if l, ok := next(i); ok {
+				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, l)
+			}
+		}
+		if len(sub) == 0 {
+			return false, nil
+		}
+		c := cfg
+		c.Steps = steps
+		more, err := jb.searchRows(ctx, c, subQ, subPred, lams, tm)
+		if err != nil {
+			return false, err
+		}
+		for k, i := range sub {
+			cands[i] = append(cands[i], candidate(more[k], lams[k], round, steps))
+			exs[i] = append(exs[i], more[k])
+		}
+		return true, nil
+	}
 	if n > cfg.Steps {
 		// The grid's weakest pull towards x and the data: the most likely to be valid.
 		weakest := slices.MinFunc(grid, func(a, b Lambdas) int {
 			return cmp.Or(cmp.Compare(a.Lambda2, b.Lambda2), cmp.Compare(a.Lambda3, b.Lambda3))
 		})
-		var sub []int
-		var subQ []Query
-		var subPred [][]float64
-		var lams []Lambdas
-		for i := range queries {
-			if !slices.ContainsFunc(cands[i], func(c Candidate) bool { return c.Valid }) {
-				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, weakest)
-			}
-		}
-		if len(sub) > 0 {
-			full := cfg
-			full.Steps = n
-			more, err := jb.searchRows(ctx, full, subQ, subPred, lams, tm)
-			if err != nil {
-				return nil, err
-			}
-			for k, i := range sub {
-				cands[i] = append(cands[i], candidate(more[k], lams[k], 0, n))
-				exs[i] = append(exs[i], more[k])
-			}
+		if _, err := searchMore(0, n, func(i int) (Lambdas, bool) {
+			return weakest, !slices.ContainsFunc(cands[i], func(c Candidate) bool { return c.Valid })
+		}); err != nil {
+			return nil, err
 		}
 	}
 	for round := 1; round <= cfg.Auto.Rounds; round++ {
-		var sub []int
-		var subQ []Query
-		var subPred [][]float64
-		var lams []Lambdas
-		for i := range queries {
-			if l, ok := nextLambda(cands[i], bound[i]); ok {
-				sub, subQ, subPred, lams = append(sub, i), append(subQ, queries[i]), append(subPred, pred[i]), append(lams, l)
-			}
-		}
-		if len(sub) == 0 {
-			break
-		}
-		more, err := jb.searchRows(ctx, cfg, subQ, subPred, lams, tm)
+		more, err := searchMore(round, cfg.Steps, func(i int) (Lambdas, bool) { return nextLambda(cands[i], bound[i]) })
 		if err != nil {
 			return nil, err
 		}
-		for k, i := range sub {
-			cands[i] = append(cands[i], candidate(more[k], lams[k], round, cfg.Steps))
-			exs[i] = append(exs[i], more[k])
+		if !more {
+			break
 		}
 	}
 	out := make([]*Explanation, len(queries))

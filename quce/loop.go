@@ -404,10 +404,11 @@ func (pr programs) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node], 
 	finiteRows := func(xs ...*Node) *Node {
 		var cols []*Node
 		for _, x := range xs {
-			if x != nil && x.Rank() == 1 {
-				x = col(x)
-			}
-			if x != nil {
+			switch {
+			case x == nil:
+			case x.Rank() == 1:
+				cols = append(cols, col(x))
+			default:
 				cols = append(cols, x)
 			}
 		}
