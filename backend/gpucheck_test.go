@@ -124,3 +124,77 @@ func TestGPUCheckTable(t *testing.T) {
 		}
 	}
 }
+
+// A whole sitting with stand-ins for the GPU, quce and the peer: the runs go in the order
+// of what the table is for (XLA and the peer first, the pure-Go backend at a million rows
+// last), each within what is left of BUDGET, and a spent budget leaves the later cells
+// saying so rather than the sitting overrunning its machine's time.
+func TestGPUCheckSitting(t *testing.T) {
+	bin := t.TempDir()
+	stub(t, bin, "nvidia-smi", "echo 'GPU 0: NVIDIA Stand-in (UUID: GPU-0)'")
+	plugins := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plugins, "pjrt_c_api_cuda_plugin.so"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tools := t.TempDir()
+	stub(t, tools, "quce", `echo "$GOMLX_BACKEND $*" >>"$RUNS"
+[ -n "$STUB_SLEEP" ] && exec sleep "$STUB_SLEEP"
+echo '{"backend":"'$GOMLX_BACKEND'","simd":"none","phases":[{"name":"explain","rows":455,"wall_seconds":0.5,"engine":"loop","executions":3}]}'`)
+	stub(t, tools, "python", `[ "$1" = -c ] && exit 0 # PyTorch sees the GPU
+shift # the peer script
+echo "peer $*" >>"$RUNS"
+while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
+echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}' >"$out"`)
+	peer := filepath.Join(tools, "quce_torch_peer.py")
+	if err := os.WriteFile(peer, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runsOf := func(path string) []string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		var runs []string
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f := strings.Fields(l)
+			runs = append(runs, f[0]+" "+f[len(f)-1]) // backend or peer, and the last argument
+		}
+		return runs
+	}
+	all := []string{"xla:cuda 1,1,455,4096,32768", "peer 32768", "xla:cuda 1000000", "peer 1000000",
+		"go 1,1,455,4096,32768", "xla:cuda steps", "go 1000000"}
+	for _, tc := range []struct {
+		name     string
+		env      []string
+		wantRuns []string
+		want     []string
+	}{
+		{"the whole sitting", nil, all, []string{"| 455 | 0.5 s | 0.5 s | 0.9 s |"}},
+		{"a spent budget", []string{"BUDGET=1", "STUB_SLEEP=5"}, all[:1], []string{
+			"| 455 | timed out after 1 s | not run: the sitting's budget of 1 s was spent (BUDGET) | not run: the sitting's budget of 1 s was spent (BUDGET) |",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := filepath.Join(t.TempDir(), "runs")
+			env := append([]string{"PJRT_PLUGIN_LIBRARY_PATH=" + plugins, "QUCE_BIN=" + filepath.Join(tools, "quce"),
+				"PEER=" + peer, "PYTHON=" + filepath.Join(tools, "python"), "RUNS=" + runs, "OUT=" + t.TempDir()}, tc.env...)
+			out, code := gpuCheck(t, bin, env)
+			if code != 0 {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			if got := runsOf(runs); strings.Join(got, "; ") != strings.Join(tc.wantRuns, "; ") {
+				t.Errorf("runs %q, want %q", got, tc.wantRuns)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+	out, code := gpuCheck(t, bin, []string{"PJRT_PLUGIN_LIBRARY_PATH=" + plugins, "QUCE_BIN=" + filepath.Join(tools, "quce"),
+		"PEER=" + peer, "PYTHON=" + filepath.Join(tools, "python"), "OUT=" + t.TempDir(), "BUDGET=ten"})
+	if code != 2 || !strings.Contains(out, "BUDGET=ten is not a number of seconds; fix:") {
+		t.Errorf("BUDGET=ten: exit %d, output %q; want exit 2 naming BUDGET with the fix", code, out)
+	}
+}

@@ -14,8 +14,13 @@
 #   PEER          the peer script (default bin/gpu/peer/quce_torch_peer.py, else ../shared/peer/…)
 #   RUN_TIMEOUT   seconds allowed to each run up to 32 768 rows (default 300)
 #   BIG_TIMEOUT   seconds allowed to each 1 000 000-row run (default 120)
+#   BUDGET        seconds for the whole sitting (default 540, so that it fits one 10-minute
+#                 command on a lent machine); a run gets at most what is left of it
 #   PYTHON        the Python with PyTorch for the peer (default python3)
-# A run that fails or runs out of time is a cell saying so; the others still run.
+# A run that fails or runs out of time is a cell saying so; the others still run. The runs go
+# in order of what the table is for, so that a spent budget leaves out the least: quce on XLA
+# and the peer (up to 32 768 rows, with training), then both at a million rows, then the
+# pure-Go backend, XLA on the step engine, and the pure-Go backend at a million rows.
 set -euo pipefail
 
 die() {
@@ -212,11 +217,23 @@ rm -f "$dir"/*.json "$dir"/*.err
 echo "$gpu" | head -1 >"$dir/gpu.txt"
 echo "gpu-check: $(head -1 "$dir/gpu.txt"); plugin $found; results in $dir" >&2
 
-# attempt NAME SECONDS CMD...: runs CMD; its JSON is DIR/NAME.json, which CMD writes itself or
-# prints on stdout; its log is DIR/NAME.log. A failure leaves DIR/NAME.err with why, for the table.
+budget=${BUDGET:-540}
+[[ $budget =~ ^[0-9]+$ ]] || die "BUDGET=$budget is not a number of seconds; fix: set it to e.g. 540, or leave it unset"
+start=$SECONDS
+
+# attempt NAME SECONDS CMD...: runs CMD for at most SECONDS, and at most what is left of the
+# budget; its JSON is DIR/NAME.json, which CMD writes itself or prints on stdout; its log is
+# DIR/NAME.log. A failure, or no budget left, leaves DIR/NAME.err with why, for the table.
 attempt() {
-	local name=$1 secs=$2 rc=0
+	local name=$1 secs=$2 rc=0 left
 	shift 2
+	left=$((budget - (SECONDS - start)))
+	if ((left < 1)); then
+		echo "not run: the sitting's budget of $budget s was spent (BUDGET)" >"$dir/$name.err"
+		echo "gpu-check: $name not run: budget spent" >&2
+		return
+	fi
+	((secs > left)) && secs=$left
 	echo "gpu-check: $name ..." >&2
 	timeout "$secs" "$@" >"$dir/$name.out" 2>"$dir/$name.log" || rc=$?
 	if ((rc == 124)); then
@@ -230,18 +247,18 @@ attempt() {
 }
 
 rows_csv=${small_rows// /,}
-for backend in xla go; do
-	config=go
-	[[ $backend == xla ]] && config=xla:cuda
-	attempt "$backend" "${RUN_TIMEOUT:-300}" env GOMLX_BACKEND=$config "$quce" bench -rows "$rows_csv" -q
-	attempt "$backend-big" "${BIG_TIMEOUT:-120}" env GOMLX_BACKEND=$config "$quce" bench -rows "$big_rows" -q
-done
-# The same GPU on the step engine, to show what the loop engine changes there.
-attempt xla-steps "${RUN_TIMEOUT:-300}" env GOMLX_BACKEND=xla:cuda "$quce" bench -rows 1,1,455 -engine steps -q
 python=${PYTHON:-python3}
 peer_args=(--device cuda --K 10 --reps 1 --threads 1 --models "$(dirname "$peer")/models.pt"
 	--opt-variants manual_jit --attr-variants manual)
+on_xla=(env GOMLX_BACKEND=xla:cuda "$quce" bench -q)
+on_go=(env GOMLX_BACKEND=go "$quce" bench -q)
+attempt xla "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -rows "$rows_csv"
 attempt peer "${RUN_TIMEOUT:-300}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer.json" --B 1 455 4096 32768
+attempt xla-big "${BIG_TIMEOUT:-120}" "${on_xla[@]}" -rows "$big_rows"
 attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer-big.json" --B "$big_rows"
+attempt go "${RUN_TIMEOUT:-300}" "${on_go[@]}" -rows "$rows_csv"
+# The same GPU on the step engine, to show what the loop engine changes there.
+attempt xla-steps "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -rows 1,1,455 -engine steps
+attempt go-big "${BIG_TIMEOUT:-120}" "${on_go[@]}" -rows "$big_rows"
 
 table "$dir"
