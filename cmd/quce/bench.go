@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,6 +54,20 @@ func trainingPhase(name string, seconds float64, st trainloop.Stats) phase {
 	return phase{Name: name, WallSeconds: seconds, Steps: int64(st.Steps), Executions: int64(st.Executions)}
 }
 
+// buildProfile names the CPU profile the running binary was optimised with (the Go
+// compiler's -pgo: cmd/quce/default.pgo, written by scripts/pgo-profile.sh, for go build and
+// go run), or says "off". It changes the speed, not the results, so only quce bench says it.
+func buildProfile() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-pgo" && s.Value != "" {
+				return filepath.Base(s.Value)
+			}
+		}
+	}
+	return "off"
+}
+
 func cpuSeconds() float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
@@ -74,7 +92,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	f.register(fs)
 	batches := fs.String("rows", "1,100,455", "comma-separated batch sizes B (rows of the training split, repeated if B exceeds it)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (training and every batch) to this file, for go tool pprof, or as the profile the command is built with (scripts/pgo-profile.sh)")
 	if err := f.parse(fs, args); err != nil {
+		return err
+	}
+	if *cpuProfile == "-" {
+		return fmt.Errorf("-cpuprofile -: standard output carries the JSON; fix: name a file for the profile")
+	}
+	if err := f.checkOutput("-cpuprofile", *cpuProfile); err != nil {
 		return err
 	}
 	cfg, err := f.config()
@@ -91,6 +116,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// Training is always timed from scratch: the cache would hide it.
 	f.noCache = true
+	var prof bytes.Buffer
+	if *cpuProfile != "" {
+		if err := pprof.StartCPUProfile(&prof); err != nil {
+			return fmt.Errorf("-cpuprofile %s: %v; fix: leave -cpuprofile out while another profile of this process runs", *cpuProfile, err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var phases []phase
 	var s *pipeline.Setup
 	p, err := timed("prepare (classifier + VAE training)", 0, func() error { s, err = f.prepare(ctx, nil); return err })
@@ -142,11 +174,18 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		phases = append(phases, p)
 		f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs), %d executions on %d of %d devices", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty, p.Executions, p.Devices, s.BackendInfo.NumDevices)
 	}
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+		if err := writeOutputs(stdout, []output{{*cpuProfile, prof.Bytes()}}); err != nil {
+			return err
+		}
+		f.logf("wrote %s", *cpuProfile)
+	}
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	doc := map[string]any{
 		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
-		"backend":    s.BackendInfo.Config, "devices": s.BackendInfo.NumDevices, "simd": s.BackendInfo.KernelSet(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+		"backend":    s.BackendInfo.Config, "devices": s.BackendInfo.NumDevices, "simd": s.BackendInfo.KernelSet(), "pgo": buildProfile(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
 		"model": modelJSON(s), "model_check": s.ModelCheck,
 	}
