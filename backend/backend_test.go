@@ -229,6 +229,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"../../dtypes/dtypes_test.go", "func TestSizeIsGoTypeSize(", 1},
 		{"passes/identity.go", "gobackend.RegisterTransformation(90, &IdentityElision{})", 1},
 		{"passes/identity_test.go", "func TestIdentityElision(", 1},
+		{"dot/matmul/avx2_small.go", "if groups := rhsCrossSize / (2 * outputVecWidth); groups > 0 {", 1},
+		{"dot/matmul/avx2_small.go", "avx2SmallFourRowsFloat32(lhsBase, rhsBase, outputBase, row+2, rest, contractingSize, rhsCrossSize)", 1},
+		{"dot/matmul/gen_avx2_small_f64.go", "func avx2SmallFourRowsFloat64(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

@@ -139,217 +139,28 @@ func avx2SmallFloat32( //alt:f32
 	for range batchCount {
 		row := 0
 		//alt:f32{
-		// Six rows at a time in assembly where every column is in a group of 16 (the widths of
-		// padded layers), then the four-row loop and the single rows below for the rest.
-		if rhsCrossSize%(2*outputVecWidth) == 0 {
+		// Six rows at a time in assembly, their columns in groups of 16 (all of them in padded
+		// layers), then their last columns, fewer than 16, four rows at a time (the second
+		// four are the last four of the six: two rows are computed again, to the same bits);
+		// then the four-row loop and the single rows below for the rest.
+		if groups := rhsCrossSize / (2 * outputVecWidth); groups > 0 {
+			rest := groups * 2 * outputVecWidth
 			for ; row+5 < lhsCrossSize; row += 6 {
 				avx2Rows6Float32(lhsBase+uintptr(row*contractingSize)*iSize, rhsBase, outputBase+uintptr(row*rhsCrossSize)*oSize,
-					uintptr(contractingSize), uintptr(rhsCrossSize/(2*outputVecWidth)),
+					uintptr(contractingSize), uintptr(groups),
 					uintptr(contractingSize)*iSize, rhsRowBytes, uintptr(rhsCrossSize)*oSize)
+				if rest < rhsCrossSize {
+					avx2SmallFourRowsFloat32(lhsBase, rhsBase, outputBase, row, rest, contractingSize, rhsCrossSize)
+					avx2SmallFourRowsFloat32(lhsBase, rhsBase, outputBase, row+2, rest, contractingSize, rhsCrossSize)
+				}
 			}
 		}
 		//alt:f32}
 		for ; row+3 < lhsCrossSize; row += 4 {
-			l0Base := lhsBase + uintptr((row+0)*contractingSize)*iSize
-			l1Base := lhsBase + uintptr((row+1)*contractingSize)*iSize
-			l2Base := lhsBase + uintptr((row+2)*contractingSize)*iSize
-			l3Base := lhsBase + uintptr((row+3)*contractingSize)*iSize
-			outBase0 := outputBase + uintptr((row+0)*rhsCrossSize)*oSize
-			outBase1 := outputBase + uintptr((row+1)*rhsCrossSize)*oSize
-			outBase2 := outputBase + uintptr((row+2)*rhsCrossSize)*oSize
-			outBase3 := outputBase + uintptr((row+3)*rhsCrossSize)*oSize
-
-			col := 0
-			for ; col+2*outputVecWidth <= rhsCrossSize; col += 2 * outputVecWidth {
-				var o0_0, o0_1, o1_0, o1_1, o2_0, o2_1, o3_0, o3_1 archsimd.Float32x8 //alt:f32|bf16|f16
-				//alt:f64 var o0_0, o0_1, o1_0, o1_1, o2_0, o2_1, o3_0, o3_1 archsimd.Float64x4
-				rPtr := rhsBase + uintptr(col)*iSize
-				for k := 0; k < contractingSize; k++ {
-					kOffset := uintptr(k) * iSize
-					l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0Base + kOffset))) //alt:f32
-					l1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1Base + kOffset))) //alt:f32
-					l2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2Base + kOffset))) //alt:f32
-					l3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3Base + kOffset))) //alt:f32
-					//alt:bf16 l0 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l0Base + kOffset))).Float32())
-					//alt:bf16 l1 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l1Base + kOffset))).Float32())
-					//alt:bf16 l2 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l2Base + kOffset))).Float32())
-					//alt:bf16 l3 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l3Base + kOffset))).Float32())
-					//alt:f16 l0 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l0Base + kOffset))).Float32())
-					//alt:f16 l1 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l1Base + kOffset))).Float32())
-					//alt:f16 l2 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l2Base + kOffset))).Float32())
-					//alt:f16 l3 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l3Base + kOffset))).Float32())
-					//alt:f64 l0 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l0Base + kOffset)))
-					//alt:f64 l1 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l1Base + kOffset)))
-					//alt:f64 l2 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l2Base + kOffset)))
-					//alt:f64 l3 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l3Base + kOffset)))
-
-					r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr)))                                 //alt:f32
-					r1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr + uintptr(outputVecWidth)*iSize))) //alt:f32
-					//alt:bf16 r0, r1 := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rPtr))).ToFloat32()
-					//alt:f16 r0, r1 := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rPtr))).ToFloat32()
-					//alt:f64 r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr)))
-					//alt:f64 r1 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr + uintptr(outputVecWidth)*iSize)))
-					rPtr += rhsRowBytes
-
-					o0_0 = l0.MulAdd(r0, o0_0)
-					o0_1 = l0.MulAdd(r1, o0_1)
-					o1_0 = l1.MulAdd(r0, o1_0)
-					o1_1 = l1.MulAdd(r1, o1_1)
-					o2_0 = l2.MulAdd(r0, o2_0)
-					o2_1 = l2.MulAdd(r1, o2_1)
-					o3_0 = l3.MulAdd(r0, o3_0)
-					o3_1 = l3.MulAdd(r1, o3_1)
-				}
-
-				colOffset := uintptr(col) * oSize
-				nextOffset := uintptr(col+outputVecWidth) * oSize
-				o0_0.Store((*[8]float32)(unsafe.Pointer(outBase0 + colOffset)))  //alt:f32|bf16|f16
-				o0_1.Store((*[8]float32)(unsafe.Pointer(outBase0 + nextOffset))) //alt:f32|bf16|f16
-				o1_0.Store((*[8]float32)(unsafe.Pointer(outBase1 + colOffset)))  //alt:f32|bf16|f16
-				o1_1.Store((*[8]float32)(unsafe.Pointer(outBase1 + nextOffset))) //alt:f32|bf16|f16
-				o2_0.Store((*[8]float32)(unsafe.Pointer(outBase2 + colOffset)))  //alt:f32|bf16|f16
-				o2_1.Store((*[8]float32)(unsafe.Pointer(outBase2 + nextOffset))) //alt:f32|bf16|f16
-				o3_0.Store((*[8]float32)(unsafe.Pointer(outBase3 + colOffset)))  //alt:f32|bf16|f16
-				o3_1.Store((*[8]float32)(unsafe.Pointer(outBase3 + nextOffset))) //alt:f32|bf16|f16
-				//alt:f64 o0_0.Store((*[4]float64)(unsafe.Pointer(outBase0 + colOffset)))
-				//alt:f64 o0_1.Store((*[4]float64)(unsafe.Pointer(outBase0 + nextOffset)))
-				//alt:f64 o1_0.Store((*[4]float64)(unsafe.Pointer(outBase1 + colOffset)))
-				//alt:f64 o1_1.Store((*[4]float64)(unsafe.Pointer(outBase1 + nextOffset)))
-				//alt:f64 o2_0.Store((*[4]float64)(unsafe.Pointer(outBase2 + colOffset)))
-				//alt:f64 o2_1.Store((*[4]float64)(unsafe.Pointer(outBase2 + nextOffset)))
-				//alt:f64 o3_0.Store((*[4]float64)(unsafe.Pointer(outBase3 + colOffset)))
-				//alt:f64 o3_1.Store((*[4]float64)(unsafe.Pointer(outBase3 + nextOffset)))
-			}
-
-			for ; col+outputVecWidth <= rhsCrossSize; col += outputVecWidth {
-				var o0_0, o1_0, o2_0, o3_0 archsimd.Float32x8 //alt:f32|bf16|f16
-				//alt:f64 var o0_0, o1_0, o2_0, o3_0 archsimd.Float64x4
-				rPtr := rhsBase + uintptr(col)*iSize
-				for k := 0; k < contractingSize; k++ {
-					kOffset := uintptr(k) * iSize
-					l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0Base + kOffset))) //alt:f32
-					l1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1Base + kOffset))) //alt:f32
-					l2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2Base + kOffset))) //alt:f32
-					l3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3Base + kOffset))) //alt:f32
-					//alt:bf16 l0 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l0Base + kOffset))).Float32())
-					//alt:bf16 l1 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l1Base + kOffset))).Float32())
-					//alt:bf16 l2 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l2Base + kOffset))).Float32())
-					//alt:bf16 l3 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l3Base + kOffset))).Float32())
-					//alt:f16 l0 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l0Base + kOffset))).Float32())
-					//alt:f16 l1 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l1Base + kOffset))).Float32())
-					//alt:f16 l2 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l2Base + kOffset))).Float32())
-					//alt:f16 l3 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l3Base + kOffset))).Float32())
-					//alt:f64 l0 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l0Base + kOffset)))
-					//alt:f64 l1 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l1Base + kOffset)))
-					//alt:f64 l2 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l2Base + kOffset)))
-					//alt:f64 l3 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l3Base + kOffset)))
-
-					r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr))) //alt:f32
-					//alt:bf16 r0, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rPtr))).ToFloat32()
-					//alt:f16 r0, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rPtr))).ToFloat32()
-					//alt:f64 r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr)))
-					rPtr += rhsRowBytes
-
-					o0_0 = l0.MulAdd(r0, o0_0)
-					o1_0 = l1.MulAdd(r0, o1_0)
-					o2_0 = l2.MulAdd(r0, o2_0)
-					o3_0 = l3.MulAdd(r0, o3_0)
-				}
-
-				colOffset := uintptr(col) * oSize
-				o0_0.Store((*[8]float32)(unsafe.Pointer(outBase0 + colOffset))) //alt:f32|bf16|f16
-				o1_0.Store((*[8]float32)(unsafe.Pointer(outBase1 + colOffset))) //alt:f32|bf16|f16
-				o2_0.Store((*[8]float32)(unsafe.Pointer(outBase2 + colOffset))) //alt:f32|bf16|f16
-				o3_0.Store((*[8]float32)(unsafe.Pointer(outBase3 + colOffset))) //alt:f32|bf16|f16
-				//alt:f64 o0_0.Store((*[4]float64)(unsafe.Pointer(outBase0 + colOffset)))
-				//alt:f64 o1_0.Store((*[4]float64)(unsafe.Pointer(outBase1 + colOffset)))
-				//alt:f64 o2_0.Store((*[4]float64)(unsafe.Pointer(outBase2 + colOffset)))
-				//alt:f64 o3_0.Store((*[4]float64)(unsafe.Pointer(outBase3 + colOffset)))
-			}
-
-			//alt:f32{
-			if col < rhsCrossSize {
-				// The last columns, fewer than a vector, in one masked vector per row instead
-				// of one column at a time. Each lane does what the scalar loop below does for
-				// its column: the product for k = 0, then a separate multiply and add for every
-				// later k (not fused), so the bits are the same.
-				mask := avx2TailMaskFloat32(rhsCrossSize - col)
-				rPtr := rhsBase + uintptr(col)*iSize
-				var s0, s1, s2, s3 archsimd.Float32x8
-				for k := 0; k < contractingSize; k++ {
-					kOffset := uintptr(k) * iSize
-					r0 := archsimd.LoadMaskedFloat32x8((*[8]float32)(unsafe.Pointer(rPtr)), mask)
-					rPtr += rhsRowBytes
-					p0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0Base + kOffset))).Mul(r0)
-					p1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1Base + kOffset))).Mul(r0)
-					p2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2Base + kOffset))).Mul(r0)
-					p3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3Base + kOffset))).Mul(r0)
-					if k == 0 {
-						s0, s1, s2, s3 = p0, p1, p2, p3
-					} else {
-						s0, s1, s2, s3 = s0.Add(p0), s1.Add(p1), s2.Add(p2), s3.Add(p3)
-					}
-				}
-				colOffset := uintptr(col) * oSize
-				s0.StoreMasked((*[8]float32)(unsafe.Pointer(outBase0+colOffset)), mask)
-				s1.StoreMasked((*[8]float32)(unsafe.Pointer(outBase1+colOffset)), mask)
-				s2.StoreMasked((*[8]float32)(unsafe.Pointer(outBase2+colOffset)), mask)
-				s3.StoreMasked((*[8]float32)(unsafe.Pointer(outBase3+colOffset)), mask)
-				col = rhsCrossSize
-			}
-			//alt:f32}
-			if col < rhsCrossSize {
-				// VZEROUPPER before scalar SSE code.
-				archsimd.ClearAVXUpperBits()
-			}
-			for ; col < rhsCrossSize; col++ {
-				var s0, s1, s2, s3 float32 //alt:f32|bf16|f16
-				//alt:f64 var s0, s1, s2, s3 float64
-				rPtr := rhsBase + uintptr(col)*iSize
-				for k := 0; k < contractingSize; k++ {
-					kOffset := uintptr(k) * iSize
-					r0 := *(*float32)(unsafe.Pointer(rPtr)) //alt:f32
-					//alt:bf16 r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rPtr))).Float32()
-					//alt:f16 r0 := (*(*float16.Float16)(unsafe.Pointer(rPtr))).Float32()
-					//alt:f64 r0 := *(*float64)(unsafe.Pointer(rPtr))
-					rPtr += rhsRowBytes
-
-					l0_scalar := *(*float32)(unsafe.Pointer(l0Base + kOffset)) //alt:f32
-					l1_scalar := *(*float32)(unsafe.Pointer(l1Base + kOffset)) //alt:f32
-					l2_scalar := *(*float32)(unsafe.Pointer(l2Base + kOffset)) //alt:f32
-					l3_scalar := *(*float32)(unsafe.Pointer(l3Base + kOffset)) //alt:f32
-					//alt:bf16 l0_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l0Base + kOffset))).Float32()
-					//alt:bf16 l1_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l1Base + kOffset))).Float32()
-					//alt:bf16 l2_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l2Base + kOffset))).Float32()
-					//alt:bf16 l3_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l3Base + kOffset))).Float32()
-					//alt:f16 l0_scalar := (*(*float16.Float16)(unsafe.Pointer(l0Base + kOffset))).Float32()
-					//alt:f16 l1_scalar := (*(*float16.Float16)(unsafe.Pointer(l1Base + kOffset))).Float32()
-					//alt:f16 l2_scalar := (*(*float16.Float16)(unsafe.Pointer(l2Base + kOffset))).Float32()
-					//alt:f16 l3_scalar := (*(*float16.Float16)(unsafe.Pointer(l3Base + kOffset))).Float32()
-					//alt:f64 l0_scalar := *(*float64)(unsafe.Pointer(l0Base + kOffset))
-					//alt:f64 l1_scalar := *(*float64)(unsafe.Pointer(l1Base + kOffset))
-					//alt:f64 l2_scalar := *(*float64)(unsafe.Pointer(l2Base + kOffset))
-					//alt:f64 l3_scalar := *(*float64)(unsafe.Pointer(l3Base + kOffset))
-
-					if k == 0 {
-						s0, s1, s2, s3 = l0_scalar*r0, l1_scalar*r0, l2_scalar*r0, l3_scalar*r0
-					} else {
-						s0 += l0_scalar * r0
-						s1 += l1_scalar * r0
-						s2 += l2_scalar * r0
-						s3 += l3_scalar * r0
-					}
-				}
-				colOffset := uintptr(col) * oSize
-				*(*float32)(unsafe.Pointer(outBase0 + colOffset)) = s0 //alt:f32|bf16|f16
-				*(*float32)(unsafe.Pointer(outBase1 + colOffset)) = s1 //alt:f32|bf16|f16
-				*(*float32)(unsafe.Pointer(outBase2 + colOffset)) = s2 //alt:f32|bf16|f16
-				*(*float32)(unsafe.Pointer(outBase3 + colOffset)) = s3 //alt:f32|bf16|f16
-				//alt:f64 *(*float64)(unsafe.Pointer(outBase0 + colOffset)) = s0
-				//alt:f64 *(*float64)(unsafe.Pointer(outBase1 + colOffset)) = s1
-				//alt:f64 *(*float64)(unsafe.Pointer(outBase2 + colOffset)) = s2
-				//alt:f64 *(*float64)(unsafe.Pointer(outBase3 + colOffset)) = s3
-			}
+			avx2SmallFourRowsFloat32(lhsBase, rhsBase, outputBase, row, 0, contractingSize, rhsCrossSize) //alt:f32
+			//alt:bf16 avx2SmallFourRowsBFloat16(lhsBase, rhsBase, outputBase, row, 0, contractingSize, rhsCrossSize)
+			//alt:f16 avx2SmallFourRowsFloat16(lhsBase, rhsBase, outputBase, row, 0, contractingSize, rhsCrossSize)
+			//alt:f64 avx2SmallFourRowsFloat64(lhsBase, rhsBase, outputBase, row, 0, contractingSize, rhsCrossSize)
 		}
 
 		for ; row < lhsCrossSize; row++ {
@@ -462,6 +273,226 @@ func avx2SmallFloat32( //alt:f32
 		lhsBase += lhsByteStride
 		rhsBase += rhsByteStride
 		outputBase += outputByteStride
+	}
+}
+
+// avx2SmallFourRowsFloat32 computes the columns from col on of rows row to row+3 of one batch
+// element of avx2SmallFloat32 (lhsBase, rhsBase and outputBase point at that element).
+func avx2SmallFourRowsFloat32( //alt:f32
+	//alt:bf16 func avx2SmallFourRowsBFloat16(
+	//alt:f16 func avx2SmallFourRowsFloat16(
+	//alt:f64 func avx2SmallFourRowsFloat64(
+	lhsBase, rhsBase, outputBase uintptr, row, col, contractingSize, rhsCrossSize int) {
+	var iZero float32 //alt:f32
+	//alt:bf16 var iZero bfloat16.BFloat16
+	//alt:f16 var iZero float16.Float16
+	//alt:f64 var iZero float64
+	iSize := unsafe.Sizeof(iZero)
+	var oZero float32 //alt:f32|bf16|f16
+	//alt:f64 var oZero float64
+	oSize := unsafe.Sizeof(oZero)
+	rhsRowBytes := uintptr(rhsCrossSize) * iSize
+	const outputVecWidth = 8 //alt:f32|bf16|f16
+	//alt:f64 const outputVecWidth = 4
+
+	l0Base := lhsBase + uintptr((row+0)*contractingSize)*iSize
+	l1Base := lhsBase + uintptr((row+1)*contractingSize)*iSize
+	l2Base := lhsBase + uintptr((row+2)*contractingSize)*iSize
+	l3Base := lhsBase + uintptr((row+3)*contractingSize)*iSize
+	outBase0 := outputBase + uintptr((row+0)*rhsCrossSize)*oSize
+	outBase1 := outputBase + uintptr((row+1)*rhsCrossSize)*oSize
+	outBase2 := outputBase + uintptr((row+2)*rhsCrossSize)*oSize
+	outBase3 := outputBase + uintptr((row+3)*rhsCrossSize)*oSize
+
+	for ; col+2*outputVecWidth <= rhsCrossSize; col += 2 * outputVecWidth {
+		var o0_0, o0_1, o1_0, o1_1, o2_0, o2_1, o3_0, o3_1 archsimd.Float32x8 //alt:f32|bf16|f16
+		//alt:f64 var o0_0, o0_1, o1_0, o1_1, o2_0, o2_1, o3_0, o3_1 archsimd.Float64x4
+		rPtr := rhsBase + uintptr(col)*iSize
+		for k := 0; k < contractingSize; k++ {
+			kOffset := uintptr(k) * iSize
+			l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0Base + kOffset))) //alt:f32
+			l1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1Base + kOffset))) //alt:f32
+			l2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2Base + kOffset))) //alt:f32
+			l3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3Base + kOffset))) //alt:f32
+			//alt:bf16 l0 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l0Base + kOffset))).Float32())
+			//alt:bf16 l1 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l1Base + kOffset))).Float32())
+			//alt:bf16 l2 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l2Base + kOffset))).Float32())
+			//alt:bf16 l3 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l3Base + kOffset))).Float32())
+			//alt:f16 l0 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l0Base + kOffset))).Float32())
+			//alt:f16 l1 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l1Base + kOffset))).Float32())
+			//alt:f16 l2 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l2Base + kOffset))).Float32())
+			//alt:f16 l3 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l3Base + kOffset))).Float32())
+			//alt:f64 l0 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l0Base + kOffset)))
+			//alt:f64 l1 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l1Base + kOffset)))
+			//alt:f64 l2 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l2Base + kOffset)))
+			//alt:f64 l3 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l3Base + kOffset)))
+
+			r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr)))                                 //alt:f32
+			r1 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr + uintptr(outputVecWidth)*iSize))) //alt:f32
+			//alt:bf16 r0, r1 := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rPtr))).ToFloat32()
+			//alt:f16 r0, r1 := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rPtr))).ToFloat32()
+			//alt:f64 r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr)))
+			//alt:f64 r1 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr + uintptr(outputVecWidth)*iSize)))
+			rPtr += rhsRowBytes
+
+			o0_0 = l0.MulAdd(r0, o0_0)
+			o0_1 = l0.MulAdd(r1, o0_1)
+			o1_0 = l1.MulAdd(r0, o1_0)
+			o1_1 = l1.MulAdd(r1, o1_1)
+			o2_0 = l2.MulAdd(r0, o2_0)
+			o2_1 = l2.MulAdd(r1, o2_1)
+			o3_0 = l3.MulAdd(r0, o3_0)
+			o3_1 = l3.MulAdd(r1, o3_1)
+		}
+
+		colOffset := uintptr(col) * oSize
+		nextOffset := uintptr(col+outputVecWidth) * oSize
+		o0_0.Store((*[8]float32)(unsafe.Pointer(outBase0 + colOffset)))  //alt:f32|bf16|f16
+		o0_1.Store((*[8]float32)(unsafe.Pointer(outBase0 + nextOffset))) //alt:f32|bf16|f16
+		o1_0.Store((*[8]float32)(unsafe.Pointer(outBase1 + colOffset)))  //alt:f32|bf16|f16
+		o1_1.Store((*[8]float32)(unsafe.Pointer(outBase1 + nextOffset))) //alt:f32|bf16|f16
+		o2_0.Store((*[8]float32)(unsafe.Pointer(outBase2 + colOffset)))  //alt:f32|bf16|f16
+		o2_1.Store((*[8]float32)(unsafe.Pointer(outBase2 + nextOffset))) //alt:f32|bf16|f16
+		o3_0.Store((*[8]float32)(unsafe.Pointer(outBase3 + colOffset)))  //alt:f32|bf16|f16
+		o3_1.Store((*[8]float32)(unsafe.Pointer(outBase3 + nextOffset))) //alt:f32|bf16|f16
+		//alt:f64 o0_0.Store((*[4]float64)(unsafe.Pointer(outBase0 + colOffset)))
+		//alt:f64 o0_1.Store((*[4]float64)(unsafe.Pointer(outBase0 + nextOffset)))
+		//alt:f64 o1_0.Store((*[4]float64)(unsafe.Pointer(outBase1 + colOffset)))
+		//alt:f64 o1_1.Store((*[4]float64)(unsafe.Pointer(outBase1 + nextOffset)))
+		//alt:f64 o2_0.Store((*[4]float64)(unsafe.Pointer(outBase2 + colOffset)))
+		//alt:f64 o2_1.Store((*[4]float64)(unsafe.Pointer(outBase2 + nextOffset)))
+		//alt:f64 o3_0.Store((*[4]float64)(unsafe.Pointer(outBase3 + colOffset)))
+		//alt:f64 o3_1.Store((*[4]float64)(unsafe.Pointer(outBase3 + nextOffset)))
+	}
+
+	for ; col+outputVecWidth <= rhsCrossSize; col += outputVecWidth {
+		var o0_0, o1_0, o2_0, o3_0 archsimd.Float32x8 //alt:f32|bf16|f16
+		//alt:f64 var o0_0, o1_0, o2_0, o3_0 archsimd.Float64x4
+		rPtr := rhsBase + uintptr(col)*iSize
+		for k := 0; k < contractingSize; k++ {
+			kOffset := uintptr(k) * iSize
+			l0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0Base + kOffset))) //alt:f32
+			l1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1Base + kOffset))) //alt:f32
+			l2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2Base + kOffset))) //alt:f32
+			l3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3Base + kOffset))) //alt:f32
+			//alt:bf16 l0 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l0Base + kOffset))).Float32())
+			//alt:bf16 l1 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l1Base + kOffset))).Float32())
+			//alt:bf16 l2 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l2Base + kOffset))).Float32())
+			//alt:bf16 l3 := archsimd.BroadcastFloat32x8((*(*bfloat16.BFloat16)(unsafe.Pointer(l3Base + kOffset))).Float32())
+			//alt:f16 l0 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l0Base + kOffset))).Float32())
+			//alt:f16 l1 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l1Base + kOffset))).Float32())
+			//alt:f16 l2 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l2Base + kOffset))).Float32())
+			//alt:f16 l3 := archsimd.BroadcastFloat32x8((*(*float16.Float16)(unsafe.Pointer(l3Base + kOffset))).Float32())
+			//alt:f64 l0 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l0Base + kOffset)))
+			//alt:f64 l1 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l1Base + kOffset)))
+			//alt:f64 l2 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l2Base + kOffset)))
+			//alt:f64 l3 := archsimd.BroadcastFloat64x4(*(*float64)(unsafe.Pointer(l3Base + kOffset)))
+
+			r0 := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(rPtr))) //alt:f32
+			//alt:bf16 r0, _ := bfloat16.LoadBFloat16x16((*[16]bfloat16.BFloat16)(unsafe.Pointer(rPtr))).ToFloat32()
+			//alt:f16 r0, _ := float16.LoadFloat16x16((*[16]float16.Float16)(unsafe.Pointer(rPtr))).ToFloat32()
+			//alt:f64 r0 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Pointer(rPtr)))
+			rPtr += rhsRowBytes
+
+			o0_0 = l0.MulAdd(r0, o0_0)
+			o1_0 = l1.MulAdd(r0, o1_0)
+			o2_0 = l2.MulAdd(r0, o2_0)
+			o3_0 = l3.MulAdd(r0, o3_0)
+		}
+
+		colOffset := uintptr(col) * oSize
+		o0_0.Store((*[8]float32)(unsafe.Pointer(outBase0 + colOffset))) //alt:f32|bf16|f16
+		o1_0.Store((*[8]float32)(unsafe.Pointer(outBase1 + colOffset))) //alt:f32|bf16|f16
+		o2_0.Store((*[8]float32)(unsafe.Pointer(outBase2 + colOffset))) //alt:f32|bf16|f16
+		o3_0.Store((*[8]float32)(unsafe.Pointer(outBase3 + colOffset))) //alt:f32|bf16|f16
+		//alt:f64 o0_0.Store((*[4]float64)(unsafe.Pointer(outBase0 + colOffset)))
+		//alt:f64 o1_0.Store((*[4]float64)(unsafe.Pointer(outBase1 + colOffset)))
+		//alt:f64 o2_0.Store((*[4]float64)(unsafe.Pointer(outBase2 + colOffset)))
+		//alt:f64 o3_0.Store((*[4]float64)(unsafe.Pointer(outBase3 + colOffset)))
+	}
+
+	//alt:f32{
+	if col < rhsCrossSize {
+		// The last columns, fewer than a vector, in one masked vector per row instead
+		// of one column at a time. Each lane does what the scalar loop below does for
+		// its column: the product for k = 0, then a separate multiply and add for every
+		// later k (not fused), so the bits are the same.
+		mask := avx2TailMaskFloat32(rhsCrossSize - col)
+		rPtr := rhsBase + uintptr(col)*iSize
+		var s0, s1, s2, s3 archsimd.Float32x8
+		for k := 0; k < contractingSize; k++ {
+			kOffset := uintptr(k) * iSize
+			r0 := archsimd.LoadMaskedFloat32x8((*[8]float32)(unsafe.Pointer(rPtr)), mask)
+			rPtr += rhsRowBytes
+			p0 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l0Base + kOffset))).Mul(r0)
+			p1 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l1Base + kOffset))).Mul(r0)
+			p2 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l2Base + kOffset))).Mul(r0)
+			p3 := archsimd.BroadcastFloat32x8(*(*float32)(unsafe.Pointer(l3Base + kOffset))).Mul(r0)
+			if k == 0 {
+				s0, s1, s2, s3 = p0, p1, p2, p3
+			} else {
+				s0, s1, s2, s3 = s0.Add(p0), s1.Add(p1), s2.Add(p2), s3.Add(p3)
+			}
+		}
+		colOffset := uintptr(col) * oSize
+		s0.StoreMasked((*[8]float32)(unsafe.Pointer(outBase0+colOffset)), mask)
+		s1.StoreMasked((*[8]float32)(unsafe.Pointer(outBase1+colOffset)), mask)
+		s2.StoreMasked((*[8]float32)(unsafe.Pointer(outBase2+colOffset)), mask)
+		s3.StoreMasked((*[8]float32)(unsafe.Pointer(outBase3+colOffset)), mask)
+		col = rhsCrossSize
+	}
+	//alt:f32}
+	if col < rhsCrossSize {
+		// VZEROUPPER before scalar SSE code.
+		archsimd.ClearAVXUpperBits()
+	}
+	for ; col < rhsCrossSize; col++ {
+		var s0, s1, s2, s3 float32 //alt:f32|bf16|f16
+		//alt:f64 var s0, s1, s2, s3 float64
+		rPtr := rhsBase + uintptr(col)*iSize
+		for k := 0; k < contractingSize; k++ {
+			kOffset := uintptr(k) * iSize
+			r0 := *(*float32)(unsafe.Pointer(rPtr)) //alt:f32
+			//alt:bf16 r0 := (*(*bfloat16.BFloat16)(unsafe.Pointer(rPtr))).Float32()
+			//alt:f16 r0 := (*(*float16.Float16)(unsafe.Pointer(rPtr))).Float32()
+			//alt:f64 r0 := *(*float64)(unsafe.Pointer(rPtr))
+			rPtr += rhsRowBytes
+
+			l0_scalar := *(*float32)(unsafe.Pointer(l0Base + kOffset)) //alt:f32
+			l1_scalar := *(*float32)(unsafe.Pointer(l1Base + kOffset)) //alt:f32
+			l2_scalar := *(*float32)(unsafe.Pointer(l2Base + kOffset)) //alt:f32
+			l3_scalar := *(*float32)(unsafe.Pointer(l3Base + kOffset)) //alt:f32
+			//alt:bf16 l0_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l0Base + kOffset))).Float32()
+			//alt:bf16 l1_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l1Base + kOffset))).Float32()
+			//alt:bf16 l2_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l2Base + kOffset))).Float32()
+			//alt:bf16 l3_scalar := (*(*bfloat16.BFloat16)(unsafe.Pointer(l3Base + kOffset))).Float32()
+			//alt:f16 l0_scalar := (*(*float16.Float16)(unsafe.Pointer(l0Base + kOffset))).Float32()
+			//alt:f16 l1_scalar := (*(*float16.Float16)(unsafe.Pointer(l1Base + kOffset))).Float32()
+			//alt:f16 l2_scalar := (*(*float16.Float16)(unsafe.Pointer(l2Base + kOffset))).Float32()
+			//alt:f16 l3_scalar := (*(*float16.Float16)(unsafe.Pointer(l3Base + kOffset))).Float32()
+			//alt:f64 l0_scalar := *(*float64)(unsafe.Pointer(l0Base + kOffset))
+			//alt:f64 l1_scalar := *(*float64)(unsafe.Pointer(l1Base + kOffset))
+			//alt:f64 l2_scalar := *(*float64)(unsafe.Pointer(l2Base + kOffset))
+			//alt:f64 l3_scalar := *(*float64)(unsafe.Pointer(l3Base + kOffset))
+
+			if k == 0 {
+				s0, s1, s2, s3 = l0_scalar*r0, l1_scalar*r0, l2_scalar*r0, l3_scalar*r0
+			} else {
+				s0 += l0_scalar * r0
+				s1 += l1_scalar * r0
+				s2 += l2_scalar * r0
+				s3 += l3_scalar * r0
+			}
+		}
+		colOffset := uintptr(col) * oSize
+		*(*float32)(unsafe.Pointer(outBase0 + colOffset)) = s0 //alt:f32|bf16|f16
+		*(*float32)(unsafe.Pointer(outBase1 + colOffset)) = s1 //alt:f32|bf16|f16
+		*(*float32)(unsafe.Pointer(outBase2 + colOffset)) = s2 //alt:f32|bf16|f16
+		*(*float32)(unsafe.Pointer(outBase3 + colOffset)) = s3 //alt:f32|bf16|f16
+		//alt:f64 *(*float64)(unsafe.Pointer(outBase0 + colOffset)) = s0
+		//alt:f64 *(*float64)(unsafe.Pointer(outBase1 + colOffset)) = s1
+		//alt:f64 *(*float64)(unsafe.Pointer(outBase2 + colOffset)) = s2
+		//alt:f64 *(*float64)(unsafe.Pointer(outBase3 + colOffset)) = s3
 	}
 }
 
