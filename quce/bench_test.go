@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
@@ -48,16 +49,18 @@ func BenchmarkExplain(b *testing.B) {
 
 // BenchmarkExplainModelKinds times the speed issue's work unit (455 W-BC training rows,
 // n = 1000, the default rule and K, ± integrals) on the same 30→16→1 network given as a
-// native GoMLX model and as an ONNX file. Run with
+// native GoMLX model and as an ONNX file, and as a GoMLX model of 50 hidden units (the same
+// function: 34 more units of zero weights), whose products have a width no padded layer
+// has. Run with
 //
 //	go test ./quce -run XXX -bench ExplainModelKinds -benchtime 1x -count 3
 func BenchmarkExplainModelKinds(b *testing.B) {
 	for _, kind := range []struct {
-		name string
-		onnx bool
-	}{{"gomlx", false}, {"onnx", true}} {
+		name  string
+		setup func(testing.TB) *pipeline.Setup
+	}{{"gomlx", pipelinetest.WBCStd(false)}, {"onnx", pipelinetest.WBCStd(true)}, {"gomlx-hidden-50", pipelinetest.WBCStdWide(50)}} {
 		b.Run(kind.name, func(b *testing.B) {
-			s := pipelinetest.WBCStd(kind.onnx)(b)
+			s := kind.setup(b)
 			qs := queries(s.XTrain)
 			for b.Loop() {
 				if _, err := s.Explainer.Explain(context.Background(), quce.DefaultConfig(), qs); err != nil {

@@ -15,7 +15,12 @@ import (
 // written as a user would write a GoMLX model: variables in a model.Store and a model
 // function, a 30→16→ReLU→1 MLP. With raw, the function first standardises raw inputs with
 // the mean and std the network was trained with; without, it is the network of wbc_std.onnx.
-func WBCGoMLX(raw bool) (*gomlxmodel.Model, error) {
+func WBCGoMLX(raw bool) (*gomlxmodel.Model, error) { return WBCGoMLXWide(raw, 16) }
+
+// WBCGoMLXWide is WBCGoMLX with hidden (at least 16) hidden units: the network's 16 and
+// hidden−16 more whose weights are all zero, so the same function (a zero unit adds exact
+// zeros) with products of other widths, for timing the backend's kernels on a user's widths.
+func WBCGoMLXWide(raw bool, hidden int) (*gomlxmodel.Model, error) {
 	b, err := os.ReadFile(Fixture("models/wbc_mlp_weights.json"))
 	if err != nil {
 		return nil, err
@@ -30,6 +35,16 @@ func WBCGoMLX(raw bool) (*gomlxmodel.Model, error) {
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("wbc_mlp_weights.json: %w", err)
+	}
+	if hidden < len(w.Hidden.Biases) {
+		return nil, fmt.Errorf("WBCGoMLXWide: %d hidden units, fewer than the network's %d", hidden, len(w.Hidden.Biases))
+	}
+	for i := range w.Hidden.Weights {
+		w.Hidden.Weights[i] = append(w.Hidden.Weights[i], make([]float32, hidden-len(w.Hidden.Weights[i]))...)
+	}
+	w.Hidden.Biases = append(w.Hidden.Biases, make([]float32, hidden-len(w.Hidden.Biases))...)
+	for len(w.Output.Weights) < hidden {
+		w.Output.Weights = append(w.Output.Weights, make([]float32, len(w.Output.Biases)))
 	}
 	store := model.NewStore()
 	root := store.RootScope()

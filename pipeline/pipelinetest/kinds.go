@@ -1,6 +1,7 @@
 package pipelinetest
 
 import (
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -51,8 +52,14 @@ func WBCStd(onnx bool) func(testing.TB) *pipeline.Setup {
 	if onnx {
 		return onnxKindUnits("wbc_std.onnx", quce.Standardized, quce.Logits, false)
 	}
-	return prepareOnce("gomlx-wbc-std", func() (pipeline.Options, error) {
-		m, err := WBCGoMLX(false)
+	return WBCStdWide(16)
+}
+
+// WBCStdWide is WBCStd's GoMLX model with hidden hidden units (WBCGoMLXWide): the same
+// function.
+func WBCStdWide(hidden int) func(testing.TB) *pipeline.Setup {
+	return prepareOnce(fmt.Sprintf("gomlx-wbc-std-%d", hidden), func() (pipeline.Options, error) {
+		m, err := WBCGoMLXWide(false, hidden)
 		return pipeline.Options{Model: m, ModelInput: quce.Standardized}, err
 	})
 }
