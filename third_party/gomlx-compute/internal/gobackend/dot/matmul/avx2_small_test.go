@@ -20,6 +20,7 @@ package matmul
 // full vectors of k and k after them.
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"simd/archsimd"
@@ -180,5 +181,32 @@ func TestAVX2SmallBitIdentical(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, tc.test)
+	}
+}
+
+// BenchmarkAVX2SmallWidths times avx2SmallFloat32 on one thread for output widths that are
+// multiples of 16 (padded layers) and widths that are not (a user's network of 50 hidden
+// units, the 30 inputs of a gradient), in GFLOP/s.
+//
+//	GOEXPERIMENT=simd go test -run '^$' -bench AVX2SmallWidths ./internal/gobackend/dot/matmul
+func BenchmarkAVX2SmallWidths(b *testing.B) {
+	if !archsimd.X86.AVX2() {
+		b.Skip("AVX2 is not supported on this architecture")
+	}
+	for _, size := range [][3]int{{228, 30, 48}, {228, 30, 50}, {228, 30, 60}, {228, 30, 100}, {228, 64, 30}, {11, 30, 50}, {6, 30, 20}} {
+		m, k, n := size[0], size[1], size[2]
+		b.Run(fmt.Sprintf("%dx%dx%d", m, k, n), func(b *testing.B) {
+			lhs, rhs, out := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+			for i := range lhs {
+				lhs[i] = float32(i%13) - 6
+			}
+			for i := range rhs {
+				rhs[i] = float32(i%11) - 5
+			}
+			for b.Loop() {
+				avx2SmallFloat32(lhs, rhs, 0, 1, m, n, k, out)
+			}
+			b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
 	}
 }
