@@ -366,7 +366,7 @@ func (s *Setup) buildExplainer(clf *quce.Classifier, small compute.Backend) erro
 	}
 	s.Explainer.Shards = s.BackendInfo.Shards()
 	if s.BackendInfo.ExecutionsCheap() {
-		s.Explainer.EngineChoice = quce.EngineSteps
+		s.Explainer.EngineChoice = quce.EngineReplay
 	}
 	s.Explainer.SmallBatch = small
 	return nil

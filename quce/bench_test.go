@@ -22,7 +22,7 @@ func BenchmarkExplain(b *testing.B) {
 	b.Cleanup(func() { s.Explainer.EngineChoice = was })
 	for _, rows := range []int{1, 100, 455} {
 		for _, k := range []int{1, 3, 10} {
-			for _, engine := range []string{"loop", "steps"} {
+			for _, engine := range []string{"loop", "steps", "replay"} {
 				b.Run(fmt.Sprintf("B=%d/K=%d/engine=%s", rows, k, engine), func(b *testing.B) {
 					s.Explainer.EngineChoice = quce.EngineChoice(engine)
 					cfg := quce.DefaultConfig()

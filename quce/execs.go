@@ -28,7 +28,8 @@ type execKey struct {
 	kind   execKind
 	points bool
 	rows   int
-	loop   loopKey // a loop program (see loopGraph), when its rows are set
+	loop   loopKey   // a loop program (see loopGraph), when its rows are set
+	replay replayKey // a replay program (see replayGraph), when its rows are set
 }
 
 type execEntry struct {

@@ -84,8 +84,10 @@ type Explainer struct {
 
 	// EngineChoice chooses the engine the searches run on (see Engine): EngineAuto (the
 	// zero value) the loop wherever it can run, EngineLoop the loop or an error, EngineSteps
-	// one execution per step. Package pipeline sets EngineSteps on the pure-Go backend, where
-	// the step engine is the faster (backend.Info.ExecutionsCheap).
+	// one execution per step, EngineReplay many steps an execution for batches of up to 100
+	// rows and the steps for larger ones. Package pipeline sets EngineReplay on the pure-Go
+	// backend, where an execution costs little beyond its operations and the loop's
+	// bookkeeping as graph operations costs more (backend.Info.ExecutionsCheap).
 	EngineChoice EngineChoice
 }
 
@@ -169,9 +171,10 @@ func (e *Explainer) ExecutionsPerDevice() []int64 {
 }
 
 // Engine names the engine the last search ran on: "loop", the whole search of a batch in
-// one compiled program (a graph.While over the steps; loop.go), or "steps", a host loop of
-// one graph execution per optimisation step, which runs where the loop cannot (a backend
-// without While, sampled codes in L_ε: Config.Samples) or where it is chosen
+// one compiled program (a graph.While over the steps; loop.go), "replay", many steps an
+// execution with their bookkeeping replayed on the host (replay.go), or "steps", a host
+// loop of one graph execution per optimisation step, which runs where the others cannot (a
+// backend without While, sampled codes in L_ε: Config.Samples) or where it is chosen
 // (EngineChoice). "" before any search.
 func (e *Explainer) Engine() string {
 	if p := e.compiled.lastEngine.Load(); p != nil {

@@ -22,7 +22,8 @@ func (b noWhile) Capabilities() compute.Capabilities {
 
 // The loop engine runs wherever it can unless the steps are chosen; the step engine where
 // the backend has no While or the objective samples latent codes; a loop asked for where it
-// cannot run is an error.
+// cannot run is an error. The replay engine, where chosen, runs batches of up to
+// replayMaxRows rows where it can, and the steps where it cannot.
 func TestEngineChoice(t *testing.T) {
 	b, _, err := backend.Default()
 	if err != nil {
@@ -44,8 +45,16 @@ func TestEngineChoice(t *testing.T) {
 		{"loop", EngineLoop, b, DefaultConfig(), "loop"},
 		{"loop, a backend without While", EngineLoop, noWhile{b}, DefaultConfig(), "lacks While"},
 		{"loop, sampled latent codes", EngineLoop, b, sampled, "samples = 2 is not allowed"},
+		{"replay", EngineReplay, b, DefaultConfig(), "replay"},
+		{"replay, a batch over replayMaxRows", EngineReplay, b, DefaultConfig(), "steps"},
+		{"replay, a backend without While", EngineReplay, noWhile{b}, DefaultConfig(), "steps"},
+		{"replay, sampled latent codes", EngineReplay, b, sampled, "steps"},
 	} {
-		w, err := engineFor(tc.choice, programs{backend: tc.b}, tc.cfg)
+		rows := 1
+		if strings.Contains(tc.name, "over replayMaxRows") {
+			rows = replayMaxRows + 1
+		}
+		w, err := engineFor(tc.choice, programs{backend: tc.b}, tc.cfg, rows)
 		got := ""
 		if err != nil {
 			got = err.Error()

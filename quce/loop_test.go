@@ -11,9 +11,9 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
-// The loop engine walks exactly the paths the step engine walks: the same points kept, the
-// same attribution, uncertainty sums, stops and failures, for every setting that changes
-// the walk (rules, optimisers, early stopping, offset starts, kept points).
+// The loop and replay engines walk exactly the paths the step engine walks: the same points
+// kept, the same attribution, uncertainty sums, stops and failures, for every setting that
+// changes the walk (rules, optimisers, early stopping, offset starts, kept points).
 func TestLoopEngineMatchesStepEngine(t *testing.T) {
 	s := wbc(t)
 	was := s.Explainer.EngineChoice
@@ -67,20 +67,22 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 			if got := s.Explainer.Engine(); got != "steps" {
 				t.Fatalf("engine %q, want steps", got)
 			}
-			s.Explainer.EngineChoice = quce.EngineLoop
-			before := s.Explainer.Executions()
-			loop := run()
-			if got := s.Explainer.Engine(); got != "loop" {
-				t.Fatalf("engine %q, want loop", got)
-			}
-			t.Logf("%d executions", s.Explainer.Executions()-before)
-			seen := tc.want == nil
-			for i := range rows {
-				compareExplanations(t, i, steps[i], loop[i])
-				seen = seen || tc.want(loop[i].Path0())
-			}
-			if !seen {
-				t.Errorf("no row shows what %q is for", tc.name)
+			for _, engine := range []quce.EngineChoice{quce.EngineLoop, quce.EngineReplay} {
+				s.Explainer.EngineChoice = engine
+				before := s.Explainer.Executions()
+				other := run()
+				if got := s.Explainer.Engine(); got != string(engine) {
+					t.Fatalf("engine %q, want %q", got, engine)
+				}
+				t.Logf("%s: %d executions", engine, s.Explainer.Executions()-before)
+				seen := tc.want == nil
+				for i := range rows {
+					compareExplanations(t, i, steps[i], other[i])
+					seen = seen || tc.want(other[i].Path0())
+				}
+				if !seen {
+					t.Errorf("%s: no row shows what %q is for", engine, tc.name)
+				}
 			}
 		})
 	}
@@ -128,8 +130,8 @@ func maxPointDiff(a, b [][]float64) float64 {
 	return d
 }
 
-// The two engines walk the same paths for users' own models too: a GoMLX model and the
-// same network exported to ONNX, differentiated by GoMLX's autodiff inside the loop.
+// The engines walk the same paths for users' own models too: a GoMLX model and the same
+// network exported to ONNX, differentiated by GoMLX's autodiff inside the loop.
 func TestLoopEngineMatchesStepEngineOnModelKinds(t *testing.T) {
 	for _, kind := range []struct {
 		name string
@@ -153,9 +155,12 @@ func TestLoopEngineMatchesStepEngineOnModelKinds(t *testing.T) {
 				}
 				return ex
 			}
-			steps, loop := run(quce.EngineSteps), run(quce.EngineLoop)
-			for i := range qs {
-				compareExplanations(t, i, steps[i], loop[i])
+			steps := run(quce.EngineSteps)
+			for _, engine := range []quce.EngineChoice{quce.EngineLoop, quce.EngineReplay} {
+				other := run(engine)
+				for i := range qs {
+					compareExplanations(t, i, steps[i], other[i])
+				}
 			}
 		})
 	}

@@ -344,7 +344,7 @@ func (pr programs) measureSegments(ctx context.Context, cfg Config, segs []segme
 
 // optimise walks the rows' paths on device dev; progress, if set, is told each step done.
 func (jb job) optimise(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
-	w, err := engineFor(jb.choice, jb.pr, cfg)
+	w, err := engineFor(jb.choice, jb.pr, cfg, len(rows))
 	if err != nil {
 		return err
 	}

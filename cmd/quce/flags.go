@@ -106,7 +106,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.epochs, "epochs", dc.Epochs, "training epochs of the built-in classifier")
 	fs.IntVar(&c.latent, "latent", dv.Latent, "latent dimensions of the VAE")
 	fs.IntVar(&c.vaeEpochs, "vae-epochs", dv.MaxEpochs, "most training epochs of the VAE (it stops earlier once its validation loss stops improving)")
-	fs.StringVar(&c.engine, "engine", "auto", "how the searches run: loop (a batch's whole search as one compiled program), steps (one graph execution per optimisation step) or auto (steps on the pure-Go backend, where it is the faster, else loop wherever the backend runs it); the results are the same")
+	fs.StringVar(&c.engine, "engine", "auto", "how the searches run: loop (a batch's whole search as one compiled program), steps (one graph execution per optimisation step), replay (many steps an execution, their bookkeeping replayed on the host, for batches of up to 100 rows; steps for larger ones) or auto (replay on the pure-Go backend, where it is the faster, else loop wherever the backend runs it); the results are the same")
 	fs.BoolVar(&c.force, "force", false, "overwrite existing output files")
 	fs.BoolVar(&c.quiet, "q", false, "no progress messages on stderr")
 }

@@ -140,7 +140,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"explain", "-paths", "0"}, "-paths 0"},
 		{[]string{"explain", "-samples", "-1"}, "-samples -1"},
 		{[]string{"explain", "-early-stop", "-1"}, "-early-stop -1"},
-		{[]string{"explain", "-engine", "fast"}, `-engine "fast": unknown engine "fast"; fix: use auto, loop or steps`},
+		{[]string{"explain", "-engine", "fast"}, `-engine "fast": unknown engine "fast"; fix: use auto, loop, steps or replay`},
 		{[]string{"explain", "-engine", "loop", "-samples", "2"}, "-samples 2 is not allowed; fix: 0 (the mean code) on the loop engine, or the steps engine"},
 		{[]string{"explain", "-top", "-1"}, "-top -1"},
 		{[]string{"explain", "-split", "val"}, "use train, test or all"},

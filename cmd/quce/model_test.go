@@ -196,12 +196,15 @@ func TestSaturatingModelStallRecovers(t *testing.T) {
 	if got := strings.Count(text, "stalled at step"); got != stalled {
 		t.Errorf("the text reports %d stalls, the JSON %d", got, stalled)
 	}
-	// The stall watch runs on the host on the step engine (the default on the pure-Go
-	// backend) and inside the program on the loop engine, which stalls the same rows at the
-	// same steps and ends them at the same points.
-	_, loop := stallResults(t, "-model", fixture("models/wbc_tanh.onnx"), "-model-output", "probability", "-engine", "loop")
-	if !reflect.DeepEqual(loop, res) {
-		t.Errorf("the loop engine's results differ from the step engine's:\n%v\n%v", loop, res)
+	// The stall watch runs on the host on the replay engine (the default on the pure-Go
+	// backend, which takes a stalled row back to its stall and walks it on in a stretch of its
+	// own) and on the step engine, and inside the program on the loop engine: all three stall
+	// the same rows at the same steps and end them at the same points.
+	for _, engine := range []string{"steps", "loop"} {
+		_, other := stallResults(t, "-model", fixture("models/wbc_tanh.onnx"), "-model-output", "probability", "-engine", engine)
+		if !reflect.DeepEqual(other, res) {
+			t.Errorf("the %s engine's results differ from the replay engine's:\n%v\n%v", engine, other, res)
+		}
 	}
 }
 

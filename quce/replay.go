@@ -1,0 +1,286 @@
+package quce
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+)
+
+// The replay engine: the step engine's steps, many per execution, with its bookkeeping
+// replayed on the host.
+//
+// One execution runs a stretch of a batch's optimisation steps as a While over the step
+// program (step, the same operations as a step execution), and returns what each step
+// computed (F(τ|·), its gradient, L_ε in both forms, the interior gradients, the
+// objective, the next point and the optimiser state). The host then replays the stretch
+// step by step with walkRow, exactly as the step engine runs it after each execution: so
+// the two walk the same paths, to the last bit wherever the backend's kernels do. What a
+// step's bookkeeping can change is what the step engine's next execution would take anew:
+// a row that stops or fails leaves the batch, whose other rows are unaffected (rows never
+// mix), so the steps it walked on in the stretch are dropped; a row whose λ changed (a
+// stall, watchStall) has walked on with the old λ, so it is taken back to that step and
+// walks the rest in a stretch of its own. Stalls are rare (none among W-BC's test rows),
+// so a search is usually one stretch.
+//
+// Against the step engine it saves each step's execution, its transfers and its
+// arguments' conversions, a quarter of a one-row step on the pure-Go backend; against the
+// loop engine, whose bookkeeping runs as graph operations at every step, the most of those
+// operations (docs/SPEED.md). A 1000-step search of one row is one execution, plus the
+// measurements of its first points and of its last.
+
+// replayOutBytes bounds the per-step outputs one replay execution returns.
+const replayOutBytes = 2 << 20
+
+// replayKey names a compiled replay program: the step kind, the rows and the steps it can
+// hold.
+type replayKey struct {
+	kind        execKind
+	rows, steps int
+}
+
+// replayIn are a replay program's inputs, by name: the batch as a step takes it (see
+// stepVals; t the first step, from 1), and the last step to walk. T is *Node inside the
+// program and a tensor or scalar outside.
+type replayIn[T any] struct {
+	prev, cur, target, x0, move, lo, hi, m, v, lam T
+	lr, first, last                                T
+}
+
+func (in *replayIn[T]) fields() []*T {
+	return []*T{&in.prev, &in.cur, &in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.m, &in.v, &in.lam, &in.lr, &in.first, &in.last}
+}
+
+// replayWidths are a step's outputs in the program's two buffers, per row: the scalars
+// (F, L_ε in both forms, the objective) and the vectors of J inputs (the gradient, the
+// interior gradients when the rule has them, the next point, the optimiser state m and v).
+func replayWidths(kind execKind, j int) (scalars, vectors int) {
+	vectors = 4 * j
+	if len(kind.rule.interiorNodes(kind.k)) > 0 {
+		vectors += j
+	}
+	return 4, vectors
+}
+
+// replayEngine walks a batch many steps an execution (see the file's comment).
+type replayEngine struct{ pr programs }
+
+func (replayEngine) name() string { return "replay" }
+
+func (e replayEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
+	if err := measureStarts(ctx, cfg, e.pr, rows, dev); err != nil {
+		return err
+	}
+	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
+	scalars, vectors := replayWidths(kind, e.pr.numFeatures())
+	next := make(map[*row]int, len(rows)) // each row's next step
+	for _, r := range rows {
+		next[r] = 1
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// The active rows whose next step is the first to walk: all of them but for the rows
+		// taken back after a stall.
+		first := cfg.Steps + 1
+		for _, r := range rows {
+			if r.active && next[r] < first {
+				first = next[r]
+			}
+		}
+		if first > cfg.Steps {
+			break
+		}
+		var group []*row
+		for _, r := range rows {
+			if r.active && next[r] == first {
+				group = append(group, r)
+			}
+		}
+		steps := max(1, min(cfg.Steps, replayOutBytes/(4*len(group)*(scalars+vectors))))
+		if cfg.EarlyStop > 0 {
+			// Rows that stop early would walk on to the stretch's end for nothing (with
+			// -early-stop 5 most rows stop within the first hundred steps).
+			steps = min(steps, max(cfg.Steps/loopEarlyStopExecutions, 1))
+		}
+		last := min(first+steps-1, cfg.Steps)
+		if err := e.stretch(cfg, kind, group, first, last, steps, next, dev); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(last)
+		}
+	}
+	return measure(ctx, cfg, e.pr, rows, cfg.Steps, dev)
+}
+
+// stretch runs steps first..last of rows in one execution of the program for capacity
+// steps, replays them, and sets each row's next step.
+func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, last, capacity int, next map[*row]int, dev compute.DeviceNum) error {
+	pr := e.pr
+	j, c, n := pr.numFeatures(), pr.clf.NumClasses(), len(rows)
+	ex, release, err := pr.execs.get(execKey{replay: replayKey{kind: kind, rows: n, steps: capacity}}, func() (*Exec, error) {
+		return NewExec(pr.backendFor(n), pr.replayGraph(kind, capacity))
+	})
+	if err != nil {
+		return err
+	}
+	defer release()
+	zeros := make([]float32, j)
+	state := func(k int) func(r *row) []float32 {
+		return func(r *row) []float32 {
+			if r.opt[k] == nil {
+				return zeros // Adam and momentum start from zero
+			}
+			return r.opt[k]
+		}
+	}
+	in := replayIn[any]{
+		prev:   batch(rows, j, func(r *row) []float32 { return r.prev }),
+		cur:    batch(rows, j, func(r *row) []float32 { return r.cur }),
+		target: batch(rows, c, func(r *row) []float32 { return r.onehot }),
+		x0:     batch(rows, j, func(r *row) []float32 { return r.x0 }),
+		move:   batch(rows, j, func(r *row) []float32 { return r.move }),
+		lo:     batch(rows, j, func(r *row) []float32 { return r.lo }),
+		hi:     batch(rows, j, func(r *row) []float32 { return r.hi }),
+		m:      batch(rows, j, state(0)), v: batch(rows, j, state(1)),
+		lam: batch(rows, 3, func(r *row) []float32 { return r.lam[:] }),
+		lr:  float32(cfg.LearningRate), first: float32(first), last: float32(last),
+	}
+	var args []any
+	for _, f := range in.fields() {
+		args = append(args, *f)
+	}
+	out, err := pr.run(ex, dev, args...)
+	finalize(args)
+	if err != nil {
+		return fmt.Errorf("quce: optimisation steps %d to %d: %w", first, last, err)
+	}
+	// Read in place (the replay copies what the rows keep): the outputs are up to
+	// replayOutBytes.
+	tensors.MustConstFlatData(out[0], func(small []float32) {
+		tensors.MustConstFlatData(out[1], func(wide []float32) {
+			e.replay(cfg, kind, rows, first, last, small, wide, next)
+		})
+	})
+	finalize(out)
+	return nil
+}
+
+// replay walks rows through steps first..last from the program's outputs (see
+// replayGraph), as the step engine walks them after each step's execution.
+func (e replayEngine) replay(cfg Config, kind execKind, rows []*row, first, last int, small, wide []float32, next map[*row]int) {
+	j, n := e.pr.numFeatures(), len(rows)
+	scalars, vectors := replayWidths(kind, j)
+	interior := vectors == 5*j
+	walking := make([]bool, n)
+	for i := range walking {
+		walking[i] = true
+	}
+	// vec is the block of row i's vectors at slot k (0: gradient, 1: interior, then next
+	// point, m, v, shifted by one without interior gradients).
+	vec := func(slot, i, k int) []float32 {
+		if !interior && k > 0 {
+			k--
+		}
+		at := (slot*n+i)*vectors + k*j
+		return wide[at : at+j]
+	}
+	for t := first; t <= last; t++ {
+		slot := t - first
+		// Fresh arrays for each step, as a step execution's outputs are: rows keep slices of them.
+		var m measured
+		m.p, m.unc, m.uncPaper = make([]float32, n), make([]float32, n), make([]float32, n)
+		obj := make([]float32, n)
+		m.grad = make([]float32, n*j)
+		nx := make([]float32, n*j)
+		if interior {
+			m.interior = make([]float32, n*j)
+		}
+		for i := range n {
+			s := small[(slot*n+i)*scalars:]
+			m.p[i], m.unc[i], m.uncPaper[i], obj[i] = s[0], s[1], s[2], s[3]
+			copy(m.grad[i*j:], vec(slot, i, 0))
+			if interior {
+				copy(m.interior[i*j:], vec(slot, i, 1))
+			}
+			copy(nx[i*j:], vec(slot, i, 2))
+		}
+		for i, r := range rows {
+			if !walking[i] {
+				continue
+			}
+			if !walkRow(cfg, e.pr.features, r, i, t, m, obj[i], nx[i*j:(i+1)*j:(i+1)*j]) {
+				continue
+			}
+			walking[i] = false
+			if r.active {
+				// λ changed: the row walks on from this step's point and optimiser state,
+				// with its new λ, in a stretch of its own.
+				r.opt = [2][]float32{clone(vec(slot, i, 3)), clone(vec(slot, i, 4))}
+				next[r] = t + 1
+			}
+		}
+	}
+	for i, r := range rows {
+		if walking[i] {
+			slot := last - first
+			r.opt = [2][]float32{clone(vec(slot, i, 3)), clone(vec(slot, i, 4))}
+			next[r] = last + 1
+		}
+	}
+}
+
+func clone(v []float32) []float32 { return append([]float32(nil), v...) }
+
+// replayGraph builds the replay program for capacity steps: replayIn in; out, the steps'
+// scalars [capacity·R, 4] and vectors [capacity·R, replayWidths], slot-major (step t of row
+// i at (t − first)·R + i), the slots after last left at zero.
+func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Node {
+	return func(args []*Node) []*Node {
+		var in replayIn[*Node]
+		for i, f := range in.fields() {
+			*f = args[i]
+		}
+		g := in.cur.Graph()
+		r := in.cur.Shape().Dimensions[0]
+		scalars, vectors := replayWidths(kind, pr.numFeatures())
+		small := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, scalars))
+		wide := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, vectors))
+		state := []*Node{in.first, in.prev, in.cur, in.m, in.v, small, wide}
+		params := func(g *Graph) []*Node {
+			ps := make([]*Node, len(state))
+			for i, s := range state {
+				ps[i] = Parameter(g, fmt.Sprintf("s%d", i), s.Shape())
+			}
+			return ps
+		}
+		cond := NewClosure(g, func(g *Graph) []*Node {
+			s := params(g)
+			return []*Node{LessOrEqual(s[0], in.last)}
+		})
+		body := NewClosure(g, func(g *Graph) []*Node {
+			s := params(g)
+			t, prev, cur, m, v, small, wide := s[0], s[1], s[2], s[3], s[4], s[5], s[6]
+			o := pr.step(kind, stepIn{prev: prev, xc: cur, target: in.target, x0: in.x0, move: in.move, lo: in.lo, hi: in.hi,
+				m: m, v: v, t: t, lam: in.lam, lr: in.lr})
+			slot := ConvertDType(Sub(t, in.first), dtypes.Int32)
+			index := ExpandAxes(Add(MulScalar(BroadcastToDims(slot, r), float64(r)), Iota(g, shapes.Make(dtypes.Int32, r), 0)), -1)
+			col := func(x *Node) *Node { return ExpandAxes(x, -1) }
+			small = ScatterSum(small, index, Concatenate([]*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj)}, 1), false, true)
+			vs := []*Node{o.grad}
+			if o.interior != nil {
+				vs = append(vs, o.interior)
+			}
+			wide = ScatterSum(wide, index, Concatenate(append(vs, o.next, o.m, o.v), 1), false, true)
+			return []*Node{AddScalar(t, 1), cur, o.next, o.m, o.v, small, wide}
+		})
+		out := While(cond, body, state...)
+		return out[5:]
+	}
+}
