@@ -32,9 +32,9 @@ const (
 )
 
 // replayMaxRows is the largest batch EngineReplay runs on the replay engine. On the pure-Go
-// backend it is 16% faster than the step engine for one row and as fast at 100 rows, where
-// its outputs per step (which the step engine mostly leaves on the device) have grown to a
-// cost of their own; at 455 rows it was 8% slower (docs/SPEED.md).
+// backend it is 13–16% faster than the step engine for one row and as fast at 100 rows,
+// where its outputs per step (which the step engine mostly leaves on the device) have grown
+// to a cost of their own; at 455 rows it was 8% slower (docs/SPEED.md).
 const replayMaxRows = 100
 
 // ParseEngineChoice accepts auto, loop, steps or replay (any case).
