@@ -34,7 +34,7 @@ func pprofTop(t *testing.T, path string) map[string]float64 {
 
 // The command is built with cmd/quce/default.pgo (profile-guided optimisation, see
 // scripts/pgo-profile.sh). The profile must parse and hold what the command spends its time
-// on, each with a real share of the samples: both search engines, training, and the pure-Go
+// on, each with a real share of the samples: the search engines, training, and the pure-Go
 // backend's executor. A function it names that no longer exists (an engine renamed, say)
 // fails here, so that the profile is made again rather than left to go stale.
 func TestDefaultProfileCoversTheCommand(t *testing.T) {
@@ -42,6 +42,7 @@ func TestDefaultProfileCoversTheCommand(t *testing.T) {
 	for _, fn := range []string{
 		"github.com/quce-go/quce/quce.stepsEngine.walk",
 		"github.com/quce-go/quce/quce.loopEngine.walk",
+		"github.com/quce-go/quce/quce.replayEngine.walk",
 		"github.com/quce-go/quce/internal/trainloop.Run",
 		"github.com/gomlx/compute/internal/gobackend.(*FunctionExecutable).executeNode",
 	} {
