@@ -4,8 +4,9 @@
 # devirtualises the calls the profile shows hot, here the pure-Go backend's per-operation
 # executor). The profile comes from quce bench on the pure-Go backend, with a binary built
 # without a profile, over what the command spends its time on: training both models, one-row
-# searches at the default K = 10 (as many as take the time of one batch of 455), batches of 100 and 455 rows, the work unit (455 rows, K = 3)
-# and the loop engine.
+# searches at the default K = 10 (as many as take the time of one batch of 455; the replay
+# engine), batches of 100 (replay) and 455 rows (the step engine), the work unit (455 rows,
+# K = 3) and the loop engine.
 #
 #   bash scripts/pgo-profile.sh     rewrite cmd/quce/default.pgo (about a minute)
 #
