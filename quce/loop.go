@@ -253,14 +253,6 @@ func (l loopEngine) loopState(rows []*row, first int) loopVals[*tensors.Tensor] 
 		copy(phi[i*j:], r.phi)
 	}
 	zeros := make([]float32, j)
-	opt := func(k int) func(r *row) []float32 {
-		return func(r *row) []float32 {
-			if r.opt[k] == nil {
-				return zeros // Adam and momentum start from zero
-			}
-			return r.opt[k]
-		}
-	}
 	return loopVals[*tensors.Tensor]{
 		t:    tensors.FromValue(int32(first)),
 		prev: batch(rows, j, func(r *row) []float32 { return r.prev }),
@@ -271,7 +263,7 @@ func (l loopEngine) loopState(rows []*row, first int) loopVals[*tensors.Tensor] 
 			}
 			return r.prevGrad
 		}),
-		m: batch(rows, j, opt(0)), v: batch(rows, j, opt(1)),
+		m: batch(rows, j, optState(0, zeros)), v: batch(rows, j, optState(1, zeros)),
 		lam:      batch(rows, 3, func(r *row) []float32 { return r.lam[:] }),
 		phi:      tensors.FromFlatDataAndDimensions(phi, n, j),
 		n:        perRow(rows, func(r *row) int32 { return int32(r.n) }),
@@ -286,6 +278,17 @@ func (l loopEngine) loopState(rows []*row, first int) loopVals[*tensors.Tensor] 
 		winStep:  perRow(rows, func(r *row) int32 { return int32(r.windowStep) }),
 		winLogF:  perRow(rows, func(r *row) float64 { return r.windowLogF }),
 		stalled:  perRow(rows, func(r *row) int32 { return int32(r.stalled) }),
+	}
+}
+
+// optState returns a row's optimiser state k (0: m, 1: v) between executions, or zeros
+// where it has none yet (Adam and momentum start from zero).
+func optState(k int, zeros []float32) func(r *row) []float32 {
+	return func(r *row) []float32 {
+		if r.opt[k] == nil {
+			return zeros
+		}
+		return r.opt[k]
 	}
 }
 

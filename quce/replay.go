@@ -137,14 +137,6 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 	}
 	defer release()
 	zeros := make([]float32, j)
-	state := func(k int) func(r *row) []float32 {
-		return func(r *row) []float32 {
-			if r.opt[k] == nil {
-				return zeros // Adam and momentum start from zero
-			}
-			return r.opt[k]
-		}
-	}
 	in := replayIn[any]{
 		prev:   batch(rows, j, func(r *row) []float32 { return r.prev }),
 		cur:    batch(rows, j, func(r *row) []float32 { return r.cur }),
@@ -153,7 +145,7 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 		move:   batch(rows, j, func(r *row) []float32 { return r.move }),
 		lo:     batch(rows, j, func(r *row) []float32 { return r.lo }),
 		hi:     batch(rows, j, func(r *row) []float32 { return r.hi }),
-		m:      batch(rows, j, state(0)), v: batch(rows, j, state(1)),
+		m:      batch(rows, j, optState(0, zeros)), v: batch(rows, j, optState(1, zeros)),
 		lam: batch(rows, 3, func(r *row) []float32 { return r.lam[:] }),
 		lr:  float32(cfg.LearningRate), first: float32(first), last: float32(last),
 	}
