@@ -44,7 +44,7 @@
 // (package backprop); other models are differentiated by GoMLX's autodiff. Results are
 // deterministic given Config.Seed.
 //
-// # Two engines
+// # Three engines
 //
 // A batch's search can run as one compiled program (the loop engine, loop.go): a
 // graph.While over the optimisation steps whose state is the rows' points, optimiser state,
@@ -52,18 +52,21 @@
 // results come back once instead of after every step, which is what a backend with costly
 // executions (a GPU) needs. The step engine (walk.go) runs one execution per step and does
 // the same bookkeeping on the host: it runs where the loop cannot (a backend without While,
-// sampled codes in L_ε) and where it is the faster, the pure-Go backend, whose executions
-// cost little beyond their operations (Explainer.EngineChoice). The two walk the same paths:
-// the loop does each row's arithmetic in the same order and precision as the host (the
-// attribution in float64), and a test holds them to the same bits. Explainer.Engine says
-// which ran and Explainer.Executions how many executions it took.
+// sampled codes in L_ε) and for large batches on the pure-Go backend, whose executions cost
+// little beyond their operations. The replay engine (replay.go) runs the step engine's
+// program many steps an execution and replays its bookkeeping on the host afterwards: on
+// the pure-Go backend the fastest for batches of up to 100 rows, a one-row search in three
+// executions (Explainer.EngineChoice). The three walk the same paths: the loop does each
+// row's arithmetic in the same order and precision as the host (the attribution in
+// float64), the replay runs the host's own code, and tests hold them to the same bits.
+// Explainer.Engine says which ran and Explainer.Executions how many executions it took.
 //
 // # Structure
 //
 // Explainer is a facade: it holds the models, the data's columns and the settings (its
 // exported fields), and each of its methods delegates. A call's search is a job (job.go),
 // made of plain values when the call begins: it makes the rows, walks them on an engine
-// (engine.go; walk.go, loop.go), then projects, resets, pulls back and assembles them. The
+// (engine.go; walk.go, loop.go, replay.go), then projects, resets, pulls back and assembles them. The
 // engines and the steps after the search measure through programs (programs.go): the graph
 // builders (graphs.go and the loop's), the compiled programs, which all calls share, and the
 // count of their executions. What needs no program is a function of plain values: a query's
