@@ -3,6 +3,7 @@ package quce
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -219,7 +220,7 @@ func (e replayEngine) replay(cfg Config, kind execKind, rows []*row, first, last
 			if r.active {
 				// λ changed: the row walks on from this step's point and optimiser state,
 				// with its new λ, in a stretch of its own.
-				r.opt = [2][]float32{clone(vec(slot, i, 3)), clone(vec(slot, i, 4))}
+				r.opt = [2][]float32{slices.Clone(vec(slot, i, 3)), slices.Clone(vec(slot, i, 4))}
 				next[r] = t + 1
 			}
 		}
@@ -227,13 +228,11 @@ func (e replayEngine) replay(cfg Config, kind execKind, rows []*row, first, last
 	for i, r := range rows {
 		if walking[i] {
 			slot := last - first
-			r.opt = [2][]float32{clone(vec(slot, i, 3)), clone(vec(slot, i, 4))}
+			r.opt = [2][]float32{slices.Clone(vec(slot, i, 3)), slices.Clone(vec(slot, i, 4))}
 			next[r] = last + 1
 		}
 	}
 }
-
-func clone(v []float32) []float32 { return append([]float32(nil), v...) }
 
 // replayGraph builds the replay program for capacity steps: replayIn in; out, the steps'
 // scalars [capacity·R, 4] and vectors [capacity·R, replayWidths], slot-major (step t of row

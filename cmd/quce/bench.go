@@ -86,6 +86,43 @@ func timed(name string, rows int, fn func() error) (phase, error) {
 	return p, err
 }
 
+// benchExplain times the explanation of b training rows (repeated if b exceeds them): its
+// phase, with what ran (engine, executions, devices) and what it reached (gap, validity).
+func benchExplain(ctx context.Context, f *common, s *pipeline.Setup, cfg quce.Config, b int) (phase, error) {
+	qs := make([]quce.Query, b)
+	for i := range qs {
+		qs[i] = quce.NewQuery(s.XTrain[i%len(s.XTrain)])
+	}
+	var tm quce.Timings
+	var ex []*quce.Explanation
+	before, beforeOn := s.Explainer.Executions(), s.Explainer.ExecutionsPerDevice()
+	p, err := timed("explain", b, func() error {
+		var err error
+		ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
+		return err
+	})
+	if err != nil {
+		return p, err
+	}
+	p.Optimisation, p.Uncertainty = tm.Optimisation, tm.Uncertainty
+	p.Engine, p.Executions = s.Explainer.Engine(), s.Explainer.Executions()-before
+	for d, n := range s.Explainer.ExecutionsPerDevice() {
+		if n > beforeOn[d] {
+			p.Devices++
+		}
+	}
+	valid := 0
+	for _, e := range ex {
+		p.CompletenessGap += math.Abs(e.CompletenessGap) / float64(len(ex))
+		if e.Path0().Valid {
+			valid++
+		}
+	}
+	p.Validity = float64(valid) / float64(len(ex))
+	f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs), %d executions on %d of %d devices", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty, p.Executions, p.Devices, s.BackendInfo.NumDevices)
+	return p, nil
+}
+
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f := &common{stderr: stderr}
 	fs := flag.NewFlagSet("quce bench", flag.ContinueOnError)
@@ -141,38 +178,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		trainingPhase("vae training", s.VAESeconds, s.VAE.Training), p)
 	f.logf("training: classifier %d steps in %d executions, VAE %d steps in %d executions", clf.Steps, clf.Executions, s.VAE.Training.Steps, s.VAE.Training.Executions)
 	for _, b := range sizes {
-		qs := make([]quce.Query, b)
-		for i := range qs {
-			qs[i] = quce.NewQuery(s.XTrain[i%len(s.XTrain)])
-		}
-		var tm quce.Timings
-		var ex []*quce.Explanation
-		before, beforeOn := s.Explainer.Executions(), s.Explainer.ExecutionsPerDevice()
-		p, err := timed("explain", b, func() error {
-			var err error
-			ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
-			return err
-		})
+		p, err := benchExplain(ctx, f, s, cfg, b)
 		if err != nil {
 			return err
 		}
-		p.Optimisation, p.Uncertainty = tm.Optimisation, tm.Uncertainty
-		p.Engine, p.Executions = s.Explainer.Engine(), s.Explainer.Executions()-before
-		for d, n := range s.Explainer.ExecutionsPerDevice() {
-			if n > beforeOn[d] {
-				p.Devices++
-			}
-		}
-		valid := 0
-		for _, e := range ex {
-			p.CompletenessGap += math.Abs(e.CompletenessGap) / float64(len(ex))
-			if e.Path0().Valid {
-				valid++
-			}
-		}
-		p.Validity = float64(valid) / float64(len(ex))
 		phases = append(phases, p)
-		f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs), %d executions on %d of %d devices", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty, p.Executions, p.Devices, s.BackendInfo.NumDevices)
 	}
 	if *cpuProfile != "" {
 		pprof.StopCPUProfile()
