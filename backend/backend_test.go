@@ -233,6 +233,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"dot/matmul/avx2_small.go", "avx2SmallFourRowsFloat32(lhsBase, rhsBase, outputBase, row+2, rest, contractingSize, rhsCrossSize)", 1},
 		{"dot/matmul/gen_avx2_small_f64.go", "func avx2SmallFourRowsFloat64(", 1},
 		{"executable.go", "clear(execBuf.numUsed[:fe.NumNodesToProcess])", 1},
+		{"executable.go", "outputNode.Index < fe.NumNodesToProcess && execBuf.results[outputNode.Index] == inputBuffers[i]", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

@@ -128,7 +128,7 @@ func TestGPUCheckTable(t *testing.T) {
 // A whole sitting with stand-ins for the GPU, quce and the peer: the runs go in the order
 // of what the table is for (XLA and the peer first, the pure-Go backend at a million rows
 // last), each within what is left of BUDGET, and a spent budget leaves the later cells
-// saying so rather than the sitting overrunning its machine's time.
+// saying so rather than the sitting overrunning its machine's time; SKIP leaves runs out.
 func TestGPUCheckSitting(t *testing.T) {
 	bin := t.TempDir()
 	stub(t, bin, "nvidia-smi", "echo 'GPU 0: NVIDIA Stand-in (UUID: GPU-0)'")
@@ -170,6 +170,9 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 		want     []string
 	}{
 		{"the whole sitting", nil, all, []string{"| 455 | 0.5 s | 0.5 s | 0.9 s |"}},
+		{"runs left out", []string{"SKIP=peer-big go-big"}, []string{all[0], all[1], all[2], all[4], all[5]}, []string{
+			"| 1 000 000 | not run | not run: left out (SKIP) | not run: left out (SKIP) |",
+		}},
 		{"a spent budget", []string{"BUDGET=1", "STUB_SLEEP=5"}, all[:1], []string{
 			"| 455 | timed out after 1 s | not run: the sitting's budget of 1 s was spent (BUDGET) | not run: the sitting's budget of 1 s was spent (BUDGET) |",
 		}},

@@ -10,6 +10,8 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/quce-go/quce/internal/whileloop"
 )
 
 // The loop engine: a batch's search as one compiled program (or a few, for long jobs),
@@ -142,8 +144,7 @@ func (pr programs) loopRuns(cfg Config) bool {
 		return false
 	}
 	caps := pr.backend.Capabilities()
-	return caps.Functions && caps.Operations[compute.OpTypeWhile] && caps.Operations[compute.OpTypeScatterSum] &&
-		caps.DTypes[dtypes.Float64]
+	return whileloop.Runs(pr.backend) && caps.Operations[compute.OpTypeScatterSum] && caps.DTypes[dtypes.Float64]
 }
 
 func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
@@ -234,7 +235,7 @@ func (l loopEngine) loopChunk(cfg Config, rows []*row, first, last, stride int, 
 	out, err := l.pr.run(ex, dev, args...)
 	finalize(args)
 	if err != nil {
-		return fmt.Errorf("quce: optimisation steps %d to %d: %w", first, last, err)
+		return fmt.Errorf("quce: optimisation steps %d to %d on the loop engine: %w; fix: if the backend cannot run this program, the steps engine (-engine steps)", first, last, err)
 	}
 	var res loopVals[*tensors.Tensor]
 	for i, f := range res.fields() {
@@ -365,33 +366,41 @@ func (pr programs) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node)
 		s0.failCode = Zeros(g, shapes.Make(dtypes.Int32, rows)) // loopOK
 		s0.failStep, s0.failInput = s0.failCode, s0.failCode
 		s0.kept = Zeros(g, shapes.Make(dtypes.Float32, (q+1)*rows, keptWidth(pr.numFeatures())))
-		n0 := s0.n // the rows' points when the execution began: the kept slots count from it
-		params := func(g *Graph) loopVals[*Node] {
-			var s loopVals[*Node]
-			fs := s0.fields()
-			for i, f := range s.fields() {
-				*f = Parameter(g, fmt.Sprintf("s%d", i), (*fs[i]).Shape())
-			}
-			return s
+		// The consts, and n0 (the rows' points when the execution began: the kept slots count
+		// from it), reach the loop's closures as parameters (package whileloop).
+		var consts []*Node
+		for _, f := range c.fields() {
+			consts = append(consts, *f)
 		}
-		cond := NewClosure(g, func(g *Graph) []*Node {
-			s := params(g)
-			return []*Node{LogicalAnd(LessOrEqual(s.t, c.last), ReduceLogicalOr(s.active))}
-		})
-		body := NewClosure(g, func(g *Graph) []*Node {
-			s := params(g)
-			next := pr.loopStep(kind, earlyStop, c, s, n0)
-			var out []*Node
-			for _, f := range next.fields() {
-				out = append(out, *f)
+		consts = append(consts, s0.n)
+		// unpack names a closure's parameters.
+		unpack := func(state, consts []*Node) (c loopConsts[*Node], s loopVals[*Node], n0 *Node) {
+			for i, f := range s.fields() {
+				*f = state[i]
 			}
-			return out
-		})
+			for i, f := range c.fields() {
+				*f = consts[i]
+			}
+			return c, s, consts[len(consts)-1]
+		}
 		var init []*Node
 		for _, f := range s0.fields() {
 			init = append(init, *f)
 		}
-		return While(cond, body, init...)
+		return whileloop.Build(init, consts,
+			func(state, consts []*Node) []*Node {
+				c, s, _ := unpack(state, consts)
+				return []*Node{LogicalAnd(LessOrEqual(s.t, c.last), ReduceLogicalOr(s.active))}
+			},
+			func(state, consts []*Node) []*Node {
+				c, s, n0 := unpack(state, consts)
+				next := pr.loopStep(kind, earlyStop, c, s, n0)
+				var out []*Node
+				for _, f := range next.fields() {
+					out = append(out, *f)
+				}
+				return out
+			})
 	}
 }
 

@@ -10,10 +10,19 @@ import (
 	"github.com/quce-go/quce/backend"
 )
 
-// noWhile is a backend that cannot run loops: it reports no While.
+// noWhile is a backend that cannot run loops: it runs no closures (as ONNX Runtime).
 type noWhile struct{ compute.Backend }
 
 func (b noWhile) Capabilities() compute.Capabilities {
+	caps := b.Backend.Capabilities()
+	caps.Functions = false
+	return caps
+}
+
+// unlistedWhile runs loops but leaves While out of its operations, as go-xla v0.4.5 does.
+type unlistedWhile struct{ compute.Backend }
+
+func (b unlistedWhile) Capabilities() compute.Capabilities {
 	caps := b.Backend.Capabilities()
 	caps.Operations = maps.Clone(caps.Operations)
 	delete(caps.Operations, compute.OpTypeWhile)
@@ -40,6 +49,7 @@ func TestEngineChoice(t *testing.T) {
 	}{
 		{"auto", EngineAuto, b, DefaultConfig(), "loop"},
 		{"auto, a backend without While", EngineAuto, noWhile{b}, DefaultConfig(), "steps"},
+		{"auto, a backend that runs While without listing it (XLA)", EngineAuto, unlistedWhile{b}, DefaultConfig(), "loop"},
 		{"auto, sampled latent codes", EngineAuto, b, sampled, "steps"},
 		{"steps", EngineSteps, b, DefaultConfig(), "steps"},
 		{"loop", EngineLoop, b, DefaultConfig(), "loop"},

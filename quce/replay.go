@@ -10,6 +10,8 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/quce-go/quce/internal/whileloop"
 )
 
 // The replay engine: the step engine's steps, many per execution, with its bookkeeping
@@ -157,7 +159,7 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 	out, err := pr.run(ex, dev, args...)
 	finalize(args)
 	if err != nil {
-		return fmt.Errorf("quce: optimisation steps %d to %d: %w", first, last, err)
+		return fmt.Errorf("quce: optimisation steps %d to %d on the replay engine: %w; fix: if the backend cannot run this program, the steps engine (-engine steps)", first, last, err)
 	}
 	// Read in place (the replay copies what the rows keep): the outputs are up to
 	// replayOutBytes.
@@ -249,34 +251,28 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 		small := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, scalars))
 		wide := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, vectors))
 		state := []*Node{in.first, in.prev, in.cur, in.m, in.v, small, wide}
-		params := func(g *Graph) []*Node {
-			ps := make([]*Node, len(state))
-			for i, s := range state {
-				ps[i] = Parameter(g, fmt.Sprintf("s%d", i), s.Shape())
-			}
-			return ps
-		}
-		cond := NewClosure(g, func(g *Graph) []*Node {
-			s := params(g)
-			return []*Node{LessOrEqual(s[0], in.last)}
-		})
-		body := NewClosure(g, func(g *Graph) []*Node {
-			s := params(g)
-			t, prev, cur, m, v, small, wide := s[0], s[1], s[2], s[3], s[4], s[5], s[6]
-			o := pr.step(kind, stepIn{prev: prev, xc: cur, target: in.target, x0: in.x0, move: in.move, lo: in.lo, hi: in.hi,
-				m: m, v: v, t: t, lam: in.lam, lr: in.lr})
-			slot := ConvertDType(Sub(t, in.first), dtypes.Int32)
-			index := ExpandAxes(Add(MulScalar(BroadcastToDims(slot, r), float64(r)), Iota(g, shapes.Make(dtypes.Int32, r), 0)), -1)
-			col := func(x *Node) *Node { return ExpandAxes(x, -1) }
-			small = ScatterSum(small, index, Concatenate([]*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj)}, 1), false, true)
-			vs := []*Node{o.grad}
-			if o.interior != nil {
-				vs = append(vs, o.interior)
-			}
-			wide = ScatterSum(wide, index, Concatenate(append(vs, o.next, o.m, o.v), 1), false, true)
-			return []*Node{AddScalar(t, 1), cur, o.next, o.m, o.v, small, wide}
-		})
-		out := While(cond, body, state...)
+		// What the steps read but never change reaches the loop's closures as its consts
+		// (package whileloop).
+		consts := []*Node{in.target, in.x0, in.move, in.lo, in.hi, in.lam, in.lr, in.first, in.last}
+		out := whileloop.Build(state, consts,
+			func(s, c []*Node) []*Node { return []*Node{LessOrEqual(s[0], c[8])} },
+			func(s, c []*Node) []*Node {
+				g := s[0].Graph()
+				t, prev, cur, m, v, small, wide := s[0], s[1], s[2], s[3], s[4], s[5], s[6]
+				target, x0, move, lo, hi, lam, lr, first := c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+				o := pr.step(kind, stepIn{prev: prev, xc: cur, target: target, x0: x0, move: move, lo: lo, hi: hi,
+					m: m, v: v, t: t, lam: lam, lr: lr})
+				slot := ConvertDType(Sub(t, first), dtypes.Int32)
+				index := ExpandAxes(Add(MulScalar(BroadcastToDims(slot, r), float64(r)), Iota(g, shapes.Make(dtypes.Int32, r), 0)), -1)
+				col := func(x *Node) *Node { return ExpandAxes(x, -1) }
+				small = ScatterSum(small, index, Concatenate([]*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj)}, 1), false, true)
+				vs := []*Node{o.grad}
+				if o.interior != nil {
+					vs = append(vs, o.interior)
+				}
+				wide = ScatterSum(wide, index, Concatenate(append(vs, o.next, o.m, o.v), 1), false, true)
+				return []*Node{AddScalar(t, 1), cur, o.next, o.m, o.v, small, wide}
+			})
 		return out[5:]
 	}
 }

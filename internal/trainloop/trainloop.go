@@ -67,6 +67,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/quce-go/quce/internal/budget"
+	"github.com/quce-go/quce/internal/whileloop"
 )
 
 // Adam's constants, as in PyTorch and the paper (GoMLX's own default ε is 1e-7).
@@ -267,9 +268,9 @@ func (r *run) execute(k int) (last, validation float32, err error) {
 	return last, validation, nil
 }
 
-// hasClosures says whether b runs closures (graph.While); a variable so that a test can take
-// the unrolled path on the pure-Go backend.
-var hasClosures = func(b compute.Backend) bool { return b.Capabilities().Functions }
+// hasClosures says whether b runs graph.While; a variable so that a test can take the
+// unrolled path on the pure-Go backend.
+var hasClosures = whileloop.Runs
 
 // epochInputs are one execution's graph inputs.
 type epochInputs struct {
@@ -291,9 +292,9 @@ func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 	in.order, args = args[0], args[1:]
 	in.noise, args = args[:r.noise], args[r.noise:]
 	k := in.order.Shape().Dimensions[0]
-	stepOf := graph.Iota(g, shapes.Make(dtypes.Int32, k), 0)
-	// record puts step i's loss into the losses [K].
+	// record puts step i's loss into the losses [K] (in the function it is called in).
 	record := func(losses, i, loss *graph.Node) *graph.Node {
+		stepOf := graph.Iota(losses.Graph(), shapes.Make(dtypes.Int32, k), 0)
 		return graph.Where(graph.Equal(stepOf, i), graph.BroadcastToDims(loss, k), losses)
 	}
 	zero := graph.ScalarZero(g, dtypes.Int32)
@@ -318,7 +319,8 @@ func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 
 // loop takes steps 1 to k-1 in a graph.While whose state is the step index, the losses and
 // every variable in use (their values as the first step left them), and leaves the
-// variables' values as the loop ends them.
+// variables' values as the loop ends them. The epoch's inputs reach the loop as its consts
+// (package whileloop: XLA compiles no loop that reads a node of the main function).
 func (r *run) loop(scope *model.Scope, in epochInputs, k int, losses *graph.Node, record func(losses, i, loss *graph.Node) *graph.Node) *graph.Node {
 	g := losses.Graph()
 	var vars []*model.Variable
@@ -329,29 +331,30 @@ func (r *run) loop(scope *model.Scope, in epochInputs, k int, losses *graph.Node
 			state = append(state, v.NodeValue(g))
 		}
 	}
-	params := func(g *graph.Graph) []*graph.Node {
-		p := make([]*graph.Node, len(state))
-		for j, s := range state {
-			p[j] = graph.Parameter(g, fmt.Sprintf("state_%d", j), s.Shape())
-		}
+	consts := slices.Concat(in.data, in.labels, []*graph.Node{in.order}, in.noise)
+	// inputs are the epoch's inputs as the closure's parameters c.
+	inputs := func(c []*graph.Node) epochInputs {
+		var p epochInputs
+		p.data, c = c[:len(in.data)], c[len(in.data):]
+		p.labels, c = c[:len(in.labels)], c[len(in.labels):]
+		p.order, p.noise = c[0], c[1:]
 		return p
 	}
-	cond := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
-		return []*graph.Node{graph.LessThan(params(g)[0], graph.Const(g, int32(k)))}
-	})
-	body := graph.NewClosure(g, func(g *graph.Graph) []*graph.Node {
-		p := params(g)
-		for j, v := range vars {
-			v.SetNodeValue(p[2+j]) // the model and Adam read (and write) the loop state
-		}
-		loss := r.step(scope, in, p[0])
-		next := []*graph.Node{graph.AddScalar(p[0], 1), record(p[1], p[0], loss)}
-		for _, v := range vars {
-			next = append(next, v.NodeValue(g))
-		}
-		return next
-	})
-	results := graph.While(cond, body, state...)
+	results := whileloop.Build(state, consts,
+		func(s, _ []*graph.Node) []*graph.Node {
+			return []*graph.Node{graph.LessThan(s[0], graph.Const(s[0].Graph(), int32(k)))}
+		},
+		func(s, c []*graph.Node) []*graph.Node {
+			for j, v := range vars {
+				v.SetNodeValue(s[2+j]) // the model and Adam read (and write) the loop state
+			}
+			loss := r.step(scope, inputs(c), s[0])
+			next := []*graph.Node{graph.AddScalar(s[0], 1), record(s[1], s[0], loss)}
+			for _, v := range vars {
+				next = append(next, v.NodeValue(s[0].Graph()))
+			}
+			return next
+		})
 	for j, v := range vars {
 		v.SetNodeValue(results[2+j])
 	}

@@ -643,7 +643,8 @@ func (fe *FunctionExecutable) executeNode(backend *Backend, node *Node, execBuf 
 			// If we find the input buffer reused as an output but it is not nil here, it is a bug in the operator implementation.
 			if node.IsMultiOutputs() {
 				for outIdx, outputNode := range node.MultiOutputsNodes {
-					if execBuf.results[outputNode.Index] == inputBuffers[i] {
+					// An output nothing reads is not processed: it has no result slot.
+					if outputNode.Index < fe.NumNodesToProcess && execBuf.results[outputNode.Index] == inputBuffers[i] {
 						return errors.Errorf("op %s (output %d) reused input %d as output but didn't set input to nil in buffer slice", node.OpType, outIdx, i)
 					}
 				}

@@ -1738,3 +1738,58 @@ func TestClosureCaptureExecutionWithWhile(t *testing.T) {
 		t.Errorf("While result mismatch:\n%s", diff)
 	}
 }
+
+// TestWhileWithUnusedOutputs runs a While given the same intermediate value twice, as its
+// last use, and whose second output nothing reads (a state value carried unchanged): the
+// executor must not look up the unused output, which it does not process.
+func TestWhileWithUnusedOutputs(t *testing.T) {
+	builder := backend.Builder("test_while_unused_outputs")
+	mainFn := builder.Main()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("unexpected error: %+v", err)
+		}
+	}
+	scalar := shapes.Make(dtypes.Float32)
+	// State: a counter, and a value the loop carries unchanged.
+	closure := func(body bool) compute.Function {
+		fn, err := mainFn.Closure()
+		must(err)
+		counter, err := fn.Parameter("counter", scalar, nil)
+		must(err)
+		carried, err := fn.Parameter("carried", scalar, nil)
+		must(err)
+		if !body {
+			limit, err := fn.Constant([]float32{5})
+			must(err)
+			less, err := fn.LessThan(counter, limit)
+			must(err)
+			must(fn.Return([]compute.Value{less}, nil))
+			return fn
+		}
+		next, err := fn.Add(counter, carried)
+		must(err)
+		must(fn.Return([]compute.Value{next, carried}, nil))
+		return fn
+	}
+	cond, body := closure(false), closure(true)
+	x, err := mainFn.Parameter("x", scalar, nil)
+	must(err)
+	// An intermediate value (owned by the execution) whose last uses are the While's.
+	start, err := mainFn.Neg(x)
+	must(err)
+	results, err := mainFn.While(cond, body, start, start)
+	must(err)
+	must(mainFn.Return(results[:1], nil)) // the carried value is not an output
+	exec, err := builder.Compile()
+	must(err)
+	input, err := backend.BufferFromFlatData(0, []float32{-2}, scalar)
+	must(err)
+	outputs, err := exec.Execute([]compute.Buffer{input}, nil, 0)
+	must(err)
+	got := outputs[0].(*gobackend.Buffer).Flat.([]float32)[0]
+	if got != 6 { // 2, 4, 6
+		t.Errorf("got %v, want 6", got)
+	}
+}
