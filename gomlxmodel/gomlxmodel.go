@@ -117,9 +117,21 @@ func (m *Model) NumOutputs() int { return m.outputs }
 
 // Forward builds the model's outputs [rows, C] for x [rows, J] in x's graph, with the
 // weights as constants. A model function returning [rows] is reshaped to [rows, 1].
+//
+// A panic in the model function that is not an error (panic("...")) is made one: GoMLX
+// turns only errors raised while a graph is built into the build's error, and a program
+// whose build panicked otherwise cannot even be released (its Finalize waits forever).
 func (m *Model) Forward(x *Node) *Node {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(error); ok {
+				panic(r)
+			}
+			panic(fmt.Errorf("gomlxmodel: the model function panicked: %v", r))
+		}
+	}()
 	out := m.fn(m.store.RootScope(), x)
 	if out.Rank() == 1 {
 		out = ExpandAxes(out, -1)
