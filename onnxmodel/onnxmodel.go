@@ -105,7 +105,7 @@ func (m *Model) OutputActivation() string { return m.activation }
 // probabilities have rounded to 0 or 1 in float32.
 func (m *Model) ForwardLogits(x *Node) *Node {
 	if m.logits == nil {
-		panic(fmt.Sprintf("onnxmodel: %s: ForwardLogits called, but output %q does not come from a final Sigmoid or Softmax (OutputActivation is \"\")", m.path, m.output))
+		panic(fmt.Errorf("onnxmodel: %s: ForwardLogits called, but output %q does not come from a final Sigmoid or Softmax (OutputActivation is \"\")", m.path, m.output))
 	}
 	return m.logits.Forward(x)
 }
