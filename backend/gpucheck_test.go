@@ -85,7 +85,7 @@ func TestGPUCheckTable(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"xla.json": `{"backend":"xla:cuda","simd":"none","phases":[
-			{"name":"classifier training","wall_seconds":4},{"name":"vae training","wall_seconds":6.5},
+			{"name":"classifier training","wall_seconds":4,"first_execution_seconds":2.5},{"name":"vae training","wall_seconds":6.5,"first_execution_seconds":3},
 			{"name":"explain","rows":1,"wall_seconds":3.3,"engine":"steps","executions":1004},
 			{"name":"explain","rows":1,"wall_seconds":1.1,"engine":"steps","executions":1004},
 			{"name":"explain","rows":455,"wall_seconds":5.79,"engine":"steps","executions":1010}]}`,
@@ -117,7 +117,7 @@ func TestGPUCheckTable(t *testing.T) {
 		"| training both models | 10.5 s | 1.2 s | |",
 		"GPU: GPU 0: NVIDIA H200",
 		"XLA on the step engine (-engine steps, one execution per step): 1 rows 1.2 s, 455 rows 5.8 s",
-		"XLA: backend xla:cuda, engine steps, kernels none; executions: 1 rows 1004, 1 rows 1004, 455 rows 1010",
+		"XLA: backend xla:cuda, engine steps, kernels none; executions: 1 rows 1004, 1 rows 1004, 455 rows 1010; training's first executions (compiling): 2.5 s, 3 s",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -161,8 +161,8 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 		}
 		return runs
 	}
-	all := []string{"xla:cuda 1,1,455,4096,32768", "peer 32768", "xla:cuda 1000000", "peer 1000000",
-		"go 1,1,455,4096,32768", "xla:cuda steps", "go 1000000"}
+	all := []string{"xla:cuda 1,1,455,455,4096,32768", "peer 32768", "xla:cuda 1000000", "peer 1000000",
+		"go 1,1,455,455,4096,32768", "xla:cuda steps", "go 1000000"}
 	for _, tc := range []struct {
 		name     string
 		env      []string

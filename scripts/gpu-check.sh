@@ -33,7 +33,7 @@ die() {
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-small_rows="1 1 455 4096 32768" # 1 twice: the first run compiles, the second is warm
+small_rows="1 1 455 455 4096 32768" # 1 and 455 twice: the first run compiles, the second is warm
 big_rows=1000000
 
 # table DIR prints the sitting's table from the files in DIR.
@@ -144,9 +144,13 @@ for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
         continue
     doc = meta[1]
     execs = ", ".join("%d rows %d" % (p["rows"], p.get("executions", 0)) for p in doc["phases"] if p["name"] == "explain")
-    print("%s: backend %s, engine %s, kernels %s; executions: %s" % (
+    first = [p.get("first_execution_seconds") for p in doc["phases"] if p["name"] in ("classifier training", "vae training")]
+    compiling = ""
+    if len(first) == 2 and None not in first:
+        compiling = "; training's first executions (compiling): %.3g s, %.3g s" % tuple(first)
+    print("%s: backend %s, engine %s, kernels %s; executions: %s%s" % (
         label, doc.get("backend"), ",".join(sorted({p.get("engine", "?") for p in doc["phases"] if p["name"] == "explain"})),
-        doc.get("simd"), execs))
+        doc.get("simd"), execs, compiling))
 EOF
 }
 

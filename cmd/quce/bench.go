@@ -43,6 +43,9 @@ type phase struct {
 	Engine     string `json:"engine,omitempty"`
 	Steps      int64  `json:"steps,omitempty"`
 	Executions int64  `json:"executions,omitempty"`
+	// FirstExecutionSeconds, for a training phase, is its first execution's wall time,
+	// which includes compiling the epoch program (trainloop.Stats).
+	FirstExecutionSeconds float64 `json:"first_execution_seconds,omitempty"`
 	// Devices counts the backend's devices that ran at least one of an explain phase's
 	// executions: the rows are split over the devices (see quce.Explainer.Shards) when
 	// there are enough of them.
@@ -51,7 +54,8 @@ type phase struct {
 
 // trainingPhase is a model's training phase: its seconds and what its run did.
 func trainingPhase(name string, seconds float64, st trainloop.Stats) phase {
-	return phase{Name: name, WallSeconds: seconds, Steps: int64(st.Steps), Executions: int64(st.Executions)}
+	return phase{Name: name, WallSeconds: seconds, Steps: int64(st.Steps), Executions: int64(st.Executions),
+		FirstExecutionSeconds: st.FirstExecutionSeconds}
 }
 
 // buildProfile names the CPU profile the running binary was optimised with (the Go

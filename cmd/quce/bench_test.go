@@ -83,7 +83,8 @@ func TestBenchSaysWhatRan(t *testing.T) {
 
 // quce bench reports each model's training steps and the graph executions that ran them:
 // on W-BC an epoch's steps run in one execution, so the executions are the epochs, far
-// fewer than the steps.
+// fewer than the steps. It also gives the first execution's time (which compiles), part of
+// the phase's.
 func TestBenchCountsTrainingExecutions(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	args := []string{"bench", "-rows", "1", "-steps", "2", "-epochs", "3", "-vae-epochs", "2", "-latent", "2", "-q"}
@@ -92,9 +93,11 @@ func TestBenchCountsTrainingExecutions(t *testing.T) {
 	}
 	var doc struct {
 		Phases []struct {
-			Name       string `json:"name"`
-			Steps      int64  `json:"steps"`
-			Executions int64  `json:"executions"`
+			Name       string  `json:"name"`
+			Wall       float64 `json:"wall_seconds"`
+			Steps      int64   `json:"steps"`
+			Executions int64   `json:"executions"`
+			First      float64 `json:"first_execution_seconds"`
 		} `json:"phases"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
@@ -107,6 +110,9 @@ func TestBenchCountsTrainingExecutions(t *testing.T) {
 		if w, ok := want[p.Name]; ok {
 			if p.Steps != w[0] || p.Executions != w[1] {
 				t.Errorf("%s: %d steps in %d executions, want %d in %d", p.Name, p.Steps, p.Executions, w[0], w[1])
+			}
+			if p.First <= 0 || p.First > p.Wall {
+				t.Errorf("%s: first execution %g s of a phase of %g s; want a part of it", p.Name, p.First, p.Wall)
 			}
 			delete(want, p.Name)
 		}

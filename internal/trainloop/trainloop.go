@@ -56,6 +56,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -130,6 +131,10 @@ type Stats struct {
 	Epochs     int `json:"epochs"`     // epochs run
 	Steps      int `json:"steps"`      // minibatch steps (optimiser updates) taken
 	Executions int `json:"executions"` // graph executions that took them
+	// FirstExecutionSeconds is the wall time of the first execution, which compiles the
+	// epoch's program: on an accelerator most of a short run (the later epochs of the same
+	// length reuse it).
+	FirstExecutionSeconds float64 `json:"first_execution_seconds"`
 }
 
 // Run trains modelFn with loss (as train.Trainer takes it; labels are the batch's rows of
@@ -249,7 +254,11 @@ func (r *run) execute(k int) (last, validation float32, err error) {
 	}
 	r.Executions++
 	r.Steps += k
+	start := time.Now()
 	out, err := r.exec.Call(args...)
+	if r.Executions == 1 {
+		r.FirstExecutionSeconds = time.Since(start).Seconds()
+	}
 	for _, t := range own {
 		t.FinalizeAll()
 	}
