@@ -368,11 +368,7 @@ func (pr programs) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node)
 		s0.kept = Zeros(g, shapes.Make(dtypes.Float32, (q+1)*rows, keptWidth(pr.numFeatures())))
 		// The consts, and n0 (the rows' points when the execution began: the kept slots count
 		// from it), reach the loop's closures as parameters (package whileloop).
-		var consts []*Node
-		for _, f := range c.fields() {
-			consts = append(consts, *f)
-		}
-		consts = append(consts, s0.n)
+		consts := append(nodes(c.fields()), s0.n)
 		// unpack names a closure's parameters.
 		unpack := func(state, consts []*Node) (c loopConsts[*Node], s loopVals[*Node], n0 *Node) {
 			for i, f := range s.fields() {
@@ -383,11 +379,7 @@ func (pr programs) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node)
 			}
 			return c, s, consts[len(consts)-1]
 		}
-		var init []*Node
-		for _, f := range s0.fields() {
-			init = append(init, *f)
-		}
-		return whileloop.Build(init, consts,
+		return whileloop.Build(nodes(s0.fields()), consts,
 			func(state, consts []*Node) []*Node {
 				c, s, _ := unpack(state, consts)
 				return []*Node{LogicalAnd(LessOrEqual(s.t, c.last), ReduceLogicalOr(s.active))}
@@ -395,11 +387,7 @@ func (pr programs) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node)
 			func(state, consts []*Node) []*Node {
 				c, s, n0 := unpack(state, consts)
 				next := pr.loopStep(kind, earlyStop, c, s, n0)
-				var out []*Node
-				for _, f := range next.fields() {
-					out = append(out, *f)
-				}
-				return out
+				return nodes(next.fields())
 			})
 	}
 }

@@ -63,6 +63,28 @@ func (in *replayIn[T]) fields() []*T {
 	return []*T{&in.prev, &in.cur, &in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.m, &in.v, &in.lam, &in.lr, &in.first, &in.last}
 }
 
+// consts are the inputs the steps read but never change.
+func (in *replayIn[T]) consts() []*T {
+	return []*T{&in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.lam, &in.lr, &in.first, &in.last}
+}
+
+// replayState is the replay program's loop state, by name: the step t (from replayIn's
+// first), the segment being walked, the optimiser state and the two output buffers.
+type replayState[T any] struct{ t, prev, cur, m, v, small, wide T }
+
+func (s *replayState[T]) fields() []*T {
+	return []*T{&s.t, &s.prev, &s.cur, &s.m, &s.v, &s.small, &s.wide}
+}
+
+// nodes are the values fields point to.
+func nodes(fields []**Node) []*Node {
+	out := make([]*Node, len(fields))
+	for i, f := range fields {
+		out[i] = *f
+	}
+	return out
+}
+
 // replayWidths are a step's outputs in the program's two buffers, per row: the scalars
 // (F, L_ε in both forms, the objective) and the vectors of J inputs (the gradient, the
 // interior gradients when the rule has them, the next point, the optimiser state m and v).
@@ -250,29 +272,44 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 		scalars, vectors := replayWidths(kind, pr.numFeatures())
 		small := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, scalars))
 		wide := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, vectors))
-		state := []*Node{in.first, in.prev, in.cur, in.m, in.v, small, wide}
+		s0 := replayState[*Node]{t: in.first, prev: in.prev, cur: in.cur, m: in.m, v: in.v, small: small, wide: wide}
 		// What the steps read but never change reaches the loop's closures as its consts
 		// (package whileloop).
-		consts := []*Node{in.target, in.x0, in.move, in.lo, in.hi, in.lam, in.lr, in.first, in.last}
-		out := whileloop.Build(state, consts,
-			func(s, c []*Node) []*Node { return []*Node{LessOrEqual(s[0], c[8])} },
-			func(s, c []*Node) []*Node {
-				g := s[0].Graph()
-				t, prev, cur, m, v, small, wide := s[0], s[1], s[2], s[3], s[4], s[5], s[6]
-				target, x0, move, lo, hi, lam, lr, first := c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
-				o := pr.step(kind, stepIn{prev: prev, xc: cur, target: target, x0: x0, move: move, lo: lo, hi: hi,
-					m: m, v: v, t: t, lam: lam, lr: lr})
-				slot := ConvertDType(Sub(t, first), dtypes.Int32)
+		unpack := func(state, consts []*Node) (s replayState[*Node], c replayIn[*Node]) {
+			for i, f := range s.fields() {
+				*f = state[i]
+			}
+			for i, f := range c.consts() {
+				*f = consts[i]
+			}
+			return s, c
+		}
+		out := whileloop.Build(nodes(s0.fields()), nodes(in.consts()),
+			func(state, consts []*Node) []*Node {
+				s, c := unpack(state, consts)
+				return []*Node{LessOrEqual(s.t, c.last)}
+			},
+			func(state, consts []*Node) []*Node {
+				s, c := unpack(state, consts)
+				g := s.t.Graph()
+				o := pr.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: c.move, lo: c.lo, hi: c.hi,
+					m: s.m, v: s.v, t: s.t, lam: c.lam, lr: c.lr})
+				slot := ConvertDType(Sub(s.t, c.first), dtypes.Int32)
 				index := ExpandAxes(Add(MulScalar(BroadcastToDims(slot, r), float64(r)), Iota(g, shapes.Make(dtypes.Int32, r), 0)), -1)
 				col := func(x *Node) *Node { return ExpandAxes(x, -1) }
-				small = ScatterSum(small, index, Concatenate([]*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj)}, 1), false, true)
 				vs := []*Node{o.grad}
 				if o.interior != nil {
 					vs = append(vs, o.interior)
 				}
-				wide = ScatterSum(wide, index, Concatenate(append(vs, o.next, o.m, o.v), 1), false, true)
-				return []*Node{AddScalar(t, 1), cur, o.next, o.m, o.v, small, wide}
+				next := replayState[*Node]{t: AddScalar(s.t, 1), prev: s.cur, cur: o.next, m: o.m, v: o.v,
+					small: ScatterSum(s.small, index, Concatenate([]*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj)}, 1), false, true),
+					wide:  ScatterSum(s.wide, index, Concatenate(append(vs, o.next, o.m, o.v), 1), false, true)}
+				return nodes(next.fields())
 			})
-		return out[5:]
+		var end replayState[*Node]
+		for i, f := range end.fields() {
+			*f = out[i]
+		}
+		return []*Node{end.small, end.wide}
 	}
 }
