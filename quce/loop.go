@@ -32,9 +32,10 @@ import (
 // judged once in stallWindow steps): GoMLX v0.28 builds every closure as a child of the main
 // function, so no If or inner While can sit inside the loop's body to skip it. On the
 // pure-Go backend this makes a step of a one-row batch cost more than the step engine's
-// (docs/SPEED.md), which is why -engine auto runs the steps there; on backends where an
-// execution costs far more than an operation (a GPU) the loop is the point (not yet
-// measured on one).
+// (docs/SPEED.md), which is why -engine auto runs the replay or step engine there; on
+// backends where an execution costs far more than an operation (a GPU) the loop is the
+// point (not yet measured on one). The loop is built by package whileloop, so that XLA
+// compiles it: the batch's fixed inputs reach the body as the loop's consts.
 //
 // The execution count falls from one per step to one per loopRowSteps row-steps (a
 // 1000-step search of up to 262 rows is one execution), plus the measurements of the
