@@ -137,7 +137,7 @@ func TestGPUCheckSitting(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools := t.TempDir()
-	stub(t, tools, "quce", `echo "$GOMLX_BACKEND $*" >>"$RUNS"
+	stub(t, tools, "quce", `echo "$GOMLX_BACKEND $* ${XLA_FLAGS:+flags=$XLA_FLAGS}" >>"$RUNS"
 [ -n "$STUB_SLEEP" ] && exec sleep "$STUB_SLEEP"
 echo '{"backend":"'$GOMLX_BACKEND'","simd":"none","phases":[{"name":"explain","rows":455,"wall_seconds":0.5,"engine":"loop","executions":3}]}'`)
 	stub(t, tools, "python", `[ "$1" = -c ] && exit 0 # PyTorch sees the GPU
@@ -162,15 +162,16 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 		return runs
 	}
 	all := []string{"xla:cuda 1,1,455,455,4096,32768", "peer 32768", "xla:cuda 1000000", "peer 1000000",
-		"go 1,1,455,455,4096,32768", "xla:cuda steps", "go 1000000"}
+		"go 1,1,455,455,4096,32768", "xla:cuda steps", "xla:cuda flags=--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE", "go 1000000"}
 	for _, tc := range []struct {
 		name     string
 		env      []string
 		wantRuns []string
 		want     []string
 	}{
-		{"the whole sitting", nil, all, []string{"| 455 | 0.5 s | 0.5 s | 0.9 s |"}},
-		{"runs left out", []string{"SKIP=peer-big go-big"}, []string{all[0], all[1], all[2], all[4], all[5]}, []string{
+		{"the whole sitting", nil, all, []string{"| 455 | 0.5 s | 0.5 s | 0.9 s |",
+			"XLA with While loops as CUDA graphs (CMDBUF_FLAGS): 455 rows 0.5 s"}},
+		{"runs left out", []string{"SKIP=peer-big go-big"}, []string{all[0], all[1], all[2], all[4], all[5], all[6]}, []string{
 			"| 1 000 000 | not run | not run: left out (SKIP) | not run: left out (SKIP) |",
 		}},
 		{"a spent budget", []string{"BUDGET=1", "STUB_SLEEP=5"}, all[:1], []string{

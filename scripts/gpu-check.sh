@@ -3,7 +3,9 @@
 # then runs quce on XLA (the GPU), quce on the pure-Go backend (the CPU cores) and the PyTorch
 # peer on the GPU, at 1, 455, 4 096, 32 768 and 1 000 000 rows (W-BC's training rows repeated,
 # n = 1000 steps) plus training, and prints the table of docs/GPU.md; then quce on XLA again
-# on the step engine (-engine steps) at 1 and 455 rows, to show what the loop engine changes.
+# on the step engine (-engine steps) at 1 and 455 rows, to show what the loop engine changes,
+# and with XLA told to run While loops as CUDA graphs (XLA_FLAGS=$CMDBUF_FLAGS), which keeps
+# the host out of each step of a loop.
 #
 #   bash scripts/gpu-check.sh [-o DIR]     run the sitting; results and logs go to DIR
 #                                          (default: $OUT/gpu-check if $OUT is set, else /tmp/quce-gpu-check)
@@ -18,12 +20,15 @@
 #                 command on a lent machine); a run gets at most what is left of it
 #   PYTHON        the Python with PyTorch for the peer (default python3)
 #   SKIP          runs to leave out, by name, separated by spaces: xla peer xla-big peer-big
-#                 go xla-steps go-big (e.g. SKIP="peer-big go-big" when a million rows are
-#                 known not to fit the time or the GPU)
+#                 go xla-steps xla-cmdbuf go-big (e.g. SKIP="peer-big go-big" when a million
+#                 rows are known not to fit the time or the GPU)
+#   CMDBUF_FLAGS  the XLA_FLAGS of the xla-cmdbuf run (default
+#                 --xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE)
 # A run that fails or runs out of time is a cell saying so; the others still run. The runs go
 # in order of what the table is for, so that a spent budget leaves out the least: quce on XLA
 # and the peer (up to 32 768 rows, with training), then both at a million rows, then the
-# pure-Go backend, XLA on the step engine, and the pure-Go backend at a million rows.
+# pure-Go backend, XLA on the step engine, XLA with CUDA graphs, and the pure-Go backend at a
+# million rows.
 set -euo pipefail
 
 die() {
@@ -138,6 +143,12 @@ if steps is not None:
         "%d rows %.3g s" % (rows, ps[-1]["wall_seconds"]) for rows, ps in sorted(steps.items())))
 elif steps_err != "not run":
     print("XLA on the step engine: " + steps_err)
+cmdbuf, cmdbuf_err, _ = quce_cells("xla-cmdbuf")
+if cmdbuf is not None:
+    print("XLA with While loops as CUDA graphs (CMDBUF_FLAGS): " + ", ".join(
+        "%d rows %s" % (rows, fmt_quce(cmdbuf, None, rows)) for rows in sorted(cmdbuf)))
+elif cmdbuf_err != "not run":
+    print("XLA with While loops as CUDA graphs: " + cmdbuf_err)
 for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
     meta = col[4]
     if not meta:
@@ -271,6 +282,9 @@ attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out
 attempt go "${RUN_TIMEOUT:-300}" "${on_go[@]}" -rows "$rows_csv"
 # The same GPU on the step engine, to show what the loop engine changes there.
 attempt xla-steps "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -rows 1,1,455 -engine steps
+# XLA runs a While's condition on the host between steps unless the loop is a CUDA graph.
+attempt xla-cmdbuf "${RUN_TIMEOUT:-300}" env XLA_FLAGS="${CMDBUF_FLAGS:---xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE}" \
+	"${on_xla[@]}" -rows 1,1,455
 attempt go-big "${BIG_TIMEOUT:-120}" "${on_go[@]}" -rows "$big_rows"
 
 table "$dir"
