@@ -26,8 +26,8 @@
 //
 // After building each closure, Build checks that none of its nodes reads a node of another
 // function, and panics with an error (graph building's way to fail; graph.Exec returns it
-// as the compile error) naming the operation, so that a capture is found on the pure-Go backend by the
-// tests, not on a GPU by a user.
+// as the compile error) naming the operation, so that a capture is found on the pure-Go
+// backend by the tests, not on a GPU by a user.
 package whileloop
 
 import (
@@ -45,7 +45,7 @@ import (
 // Runs reports whether b runs While loops: whether it runs closures
 // (Capabilities().Functions), as the pure-Go and XLA backends do and ONNX Runtime does not.
 // Not Capabilities().Operations[OpTypeWhile]: go-xla v0.4.5 runs While but leaves it out of
-// that list (so the loop engine once never ran on a GPU).
+// that list (which kept the loop engine off the GPU until it was found).
 func Runs(b compute.Backend) bool { return b.Capabilities().Functions }
 
 // Fn is a closure's code: it gets the loop's current state and the consts, as parameters of
