@@ -10,7 +10,9 @@
 // tensors, so they are copied to the device once and stay there; an execution gets only its
 // epoch's row order (int32 indices [steps, batch]) and runs all the epoch's steps in a
 // graph.While loop whose state is the step index, the steps' losses and every variable the
-// step uses (the model's weights, Adam's moments and step counter). A step gathers its rows
+// step uses (the model's weights, Adam's moments and step counter), and which reads the rows,
+// the order and the noise as its consts (package whileloop builds it, so that XLA compiles
+// it too). A step gathers its rows
 // by index inside the graph, builds the model and its loss, and updates the variables with
 // GoMLX's optimizer.Adam (optimizer.UpdateGraph, which takes the gradients of the step's loss
 // with respect to the variables' values in the loop state, so each step reads the weights and
