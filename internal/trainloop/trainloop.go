@@ -12,14 +12,14 @@
 // graph.While loop whose state is the step index, the steps' losses and every variable the
 // step uses (the model's weights, Adam's moments and step counter), and which reads the rows,
 // the order and the noise as its consts (package whileloop builds it, so that XLA compiles
-// it too). A step gathers its rows
-// by index inside the graph, builds the model and its loss, and updates the variables with
-// GoMLX's optimizer.Adam (optimizer.UpdateGraph, which takes the gradients of the step's loss
-// with respect to the variables' values in the loop state, so each step reads the weights and
-// moments the step before wrote, as consecutive executions would). With a validation loss,
-// the execution also measures it on the held-out rows (kept on the device too) after the
-// loop. So W-BC's classifier (14 steps an epoch) trains in 100 executions instead of 1 400,
-// and the VAE in one execution per epoch instead of one per step plus one per validation.
+// it too). A step gathers its rows by index inside the graph, builds the model and its loss,
+// and updates the variables with GoMLX's optimizer.Adam (optimizer.UpdateGraph, which takes
+// the gradients of the step's loss with respect to the variables' values in the loop state,
+// so each step reads the weights and moments the step before wrote, as consecutive
+// executions would). With a validation loss, the execution also measures it on the
+// held-out rows (kept on the device too) after the loop. So W-BC's classifier (14 steps an
+// epoch) trains in 100 executions instead of 1 400, and the VAE in one execution per epoch
+// instead of one per step plus one per validation.
 //
 // The epoch's first step is built before the loop, in the main graph: building it creates
 // the variables (the model's and Adam's) the first time, and the loop's state is then every
@@ -290,6 +290,21 @@ type epochInputs struct {
 	noise        []*graph.Node // Spec.Noise's tensors, [K, batch, ...]
 }
 
+// epochInputs names the first nodes of nodes as an execution's inputs (in their order as
+// graph inputs: Spec.Inputs, Spec.Labels, the order, Noise's tensors) and returns the rest.
+func (r *run) epochInputs(nodes []*graph.Node) (in epochInputs, rest []*graph.Node) {
+	in.data, nodes = nodes[:len(r.Inputs)], nodes[len(r.Inputs):]
+	in.labels, nodes = nodes[:len(r.Labels)], nodes[len(r.Labels):]
+	in.order, nodes = nodes[0], nodes[1:]
+	in.noise, nodes = nodes[:r.noise], nodes[r.noise:]
+	return in, nodes
+}
+
+// nodes are the inputs in the order epochInputs names them.
+func (in epochInputs) nodes() []*graph.Node {
+	return slices.Concat(in.data, in.labels, []*graph.Node{in.order}, in.noise)
+}
+
 // stepsGraph builds one epoch's execution: its arguments are Spec.Inputs, Spec.Labels, the
 // epoch's row indices [K, batch], Noise's tensors [K, batch, ...] and, with a Validation,
 // its rows. It returns the K steps' losses and, with a Validation, the loss on its rows
@@ -297,11 +312,7 @@ type epochInputs struct {
 func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 	g := args[0].Graph()
 	scope.Store().SetTraining(g, true)
-	var in epochInputs
-	in.data, args = args[:len(r.Inputs)], args[len(r.Inputs):]
-	in.labels, args = args[:len(r.Labels)], args[len(r.Labels):]
-	in.order, args = args[0], args[1:]
-	in.noise, args = args[:r.noise], args[r.noise:]
+	in, args := r.epochInputs(args)
 	k := in.order.Shape().Dimensions[0]
 	// record puts step i's loss into the losses [K] (in the function it is called in).
 	record := func(losses, i, loss *graph.Node) *graph.Node {
@@ -342,16 +353,7 @@ func (r *run) loop(scope *model.Scope, in epochInputs, k int, losses *graph.Node
 			state = append(state, v.NodeValue(g))
 		}
 	}
-	consts := slices.Concat(in.data, in.labels, []*graph.Node{in.order}, in.noise)
-	// inputs are the epoch's inputs as the closure's parameters c.
-	inputs := func(c []*graph.Node) epochInputs {
-		var p epochInputs
-		p.data, c = c[:len(in.data)], c[len(in.data):]
-		p.labels, c = c[:len(in.labels)], c[len(in.labels):]
-		p.order, p.noise = c[0], c[1:]
-		return p
-	}
-	results := whileloop.Build(state, consts,
+	results := whileloop.Build(state, in.nodes(),
 		func(s, _ []*graph.Node) []*graph.Node {
 			return []*graph.Node{graph.LessThan(s[0], graph.Const(s[0].Graph(), int32(k)))}
 		},
@@ -359,7 +361,8 @@ func (r *run) loop(scope *model.Scope, in epochInputs, k int, losses *graph.Node
 			for j, v := range vars {
 				v.SetNodeValue(s[2+j]) // the model and Adam read (and write) the loop state
 			}
-			loss := r.step(scope, inputs(c), s[0])
+			in, _ := r.epochInputs(c)
+			loss := r.step(scope, in, s[0])
 			next := []*graph.Node{graph.AddScalar(s[0], 1), record(s[1], s[0], loss)}
 			for _, v := range vars {
 				next = append(next, v.NodeValue(s[0].Graph()))
