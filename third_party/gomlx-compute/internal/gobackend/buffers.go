@@ -48,15 +48,25 @@ type Buffer struct {
 	// It is a re-casting of RawBytes.
 	Flat any
 
-	// The last cast of RawBytes (castFlat, of castDType and castLength), which recast reuses:
-	// casting boxes a new slice header in an interface, an allocation for every operation's
-	// output. RawBytes of a pooled buffer never changes.
-	castFlat   any
-	castDType  dtypes.DType
-	castLength int
+	// The last casts of RawBytes, which recast reuses: casting boxes a new slice header in an
+	// interface, an allocation for every operation's output. A pooled buffer serves outputs of
+	// a few lengths (all that round up to its size), so it keeps one cast of each of the last
+	// few. RawBytes of a pooled buffer never changes.
+	casts    [numBufferCasts]bufferCast
+	nextCast int
 
 	// device is the (virtual) device the buffer is on (see the backend's "devices" option).
 	device compute.DeviceNum
+}
+
+// numBufferCasts is how many casts of its bytes a Buffer keeps.
+const numBufferCasts = 4
+
+// bufferCast is RawBytes cast to a slice of length elements of dtype.
+type bufferCast struct {
+	flat   any
+	dtype  dtypes.DType
+	length int
 }
 
 // EqualNodeData implements nodeDataComparable for Buffer.
@@ -143,12 +153,15 @@ func (b *Buffer) recast(dtype dtypes.DType, length int) {
 		b.Flat = dtypes.MakeAnySlice(dtype, 0)
 		return
 	}
-	if b.castFlat != nil && b.castDType == dtype && b.castLength == length {
-		b.Flat = b.castFlat
-		return
+	for i := range b.casts {
+		if c := &b.casts[i]; c.flat != nil && c.dtype == dtype && c.length == length {
+			b.Flat = c.flat
+			return
+		}
 	}
 	b.Flat = dtypes.UnsafeAnySliceFromBytes(unsafe.Pointer(unsafe.SliceData(b.RawBytes)), dtype, length)
-	b.castFlat, b.castDType, b.castLength = b.Flat, dtype, length
+	b.casts[b.nextCast] = bufferCast{flat: b.Flat, dtype: dtype, length: length}
+	b.nextCast = (b.nextCast + 1) % numBufferCasts
 }
 
 // GetBuffer with the corresponding shape from the backend pool of buffers if possible, or it allocates a new one.
@@ -382,7 +395,7 @@ func (buffer *Buffer) Finalize() error {
 	}
 	if buffer.RawBackend.isFinalized {
 		buffer.Flat = nil // Accelerates GC.
-		buffer.castFlat = nil
+		buffer.casts = [numBufferCasts]bufferCast{}
 		buffer.RawBytes = nil
 		buffer.RawShape = shapes.Invalid()
 		return errors.Errorf("Finalize(%p): backend is already finalized", buffer)
@@ -404,7 +417,7 @@ func (buffer *Buffer) Finalize() error {
 
 	buffer.InUse = false
 	buffer.Flat = nil
-	buffer.castFlat = nil
+	buffer.casts = [numBufferCasts]bufferCast{}
 	buffer.RawBytes = nil
 	buffer.RawShape = shapes.Invalid()
 	return nil

@@ -4,6 +4,7 @@ package gobackend
 // from the pool.
 
 import (
+	"reflect"
 	"testing"
 	"unsafe"
 
@@ -94,5 +95,30 @@ func TestGetBufferWithoutAllocations(t *testing.T) {
 		if allocs := testing.AllocsPerRun(100, cycle); allocs != 0 {
 			t.Errorf("%s: %v allocations to take a buffer from the pool and give it back, want 0", shape, allocs)
 		}
+	}
+}
+
+// TestPooledBufferKeepsCasts: a pooled buffer that serves outputs of several lengths and types
+// in turn (as the 24-byte one does for 6 float32, 5 float32 and 5 int32 here) keeps a cast
+// for each, so taking it for any of them again allocates nothing (a single kept cast boxed a
+// new slice at every change of length).
+func TestPooledBufferKeepsCasts(t *testing.T) {
+	b := newDefaultBackend()
+	lengths := []shapes.Shape{shapes.Make(dtypes.Float32, 6), shapes.Make(dtypes.Float32, 5), shapes.Make(dtypes.Int32, 5)}
+	cycle := func() {
+		for _, shape := range lengths {
+			buf, err := b.GetBuffer(shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := reflect.ValueOf(buf.Flat).Len(); n != shape.Size() {
+				t.Fatalf("asked for %s, got %d elements", shape, n)
+			}
+			b.PutBuffer(buf)
+		}
+	}
+	cycle()
+	if allocs := testing.AllocsPerRun(100, cycle); allocs != 0 {
+		t.Errorf("%v allocations to take a buffer for three lengths in turn, want 0", allocs)
 	}
 }

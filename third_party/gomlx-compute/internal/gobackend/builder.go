@@ -5,6 +5,7 @@ package gobackend
 import (
 	"reflect"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -197,6 +198,10 @@ type Node struct {
 
 	// Data for the specific node type.
 	Data any
+
+	// broadcast is the ZipIterator of the node's last execution with broadcast operands
+	// (BroadcastIterator).
+	broadcast atomic.Pointer[nodeBroadcast]
 }
 
 // RecomputableNodeData is an interface that can be implemented by the Data field of a Node

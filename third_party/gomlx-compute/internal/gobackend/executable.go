@@ -174,6 +174,11 @@ type funcExecBuffers struct {
 	opInputBuffers []*Buffer
 	opInputsOwned  []bool
 
+	// What opInputBuffers and opInputsOwned are set to at the start of a sequential execution,
+	// made by the first one.
+	seqInputBuffers []*Buffer
+	seqInputsOwned  []bool
+
 	// Parallel execution only: protects shared state.
 	mu sync.Mutex
 }
@@ -186,6 +191,22 @@ type funcExecBuffers struct {
 // spec is the shape specialization for the current execution, or nil for static graphs.
 func (fe *FunctionExecutable) Execute(backend *Backend, inputs []*Buffer, donate []bool, capturedInputs []*Buffer,
 	donateCaptures []bool, spec *ShapeSpecialization) ([]*Buffer, error) {
+	return fe.execute(backend, inputs, donate, capturedInputs, donateCaptures, spec, true)
+}
+
+// ExecuteHandingOver is Execute for a caller that keeps no other handle to the buffers it
+// donates, such as a While loop to its state: the outputs the execution owns are handed over
+// in the handles the execution has for them, not in new ones (an allocation for every output
+// of every iteration of a loop).
+func (fe *FunctionExecutable) ExecuteHandingOver(backend *Backend, inputs []*Buffer, donate []bool, capturedInputs []*Buffer,
+	donateCaptures []bool, spec *ShapeSpecialization) ([]*Buffer, error) {
+	return fe.execute(backend, inputs, donate, capturedInputs, donateCaptures, spec, false)
+}
+
+// execute is Execute, with newHandles saying whether the outputs the execution owns are given
+// in new handles.
+func (fe *FunctionExecutable) execute(backend *Backend, inputs []*Buffer, donate []bool, capturedInputs []*Buffer,
+	donateCaptures []bool, spec *ShapeSpecialization, newHandles bool) ([]*Buffer, error) {
 	// Use function's parameters (not builder.inputs) for proper function/closure support
 	funcParams := fe.Function.Parameters
 	if len(inputs) != len(funcParams) {
@@ -197,16 +218,6 @@ func (fe *FunctionExecutable) Execute(backend *Backend, inputs []*Buffer, donate
 	if len(capturedInputs) != len(fe.Function.CapturedLocalNodes) {
 		return nil, errors.Errorf("function expects %d captured values, got %d",
 			len(fe.Function.CapturedLocalNodes), len(capturedInputs))
-	}
-
-	// donate defaults to false
-	if len(donate) == 0 {
-		donate = make([]bool, len(inputs))
-	}
-
-	// donateCaptures defaults to false (no donation)
-	if len(donateCaptures) == 0 {
-		donateCaptures = make([]bool, len(capturedInputs))
 	}
 
 	// Get execution buffers from pool and reset. No other goroutine sees execBuf before the
@@ -223,7 +234,7 @@ func (fe *FunctionExecutable) Execute(backend *Backend, inputs []*Buffer, donate
 	for i, inputNode := range funcParams {
 		inputIdx := inputNode.Index
 		execBuf.results[inputIdx] = inputs[i]
-		execBuf.owned[inputIdx] = donate[i]
+		execBuf.owned[inputIdx] = len(donate) > 0 && donate[i] // donate defaults to false
 	}
 
 	// Set up captured values from parent scope.
@@ -231,7 +242,7 @@ func (fe *FunctionExecutable) Execute(backend *Backend, inputs []*Buffer, donate
 	for i, captureNode := range fe.Function.CapturedLocalNodes {
 		captureIdx := captureNode.Index
 		execBuf.results[captureIdx] = capturedInputs[i]
-		execBuf.owned[captureIdx] = donateCaptures[i]
+		execBuf.owned[captureIdx] = len(donateCaptures) > 0 && donateCaptures[i] // donateCaptures defaults to false
 	}
 
 	// Decide execution mode
@@ -273,7 +284,7 @@ func (fe *FunctionExecutable) Execute(backend *Backend, inputs []*Buffer, donate
 			if err != nil {
 				return nil, err
 			}
-		} else {
+		} else if newHandles {
 			// We owned it, and now we are giving it to the user.
 			// Return a shallow clone so the user can have a fresh handle,
 			// while keeping the original handle (if it was a donated input) unchanged.
@@ -301,10 +312,17 @@ func (fe *FunctionExecutable) Execute(backend *Backend, inputs []*Buffer, donate
 
 // executeSequentially executes nodes one after another in topological order.
 func (fe *FunctionExecutable) executeSequentially(backend *Backend, execBuf *funcExecBuffers, spec *ShapeSpecialization) error {
-	// Pre-allocate input buffers for reuse
-	execBuf.opInputBuffers = make([]*Buffer, fe.MaxInputs)
-	execBuf.opInputsOwned = make([]bool, fe.MaxInputs)
+	// Input slices reused by every node, kept with execBuf for its next execution (a While
+	// body's next iteration); executeNode may leave them shorter, so they are cut back to full
+	// length from their capacity.
+	if execBuf.seqInputBuffers == nil {
+		execBuf.seqInputBuffers = make([]*Buffer, fe.MaxInputs)
+		execBuf.seqInputsOwned = make([]bool, fe.MaxInputs)
+	}
+	execBuf.opInputBuffers = execBuf.seqInputBuffers
+	execBuf.opInputsOwned = execBuf.seqInputsOwned
 	defer func() {
+		clear(execBuf.seqInputBuffers) // no buffer is kept alive by execBuf in the pool
 		execBuf.opInputBuffers = nil
 		execBuf.opInputsOwned = nil
 	}()

@@ -116,8 +116,7 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 		outFlat := output.Flat.([]float32)
 		switch {
 		case broadcast:
-			avx2Float32BinaryBroadcast(opType, lhsFlat, rhsFlat, outFlat,
-				gobackend.NewZippedBroadcastIterator(lhsShape, rhsShape, node.Shape))
+			avx2Float32BinaryBroadcast(opType, lhsFlat, rhsFlat, outFlat, node.BroadcastIterator(lhsShape, rhsShape))
 			return output, nil
 		case lhsIsScalarOr1 && !rhsIsScalarOr1 && opType != compute.OpTypeSub && opType != compute.OpTypeDiv:
 			lhsFlat, rhsFlat = rhsFlat, lhsFlat // as the generic executors of commutative ops do
@@ -165,11 +164,17 @@ func avx2Float32Binary(opType compute.OpType, lhs, rhs, output []float32) {
 // same operation on the same operands, in the same order, as the generic executors'
 // broadcasting loop.
 func avx2Float32BinaryBroadcast(opType compute.OpType, lhs, rhs, output []float32, zipIter *gobackend.ZipIterator) {
-	runLen, lhsStep, rhsStep, runs := zipIter.LastAxisRuns()
+	rank, runLen, lhsStep, rhsStep := zipIter.LastAxis()
 	lhsLen, rhsLen := 1+(runLen-1)*lhsStep, 1+(runLen-1)*rhsStep
-	for start := range runs {
-		avx2Float32Binary(opType, lhs[start.LHSFlatIdx:start.LHSFlatIdx+lhsLen], rhs[start.RHSFlatIdx:start.RHSFlatIdx+rhsLen],
-			output[start.TgtFlatIdx:start.TgtFlatIdx+runLen])
+	var counters [8]int
+	perAxesIdx := counters[:min(rank, len(counters))]
+	if rank > len(counters) {
+		perAxesIdx = make([]int, rank)
+	}
+	lhsStart, rhsStart := 0, 0
+	for dstStart := 0; dstStart < len(output); dstStart += runLen {
+		avx2Float32Binary(opType, lhs[lhsStart:lhsStart+lhsLen], rhs[rhsStart:rhsStart+rhsLen], output[dstStart:dstStart+runLen])
+		lhsStart, rhsStart = zipIter.NextRun(perAxesIdx, lhsStart, rhsStart)
 	}
 }
 

@@ -218,6 +218,10 @@ type ReduceOutputIterator struct {
 	perAxisIdx    []int // On the operand tensor.
 	dimensions    []int // Of the operand tensor.
 	perAxisStride []int // It is set to 0 for the axes being reduced.
+
+	// inline holds the three slices above for operands of rank up to 4, so that an iterator
+	// is one allocation instead of four (for every reduction executed).
+	inline [3 * 4]int
 }
 
 // NewReduceOutputIterator creates a dynamic iterator that yields output flat indices
@@ -225,11 +229,16 @@ type ReduceOutputIterator struct {
 // incrementally.
 func NewReduceOutputIterator(dimensions []int, reduceAxes []int) *ReduceOutputIterator {
 	inputRank := len(dimensions)
-	it := &ReduceOutputIterator{
-		perAxisIdx: make([]int, inputRank),
-		dimensions: slices.Clone(dimensions),
+	it := &ReduceOutputIterator{}
+	store := it.inline[:]
+	if 3*inputRank > len(store) {
+		store = make([]int, 3*inputRank)
 	}
-	it.perAxisStride = slices.Clone(dimensions)
+	it.perAxisIdx = store[:inputRank:inputRank]
+	it.dimensions = store[inputRank : 2*inputRank : 2*inputRank]
+	it.perAxisStride = store[2*inputRank : 3*inputRank : 3*inputRank]
+	copy(it.dimensions, dimensions)
+	copy(it.perAxisStride, dimensions)
 	stride := 1
 	for _, reduceAxis := range reduceAxes {
 		it.perAxisStride[reduceAxis] = 0

@@ -387,9 +387,21 @@ func scatterContiguous[T gobackend.SupportedTypesConstraints](outputShape shapes
 	if p.indexVectorAxis < indicesShape.Rank() {
 		indexVectorSize = indicesShape.Dimensions[p.indexVectorAxis]
 	}
-	strides := outputShape.Strides()
-	flatIndices := make([]int, indexVectorSize)
-	elemIndices := make([]int, indexVectorSize)
+	// The strides on the stack for ranks up to 8, and the two index vectors in one allocation
+	// (dereference is a function value, so what it is given escapes): a scatter made four
+	// allocations before, for every execution.
+	var stridesStore [8]int
+	strides := stridesStore[:]
+	if rank := outputShape.Rank(); rank > len(strides) {
+		strides = make([]int, rank)
+	}
+	strides = strides[:outputShape.Rank()]
+	for axis, stride := len(strides)-1, 1; axis >= 0; axis-- {
+		strides[axis] = stride
+		stride *= outputShape.Dimensions[axis]
+	}
+	indices := make([]int, 2*indexVectorSize)
+	flatIndices, elemIndices := indices[:indexVectorSize:indexVectorSize], indices[indexVectorSize:]
 	numWindows := indicesShape.Size() / max(indexVectorSize, 1)
 windows:
 	for w := range numWindows {

@@ -179,9 +179,20 @@ func execSliceGeneric[T gobackend.SupportedTypesConstraints](operand, output *go
 		return
 	}
 
+	// The strides and counters on the stack for ranks up to 8 (Shape.Strides allocates, for
+	// every slice executed).
 	outputDimensions := output.RawShape.Dimensions
-	operandFlatStrides := operand.RawShape.Strides()
-	outputAxisIdxs := make([]int, rank)
+	var stridesStore, idxsStore [8]int
+	operandFlatStrides, outputAxisIdxs := stridesStore[:], idxsStore[:]
+	if rank > len(stridesStore) {
+		operandFlatStrides, outputAxisIdxs = make([]int, rank), make([]int, rank)
+	}
+	operandFlatStrides, outputAxisIdxs = operandFlatStrides[:rank], outputAxisIdxs[:rank]
+	stride := 1
+	for axis := rank - 1; axis >= 0; axis-- {
+		operandFlatStrides[axis] = stride
+		stride *= operand.RawShape.Dimensions[axis]
+	}
 
 	// Find operandFlatIdx start value.
 	var operandFlatIdx int
