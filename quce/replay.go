@@ -65,15 +65,17 @@ func (in *replayIn[T]) fields() []*T {
 
 // consts are the inputs the steps read but never change.
 func (in *replayIn[T]) consts() []*T {
-	return []*T{&in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.lam, &in.lr, &in.first, &in.last}
+	return []*T{&in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.lam, &in.lr, &in.last}
 }
 
 // replayState is the replay program's loop state, by name: the step t (from replayIn's
-// first), the segment being walked, the optimiser state and the two output buffers.
-type replayState[T any] struct{ t, prev, cur, m, v, small, wide T }
+// first), the segment being walked, the optimiser state, the two output buffers and the
+// rows of the buffers the step writes ([R, 1], (t − first)·R + i for row i: carried and
+// moved on by R at each step rather than computed from t: six operations fewer a step).
+type replayState[T any] struct{ t, prev, cur, m, v, small, wide, index T }
 
 func (s *replayState[T]) fields() []*T {
-	return []*T{&s.t, &s.prev, &s.cur, &s.m, &s.v, &s.small, &s.wide}
+	return []*T{&s.t, &s.prev, &s.cur, &s.m, &s.v, &s.small, &s.wide, &s.index}
 }
 
 // nodes are the values fields point to.
@@ -272,7 +274,8 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 		scalars, vectors := replayWidths(kind, pr.numFeatures())
 		small := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, scalars))
 		wide := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, vectors))
-		s0 := replayState[*Node]{t: in.first, prev: in.prev, cur: in.cur, m: in.m, v: in.v, small: small, wide: wide}
+		index := ExpandAxes(Iota(g, shapes.Make(dtypes.Int32, r), 0), -1)
+		s0 := replayState[*Node]{t: in.first, prev: in.prev, cur: in.cur, m: in.m, v: in.v, small: small, wide: wide, index: index}
 		// What the steps read but never change reaches the loop's closures as its consts
 		// (package whileloop).
 		unpack := func(state, consts []*Node) (s replayState[*Node], c replayIn[*Node]) {
@@ -291,19 +294,17 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 			},
 			func(state, consts []*Node) []*Node {
 				s, c := unpack(state, consts)
-				g := s.t.Graph()
 				o := pr.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: c.move, lo: c.lo, hi: c.hi,
 					m: s.m, v: s.v, t: s.t, lam: c.lam, lr: c.lr})
-				slot := ConvertDType(Sub(s.t, c.first), dtypes.Int32)
-				index := ExpandAxes(Add(MulScalar(BroadcastToDims(slot, r), float64(r)), Iota(g, shapes.Make(dtypes.Int32, r), 0)), -1)
 				col := func(x *Node) *Node { return ExpandAxes(x, -1) }
 				vs := []*Node{o.grad}
 				if o.interior != nil {
 					vs = append(vs, o.interior)
 				}
 				next := replayState[*Node]{t: AddScalar(s.t, 1), prev: s.cur, cur: o.next, m: o.m, v: o.v,
-					small: ScatterSum(s.small, index, Concatenate([]*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj)}, 1), false, true),
-					wide:  ScatterSum(s.wide, index, Concatenate(append(vs, o.next, o.m, o.v), 1), false, true)}
+					small: ScatterSum(s.small, s.index, Concatenate([]*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj)}, 1), false, true),
+					wide:  ScatterSum(s.wide, s.index, Concatenate(append(vs, o.next, o.m, o.v), 1), false, true),
+					index: AddScalar(s.index, float64(r))}
 				return nodes(next.fields())
 			})
 		var end replayState[*Node]
