@@ -202,6 +202,30 @@ type Node struct {
 	// broadcast is the ZipIterator of the node's last execution with broadcast operands
 	// (BroadcastIterator).
 	broadcast atomic.Pointer[nodeBroadcast]
+
+	// staticSize is what StaticSize reports: 0 before its first call, then Shape.Size()+1,
+	// or -1 for a dynamic shape.
+	staticSize atomic.Int64
+}
+
+// StaticSize is the number of elements of node.Shape and true, or 0 and false where the
+// shape is dynamic. It is computed at the first call, at the first execution (after the
+// graph passes, which may change a node's shape), and kept: an executor of a small
+// operation asks at every execution, and walking the dimensions twice (IsDynamic and Size)
+// was a fifth of the executor's time.
+func (node *Node) StaticSize() (int, bool) {
+	v := node.staticSize.Load()
+	if v == 0 {
+		v = -1
+		if !node.Shape.IsDynamic() {
+			v = int64(node.Shape.Size()) + 1
+		}
+		node.staticSize.Store(v)
+	}
+	if v < 0 {
+		return 0, false
+	}
+	return int(v - 1), true
 }
 
 // RecomputableNodeData is an interface that can be implemented by the Data field of a Node

@@ -341,6 +341,13 @@ func (fe *FunctionExecutable) executeSequentially(backend *Backend, execBuf *fun
 		if spec != nil {
 			node = spec.resolvedNodes[nodeIdx]
 		}
+		if executor := nodeExecutors[node.OpType]; executor != nil && node.OpType != compute.OpTypeConstant &&
+			NodeClosureExecutors[node.OpType] == nil && !node.IsMultiOutputs() && len(node.CapturedInputs) == 0 {
+			if err := fe.executeSimpleNode(backend, node, execBuf, executor); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := fe.executeNode(backend, node, execBuf, spec); err != nil {
 			return err
 		}
@@ -461,6 +468,58 @@ func (fe *FunctionExecutable) executeParallel(backend *Backend, execBuf *funcExe
 
 	if len(collectErrors) > 0 {
 		return collectErrors[0]
+	}
+	return nil
+}
+
+// executeSimpleNode is executeNode in a sequential execution for a node with one output, no
+// closures and the given executor (most of a graph's operations): the same steps, without
+// what only the other kinds of node and a parallel execution need.
+func (fe *FunctionExecutable) executeSimpleNode(backend *Backend, node *Node, execBuf *funcExecBuffers, executor NodeExecutor) error {
+	nodeIdx := node.Index
+	inputIdxs := fe.InputIdxs[nodeIdx]
+	inputBuffers := execBuf.opInputBuffers[:len(inputIdxs)]
+	inputsOwned := execBuf.opInputsOwned[:len(inputIdxs)]
+	for i, inputIdx := range inputIdxs {
+		buf := execBuf.results[inputIdx]
+		if buf == nil {
+			return errors.Errorf("input %d for node %s not computed yet", i, node.OpType)
+		}
+		if !buf.InUse {
+			return errors.Errorf("input %d for node %s has been released already!?", i, node.OpType)
+		}
+		inputBuffers[i] = buf
+		// Only "own" the input if this is the last use of it.
+		inputsOwned[i] = execBuf.owned[inputIdx] && fe.NumUses[inputIdx]-int(execBuf.numUsed[inputIdx].Load()) == 1
+	}
+	result, err := executor(backend, node, inputBuffers, inputsOwned)
+	if err != nil {
+		return errors.WithMessagef(err, "executing %s", node.OpType)
+	}
+	if execBuf.checkOutputs {
+		if err := result.Check(); err != nil {
+			klog.Errorf("executing single output %s: output buffer %p: %v", node.OpType, result, err)
+		}
+	}
+	execBuf.results[nodeIdx] = result
+	execBuf.owned[nodeIdx] = true
+	// Update usage counts and free the inputs this was the last use of.
+	for i, inputIdx := range inputIdxs {
+		newCount := execBuf.numUsed[inputIdx].Add(1)
+		buf := inputBuffers[i]
+		if buf == nil {
+			// Consumed by the operation (reused for its output).
+			execBuf.results[inputIdx] = nil
+			continue
+		}
+		if int(newCount) == fe.NumUses[inputIdx] && execBuf.owned[inputIdx] {
+			if result == buf {
+				return errors.Errorf("op %s reused input %d as output but didn't set input to nil in buffer slice",
+					node.OpType, i)
+			}
+			backend.PutBuffer(buf)
+			execBuf.results[inputIdx] = nil
+		}
 	}
 	return nil
 }

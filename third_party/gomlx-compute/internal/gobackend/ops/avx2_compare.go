@@ -39,7 +39,7 @@ var boolBytes = func() (t [256]uint64) {
 func avx2Float32GreaterOrEqualExecutor(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
 	lhs, rhs := inputs[0], inputs[1]
 	lhsN, rhsN := lhs.RawShape.Size(), rhs.RawShape.Size()
-	if lhs.RawShape.DType != dtypes.Float32 || node.Shape.IsDynamic() ||
+	if _, static := node.StaticSize(); lhs.RawShape.DType != dtypes.Float32 || !static ||
 		!(lhsN == 1 || rhsN == 1 || lhs.RawShape.Equal(rhs.RawShape)) {
 		return execGreaterOrEqual(backend, node, inputs, inputsOwned)
 	}

@@ -88,13 +88,13 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 		lhsShape, rhsShape := inputs[0].RawShape, inputs[1].RawShape
 		lhsFlat, lhsOk := inputs[0].Flat.([]float32)
 		rhsFlat, rhsOk := inputs[1].Flat.([]float32)
-		if !lhsOk || !rhsOk || node.Shape.IsDynamic() {
+		size, static := node.StaticSize()
+		if !lhsOk || !rhsOk || !static {
 			return generic(backend, node, inputs, inputsOwned)
 		}
 		// The operands' lengths say it all, without comparing shapes (whose dimensions are a
 		// memory read apart, for every operation): an operand of the output's length has the
 		// output's dimensions, since it broadcasts to them.
-		size := node.Shape.Size()
 		lhsIsScalarOr1, rhsIsScalarOr1 := len(lhsFlat) == 1, len(rhsFlat) == 1
 		broadcast := !(lhsIsScalarOr1 || rhsIsScalarOr1 || (len(lhsFlat) == size && len(rhsFlat) == size))
 		if broadcast && isMinMax {

@@ -1,0 +1,63 @@
+package gobackend_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/internal/gobackend"
+	"github.com/gomlx/compute/shapes"
+)
+
+// TestSequentialMatchesParallel runs a graph whose values are used in the ways the executor
+// tracks (an operand taken in place at its last use, one read twice by the same operation,
+// one that is also an output, a donated parameter) with sequential and with parallel ops:
+// the same outputs, and the donated input consumed alike.
+func TestSequentialMatchesParallel(t *testing.T) {
+	shape := shapes.Make(dtypes.Float32, 2, 3)
+	run := func(config string) [][]float32 {
+		backend, err := gobackend.New(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer backend.Finalize()
+		builder := backend.Builder("sequential")
+		main := builder.Main()
+		x, _ := main.Parameter("x", shape, nil)
+		y, _ := main.Parameter("y", shape, nil)
+		sq, _ := main.Mul(x, x)      // x read twice by one operation
+		sum, _ := main.Add(sq, y)    // y not donated, sq read again below: neither taken
+		neg, _ := main.Neg(sum)      // sum is also an output: not taken
+		prod, _ := main.Mul(neg, x)  // the last use of neg and of x (donated): taken in place
+		out, _ := main.Sub(prod, sq) // the last use of prod and of sq
+		if err := main.Return([]compute.Value{out, sum}, nil); err != nil {
+			t.Fatal(err)
+		}
+		exec, err := builder.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		xBuf, _ := backend.BufferFromFlatData(0, []float32{1, -2, 3, 0.5, -0.25, 4}, shape)
+		yBuf, _ := backend.BufferFromFlatData(0, []float32{10, 20, 30, 40, 50, 60}, shape)
+		outputs, err := exec.Execute([]compute.Buffer{xBuf, yBuf}, []bool{true, false}, 0)
+		if err != nil {
+			t.Fatalf("%s: %+v", config, err)
+		}
+		var got [][]float32
+		for _, o := range outputs {
+			got = append(got, slices.Clone(o.(*gobackend.Buffer).Flat.([]float32)))
+		}
+		return got
+	}
+	seq, par := run("ops_sequential"), run("ops_parallel")
+	for i := range seq {
+		if !slices.Equal(seq[i], par[i]) {
+			t.Errorf("output %d: sequential %v, parallel %v", i, seq[i], par[i])
+		}
+	}
+	want := []float32{-(1+10)*1 - 1, -(4+20)*-2 - 4, -(9+30)*3 - 9, -(0.25+40)*0.5 - 0.25, -(0.0625+50)*-0.25 - 0.0625, -(16+60)*4 - 16}
+	if !slices.Equal(seq[0], want) {
+		t.Errorf("output 0: got %v, want %v", seq[0], want)
+	}
+}
