@@ -248,6 +248,10 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/avx2_elementwise.go", "size, static := node.StaticSize()", 1},
 		{"executable.go", "if err := fe.executeSimpleNode(backend, node, execBuf, executor); err != nil {", 1},
 		{"sequential_test.go", "func TestSequentialMatchesParallel(", 1},
+		{"ops/pad.go", "return padLastAxis(backend, node, operand, fillValue, params.axesConfig[operand.RawShape.Rank()-1])", 1},
+		{"ops/pad_runs_test.go", "func TestPadLastAxis(", 1},
+		{"ops/reduce.go", "reduceSumLastAxis(flat, output.Flat.([]float32), operand.RawShape.Dimensions[rank-1])", 1},
+		{"ops/reduce_runs_test.go", "func TestReduceSumLastAxis(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

@@ -166,7 +166,75 @@ func execPad(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobacke
 	operand := inputs[0]
 	fillValue := inputs[1]
 	params := node.Data.(*padNode)
+	if _, static := node.StaticSize(); static && lastAxisPadding(operand.RawShape.Rank(), params.axesConfig) {
+		return padLastAxis(backend, node, operand, fillValue, params.axesConfig[operand.RawShape.Rank()-1])
+	}
 	return padWithConcreteConfig(backend, operand, fillValue, params.axesConfig)
+}
+
+// lastAxisPadding reports whether axesConfig pads an operand of the given rank at the start
+// and end of its last axis only (none between elements, no cropping, every other axis as it
+// is): the padding of a slice's gradient, which autodiff makes at every step of an
+// optimisation.
+func lastAxisPadding(rank int, axesConfig []compute.PadAxis) bool {
+	if rank == 0 || len(axesConfig) != rank {
+		return false
+	}
+	for _, c := range axesConfig[:rank-1] {
+		if c != (compute.PadAxis{}) {
+			return false
+		}
+	}
+	last := axesConfig[rank-1]
+	return last.Start >= 0 && last.End >= 0 && last.Interior == 0
+}
+
+// padLastAxis is padWithConcreteConfig for padding that lastAxisPadding accepts, with the
+// node's static output shape: each run of the operand's last axis is copied between its
+// start and end padding, without the general case's merged axes and recursive copy (built
+// at every execution). The same bytes.
+func padLastAxis(backend *gobackend.Backend, node *gobackend.Node, operand, fillValue *gobackend.Buffer, last compute.PadAxis) (*gobackend.Buffer, error) {
+	elementSize := operand.RawShape.DType.Size()
+	if elementSize < 1 {
+		return nil, errors.Errorf("Pad operation does not support sub-byte types like %s", operand.RawShape.DType)
+	}
+	output, err := backend.GetBuffer(node.Shape)
+	if err != nil {
+		return nil, err
+	}
+	operandBytes, err := operand.MutableBytes()
+	if err != nil {
+		return nil, err
+	}
+	outputBytes, err := output.MutableBytes()
+	if err != nil {
+		return nil, err
+	}
+	fill, err := fillValue.MutableBytes()
+	if err != nil {
+		return nil, err
+	}
+	fill = fill[:elementSize]
+	isZero := !slices.ContainsFunc(fill, func(b byte) bool { return b != 0 })
+	fillRun := func(dst []byte) {
+		if isZero {
+			clear(dst)
+			return
+		}
+		for i := 0; i < len(dst); i += elementSize {
+			copy(dst[i:i+elementSize], fill)
+		}
+	}
+	rank := operand.RawShape.Rank()
+	inRun := operand.RawShape.Dimensions[rank-1] * elementSize
+	start, end := last.Start*elementSize, last.End*elementSize
+	outRun := start + inRun + end
+	for o, i := 0, 0; o < len(outputBytes); o, i = o+outRun, i+inRun {
+		fillRun(outputBytes[o : o+start])
+		copy(outputBytes[o+start:o+start+inRun], operandBytes[i:i+inRun])
+		fillRun(outputBytes[o+start+inRun : o+outRun])
+	}
+	return output, nil
 }
 
 func padWithConcreteConfig(backend *gobackend.Backend, operand, fillValue *gobackend.Buffer, axesConfig []compute.PadAxis) (*gobackend.Buffer, error) {

@@ -146,6 +146,16 @@ func execReduce(backend *gobackend.Backend, node *gobackend.Node, inputs []*goba
 	if err != nil {
 		return nil, err
 	}
+	if rank := operand.RawShape.Rank(); node.OpType == compute.OpTypeReduceSum && len(reduceAxes) == 1 && reduceAxes[0] == rank-1 {
+		switch flat := operand.Flat.(type) {
+		case []float32:
+			reduceSumLastAxis(flat, output.Flat.([]float32), operand.RawShape.Dimensions[rank-1])
+			return output, nil
+		case []float64:
+			reduceSumLastAxis(flat, output.Flat.([]float64), operand.RawShape.Dimensions[rank-1])
+			return output, nil
+		}
+	}
 	it := NewReduceOutputIterator(operand.RawShape.Dimensions, reduceAxes)
 	dtype := output.RawShape.DType
 
@@ -456,6 +466,20 @@ func reduceByRuns[T any](operandFlat, outputFlat []T, it *ReduceOutputIterator, 
 		} else {
 			combineRun(outputFlat[outputIdx:outputIdx+runLen], run)
 		}
+	}
+}
+
+// reduceSumLastAxis sets each output element to the sum of its run of runLen elements of the
+// operand's last axis, added in order from 0, as execReduceSumGeneric adds them: a sum over
+// the last axis alone (a loss's sum over features, per row) without the reduce iterator (an
+// allocation and its bookkeeping, for every execution).
+func reduceSumLastAxis[T float32 | float64](operandFlat, outputFlat []T, runLen int) {
+	for i := range outputFlat {
+		sum := T(0)
+		for _, value := range operandFlat[i*runLen : (i+1)*runLen] {
+			sum += value
+		}
+		outputFlat[i] = sum
 	}
 }
 

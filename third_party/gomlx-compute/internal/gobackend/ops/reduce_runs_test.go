@@ -192,3 +192,46 @@ func TestArgMinMaxLastAxis(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceSumLastAxis: a sum over the last axis alone taken by reduceSumLastAxis has the
+// bits of execReduceSumGeneric's (with the reduce iterator), float32 and float64.
+func TestReduceSumLastAxis(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, dims := range [][]int{{9}, {1, 30}, {64, 30}, {2, 227, 30}, {3, 1}, {5, 0}, {0, 4}} {
+		t.Run(fmt.Sprint(dims), func(t *testing.T) {
+			operandShape := shapes.Make(dtypes.Float64, dims...)
+			values := make([]float64, operandShape.Size())
+			for i := range values {
+				values[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3))
+			}
+			outputShape := shapes.Make(dtypes.Float64, dims[:len(dims)-1]...)
+			reduced := []int{len(dims) - 1}
+			checkReduceSumLastAxis(t, values, dims, outputShape.Size(), reduced)
+			f32 := make([]float32, len(values))
+			for i, v := range values {
+				f32[i] = float32(v)
+			}
+			checkReduceSumLastAxis(t, f32, dims, outputShape.Size(), reduced)
+		})
+	}
+}
+
+func checkReduceSumLastAxis[T float32 | float64](t *testing.T, values []T, dims []int, outputSize int, reduced []int) {
+	t.Helper()
+	dtype := dtypes.FromGenericsType[T]()
+	operand := &gobackend.Buffer{RawShape: shapes.Make(dtype, dims...), Flat: values}
+	want := &gobackend.Buffer{RawShape: shapes.Make(dtype, dims[:len(dims)-1]...), Flat: make([]T, outputSize)}
+	if err := execReduceSumGeneric[T](operand, want, NewReduceOutputIterator(dims, reduced), dtype); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]T, outputSize)
+	for i := range got {
+		got[i] = 17 // overwritten
+	}
+	reduceSumLastAxis(values, got, dims[len(dims)-1])
+	for i := range got {
+		if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want.Flat.([]T)[i])) {
+			t.Fatalf("%s: output %d is %v, want %v", dtype, i, got[i], want.Flat.([]T)[i])
+		}
+	}
+}
