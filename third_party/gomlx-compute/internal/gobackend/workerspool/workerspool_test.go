@@ -55,9 +55,16 @@ func TestPool_Saturate(t *testing.T) {
 	pool.SetMaxParallelism(-1)
 	count.Store(0)
 	var started atomic.Int32
+	wantStarted := int32(min(2, runtime.GOMAXPROCS(0)))
 	pool.Saturate(func() {
 		started.Add(1)
-		runtime.Gosched()
+		// Saturate stops starting tasks once one has finished, so the first to start waits
+		// (up to a second, on a loaded machine) for a second one where there can be one: with
+		// a yield alone it could finish before Saturate's loop looked again, and the test
+		// failed now and then.
+		for deadline := time.Now().Add(time.Second); started.Load() < wantStarted && time.Now().Before(deadline); {
+			runtime.Gosched()
+		}
 		count.Add(1)
 	})
 	if runtime.GOMAXPROCS(0) > 1 && started.Load() <= 1 {
