@@ -36,7 +36,7 @@ func TestPool_Saturate(t *testing.T) {
 	select {
 	case <-doneTest.WaitChan():
 		// Success
-	case <-time.After(100 * time.Millisecond):
+	case <-time.After(10 * time.Second): // a deadlock, not a slow machine (100 ms could be one)
 		t.Fatal("Timeout before all tasks were executed.")
 	}
 	if int(count.Load()) != wantTasks {
