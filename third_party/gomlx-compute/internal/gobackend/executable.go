@@ -48,6 +48,54 @@ type FunctionExecutable struct {
 
 	// ExecutionBuffersPool allows reuse of execution buffers.
 	ExecutionBuffersPool sync.Pool
+
+	// What a sequential execution of static shapes runs, made once from Schedule: the
+	// constants it reads (set before the nodes run) and the other nodes to run, in order,
+	// with the executor of those executeSimpleNode runs. Parameters and captured values (set
+	// by Execute), the outputs of multi-output nodes (set by those) and nodes no output reads
+	// are left out, so the loop over the nodes does not look at them at every execution (a
+	// While body's at every iteration).
+	seqConstants []seqConstant
+	seqNodes     []seqNode
+}
+
+// seqConstant is a constant node's index and value.
+type seqConstant struct {
+	index int
+	value *Buffer
+}
+
+// seqNode is a node a sequential execution runs, with its executor where executeSimpleNode
+// runs it (nil: executeNode).
+type seqNode struct {
+	node     *Node
+	executor NodeExecutor
+}
+
+// initSequentialPlan makes seqConstants and seqNodes from Schedule.
+func (fe *FunctionExecutable) initSequentialPlan() {
+	for _, nodeIdx := range fe.Schedule {
+		if fe.NumUses[nodeIdx] == 0 {
+			continue
+		}
+		node := fe.Function.Nodes[nodeIdx]
+		if node.IsNodeSelectOutput {
+			continue // set by its multi-output node
+		}
+		switch node.OpType {
+		case compute.OpTypeParameter, compute.OpTypeCapturedValue:
+			continue
+		case compute.OpTypeConstant:
+			fe.seqConstants = append(fe.seqConstants, seqConstant{nodeIdx, node.Data.(*Buffer)})
+			continue
+		}
+		entry := seqNode{node: node}
+		if executor := nodeExecutors[node.OpType]; executor != nil && NodeClosureExecutors[node.OpType] == nil &&
+			!node.IsMultiOutputs() && len(node.CapturedInputs) == 0 {
+			entry.executor = executor
+		}
+		fe.seqNodes = append(fe.seqNodes, entry)
+	}
 }
 
 // newFunctionExecutable creates a FunctionExecutable for the given function.
@@ -111,6 +159,7 @@ func newFunctionExecutable(f *Function) (*FunctionExecutable, error) {
 	}
 
 	fe.InitSchedule()
+	fe.initSequentialPlan()
 
 	if klog.V(1).Enabled() {
 		klog.Infof("* Compiling function %q: estimated max temporary memory: %s\n",
@@ -327,6 +376,23 @@ func (fe *FunctionExecutable) executeSequentially(backend *Backend, execBuf *fun
 		execBuf.opInputsOwned = nil
 	}()
 
+	if spec == nil {
+		for _, c := range fe.seqConstants {
+			execBuf.results[c.index] = c.value
+		}
+		for _, e := range fe.seqNodes {
+			var err error
+			if e.executor != nil {
+				err = fe.executeSimpleNode(backend, e.node, execBuf, e.executor)
+			} else {
+				err = fe.executeNode(backend, e.node, execBuf, nil)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, nodeIdx := range fe.Schedule {
 		if execBuf.results[nodeIdx] != nil {
 			// Already computed (parameter)
@@ -336,19 +402,7 @@ func (fe *FunctionExecutable) executeSequentially(backend *Backend, execBuf *fun
 			// Not used by any output: this effectively performs a dead code elimination (DCE).
 			continue
 		}
-
-		node := fe.Function.Nodes[nodeIdx]
-		if spec != nil {
-			node = spec.resolvedNodes[nodeIdx]
-		}
-		if executor := nodeExecutors[node.OpType]; executor != nil && node.OpType != compute.OpTypeConstant &&
-			NodeClosureExecutors[node.OpType] == nil && !node.IsMultiOutputs() && len(node.CapturedInputs) == 0 {
-			if err := fe.executeSimpleNode(backend, node, execBuf, executor); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fe.executeNode(backend, node, execBuf, spec); err != nil {
+		if err := fe.executeNode(backend, spec.resolvedNodes[nodeIdx], execBuf, spec); err != nil {
 			return err
 		}
 	}

@@ -12,8 +12,8 @@ import (
 
 // TestSequentialMatchesParallel runs a graph whose values are used in the ways the executor
 // tracks (an operand taken in place at its last use, one read twice by the same operation,
-// one that is also an output, a donated parameter) with sequential and with parallel ops:
-// the same outputs, and the donated input consumed alike.
+// one that is also an output, a donated parameter, a constant) with sequential and with
+// parallel ops: the same outputs, and the donated input consumed alike.
 func TestSequentialMatchesParallel(t *testing.T) {
 	shape := shapes.Make(dtypes.Float32, 2, 3)
 	run := func(config string) [][]float32 {
@@ -26,11 +26,13 @@ func TestSequentialMatchesParallel(t *testing.T) {
 		main := builder.Main()
 		x, _ := main.Parameter("x", shape, nil)
 		y, _ := main.Parameter("y", shape, nil)
-		sq, _ := main.Mul(x, x)      // x read twice by one operation
-		sum, _ := main.Add(sq, y)    // y not donated, sq read again below: neither taken
-		neg, _ := main.Neg(sum)      // sum is also an output: not taken
-		prod, _ := main.Mul(neg, x)  // the last use of neg and of x (donated): taken in place
-		out, _ := main.Sub(prod, sq) // the last use of prod and of sq
+		sq, _ := main.Mul(x, x)     // x read twice by one operation
+		sum, _ := main.Add(sq, y)   // y not donated, sq read again below: neither taken
+		neg, _ := main.Neg(sum)     // sum is also an output: not taken
+		prod, _ := main.Mul(neg, x) // the last use of neg and of x (donated): taken in place
+		half, _ := main.Constant([]float32{0.5})
+		scaled, _ := main.Mul(prod, half) // a constant, never taken in place
+		out, _ := main.Sub(scaled, sq)    // the last use of scaled and of sq
 		if err := main.Return([]compute.Value{out, sum}, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +58,7 @@ func TestSequentialMatchesParallel(t *testing.T) {
 			t.Errorf("output %d: sequential %v, parallel %v", i, seq[i], par[i])
 		}
 	}
-	want := []float32{-(1+10)*1 - 1, -(4+20)*-2 - 4, -(9+30)*3 - 9, -(0.25+40)*0.5 - 0.25, -(0.0625+50)*-0.25 - 0.0625, -(16+60)*4 - 16}
+	want := []float32{-(1+10)*1*0.5 - 1, -(4+20)*-2*0.5 - 4, -(9+30)*3*0.5 - 9, -(0.25+40)*0.5*0.5 - 0.25, -(0.0625+50)*-0.25*0.5 - 0.0625, -(16+60)*4*0.5 - 16}
 	if !slices.Equal(seq[0], want) {
 		t.Errorf("output 0: got %v, want %v", seq[0], want)
 	}
