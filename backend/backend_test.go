@@ -238,6 +238,8 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"executable.go", "outputNode.Index < fe.NumNodesToProcess && execBuf.results[outputNode.Index] == inputBuffers[i]", 1},
 		{"ops/while.go", "Compiled.ExecuteHandingOver(backend, state,", 2},
 		{"ops/reduce.go", "store := it.inline[:]", 1},
+		{"../../shapes/iter.go", "func (s Shape) StridesInto(buf []int) (strides []int) {", 1},
+		{"ops/slice.go", "operandFlatStrides := operand.RawShape.StridesInto(stridesStore[:])", 1},
 		{"while_allocs_test.go", "func TestWhileIterationsAllocations(", 1},
 		{"dot/dot.go", "normalizedOutputShape = outputShape", 1},
 		{"dot/output_shape_test.go", "func TestProductWithoutReshape(", 1},

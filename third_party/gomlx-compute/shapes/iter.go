@@ -16,13 +16,25 @@ import (
 //
 // It panics if any dimension is dynamic (DynamicDim), see Shape.IsDynamic.
 func (s Shape) Strides() (strides []int) {
+	return s.StridesInto(nil)
+}
+
+// StridesInto is Strides written into buf where it has room for the shape's rank (a new slice
+// otherwise), so that code computing strides at every execution of an operation can keep
+// them on its stack.
+func (s Shape) StridesInto(buf []int) (strides []int) {
 	rank := s.Rank()
 	if rank == 0 {
-		return
+		return buf[:0]
 	}
-	strides = make([]int, rank)
+	if cap(buf) >= rank {
+		strides = buf[:rank]
+	} else {
+		strides = make([]int, rank)
+	}
 	if s.IsZeroSize() {
 		// Some axis is zero-dimension.
+		clear(strides)
 		return
 	}
 	currentStride := 1

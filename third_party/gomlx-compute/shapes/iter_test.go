@@ -36,6 +36,36 @@ func TestShape_Strides(t *testing.T) {
 	}
 }
 
+// TestShape_StridesInto: StridesInto gives Strides' values, in the buffer it is given where
+// that has room (a buffer left with old values included), in a new slice otherwise.
+func TestShape_StridesInto(t *testing.T) {
+	for _, tc := range []struct {
+		dims []int
+		want []int
+	}{
+		{[]int{2, 3, 4}, []int{12, 4, 1}},
+		{[]int{3, 1, 2}, []int{2, 2, 1}},
+		{[]int{2, 0, 3}, []int{0, 0, 0}},
+		{nil, nil},
+	} {
+		shape := Make(dtypes.F32, tc.dims...)
+		var store [3]int
+		for i := range store {
+			store[i] = 99
+		}
+		got := shape.StridesInto(store[:])
+		if !slices.Equal(got, tc.want) || !slices.Equal(shape.Strides(), tc.want) {
+			t.Errorf("%v: StridesInto gave %v and Strides %v, want %v", tc.dims, got, shape.Strides(), tc.want)
+		}
+		if len(got) > 0 && &got[0] != &store[0] {
+			t.Errorf("%v: StridesInto did not use the buffer it was given", tc.dims)
+		}
+		if short := shape.StridesInto(store[:0:1]); !slices.Equal(short, tc.want) {
+			t.Errorf("%v: StridesInto with a buffer too short gave %v, want %v", tc.dims, short, tc.want)
+		}
+	}
+}
+
 func TestShape_Iter(t *testing.T) {
 	// Version 1: there is only one value to iterate:
 	shape := Make(dtypes.F32, 1, 1, 1, 1)

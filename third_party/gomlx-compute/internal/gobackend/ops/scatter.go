@@ -391,15 +391,7 @@ func scatterContiguous[T gobackend.SupportedTypesConstraints](outputShape shapes
 	// (dereference is a function value, so what it is given escapes): a scatter made four
 	// allocations before, for every execution.
 	var stridesStore [8]int
-	strides := stridesStore[:]
-	if rank := outputShape.Rank(); rank > len(strides) {
-		strides = make([]int, rank)
-	}
-	strides = strides[:outputShape.Rank()]
-	for axis, stride := len(strides)-1, 1; axis >= 0; axis-- {
-		strides[axis] = stride
-		stride *= outputShape.Dimensions[axis]
-	}
+	strides := outputShape.StridesInto(stridesStore[:])
 	indices := make([]int, 2*indexVectorSize)
 	flatIndices, elemIndices := indices[:indexVectorSize:indexVectorSize], indices[indexVectorSize:]
 	numWindows := indicesShape.Size() / max(indexVectorSize, 1)

@@ -183,16 +183,12 @@ func execSliceGeneric[T gobackend.SupportedTypesConstraints](operand, output *go
 	// every slice executed).
 	outputDimensions := output.RawShape.Dimensions
 	var stridesStore, idxsStore [8]int
-	operandFlatStrides, outputAxisIdxs := stridesStore[:], idxsStore[:]
-	if rank > len(stridesStore) {
-		operandFlatStrides, outputAxisIdxs = make([]int, rank), make([]int, rank)
+	operandFlatStrides := operand.RawShape.StridesInto(stridesStore[:])
+	outputAxisIdxs := idxsStore[:]
+	if rank > len(idxsStore) {
+		outputAxisIdxs = make([]int, rank)
 	}
-	operandFlatStrides, outputAxisIdxs = operandFlatStrides[:rank], outputAxisIdxs[:rank]
-	stride := 1
-	for axis := rank - 1; axis >= 0; axis-- {
-		operandFlatStrides[axis] = stride
-		stride *= operand.RawShape.Dimensions[axis]
-	}
+	outputAxisIdxs = outputAxisIdxs[:rank]
 
 	// Find operandFlatIdx start value.
 	var operandFlatIdx int
