@@ -192,7 +192,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/reduce_runs_test.go", "func TestReduceSumByRuns(", 1},
 		{"ops/transpose.go", "copy(outputFlat[outputIdx:outputIdx+run], operandFlat[start:start+run])", 1},
 		{"ops/avx2_transpose.go", "TransposeDTypeMap.Register(dtypes.Float32, gobackend.PriorityArch, avx2TransposeFloat32)", 1},
-		{"buffers.go", "if idx, ok := bucketPoolIndex(bucketedSize); ok {", 1},
+		{"buffers.go", "if idx, ok := bucketPoolIndex(bucketedSize); ok {", 2},
 		{"buffers.go", "b.Flat = c.flat", 1},
 		{"buffers_pool_test.go", "func TestPooledBufferKeepsCasts(", 1},
 		{"buffers_pool_test.go", "func TestPooledBufferRecast(", 1},
@@ -256,6 +256,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/reduce.go", "reduceSumLastAxis(flat, output.Flat.([]float32), operand.RawShape.Dimensions[rank-1])", 1},
 		{"ops/reduce_runs_test.go", "func TestReduceSumLastAxis(", 1},
 		{"workerspool/workerspool_test.go", "wantStarted := int32(min(2, runtime.GOMAXPROCS(0)))", 1},
+		{"buffers.go", "ok && b.putLocalBuffer(idx, buffer) {", 1},
+		{"localbuffers.go", "//go:linkname procPin runtime.procPin", 1},
+		{"localbuffers_test.go", "func TestLocalBuffersSurviveGC(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

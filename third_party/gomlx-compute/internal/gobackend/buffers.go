@@ -179,14 +179,16 @@ func (b *Backend) GetBuffer(shape shapes.Shape) (*Buffer, error) {
 	length := shape.Size()
 	requestedSizeInBytes := dtype.SizeForDimensions(length)
 	bucketedSize := support.TwoBitBucketLen(requestedSizeInBytes)
-	pool := b.getBufferPool(bucketedSize)
 	var buf *Buffer
-	if item := pool.Get(); item != nil {
-		buf = item.(*Buffer) //nolint:errcheck
-		// fmt.Printf("> Reusing buffer: \t(%s) %s\n", humanize.Bytes(bucketedSize), shape)
-	} else {
-		buf = &Buffer{RawBytes: make([]byte, bucketedSize)}
-		// fmt.Printf("> Creating buffer:\t(%s) %s\n", humanize.Bytes(bucketedSize), shape)
+	if idx, ok := bucketPoolIndex(bucketedSize); ok {
+		buf = b.getLocalBuffer(idx)
+	}
+	if buf == nil {
+		if item := b.getBufferPool(bucketedSize).Get(); item != nil {
+			buf = item.(*Buffer) //nolint:errcheck
+		} else {
+			buf = &Buffer{RawBytes: make([]byte, bucketedSize)}
+		}
 	}
 	buf.RawBackend = b
 	buf.InUse = true
@@ -236,8 +238,10 @@ func (b *Backend) PutBuffer(buffer *Buffer) {
 	}
 	buffer.Flat = nil
 	buffer.RawShape = shapes.Invalid()
-	pool := b.getBufferPool(len(buffer.RawBytes))
-	pool.Put(buffer)
+	if idx, ok := bucketPoolIndex(len(buffer.RawBytes)); ok && b.putLocalBuffer(idx, buffer) {
+		return
+	}
+	b.getBufferPool(len(buffer.RawBytes)).Put(buffer)
 }
 
 // shallowClone returns a new Buffer struct pointing to the same data.

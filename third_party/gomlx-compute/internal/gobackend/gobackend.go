@@ -114,7 +114,7 @@ func New(config string) (compute.Backend, error) {
 }
 
 func newDefaultBackend() *Backend {
-	b := &Backend{numDevices: 1}
+	b := &Backend{numDevices: 1, localBuffers: newLocalBuffers()}
 	b.Workers = workerspool.New()
 	return b
 }
@@ -126,7 +126,9 @@ type Backend struct {
 	bufferPools sync.Map
 	// bucketPools: the pools of bucketed sizes by bucketPoolIndex (getBufferPool).
 	bucketPools [128]atomic.Pointer[sync.Pool]
-	Workers     *workerspool.Pool
+	// localBuffers: each processor's free small buffers (see localBuffers).
+	localBuffers []localBuffers
+	Workers      *workerspool.Pool
 
 	NumLiveExecutions atomic.Int32
 
