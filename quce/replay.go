@@ -69,13 +69,13 @@ func (in *replayIn[T]) consts() []*T {
 }
 
 // replayState is the replay program's loop state, by name: the step t (from replayIn's
-// first), the segment being walked, the optimiser state, the two output buffers and the
-// rows of the buffers the step writes ([R, 1], (t − first)·R + i for row i: carried and
-// moved on by R at each step rather than computed from t: six operations fewer a step).
-type replayState[T any] struct{ t, prev, cur, m, v, small, wide, index T }
+// first), the segment being walked, the optimiser state, the output buffer and the rows of
+// the buffer the step writes ([R, 1], (t − first)·R + i for row i: carried and moved on by
+// R at each step rather than computed from t: six operations fewer a step).
+type replayState[T any] struct{ t, prev, cur, m, v, rec, index T }
 
 func (s *replayState[T]) fields() []*T {
-	return []*T{&s.t, &s.prev, &s.cur, &s.m, &s.v, &s.small, &s.wide, &s.index}
+	return []*T{&s.t, &s.prev, &s.cur, &s.m, &s.v, &s.rec, &s.index}
 }
 
 // nodes are the values fields point to.
@@ -87,9 +87,10 @@ func nodes(fields []**Node) []*Node {
 	return out
 }
 
-// replayWidths are a step's outputs in the program's two buffers, per row: the scalars
-// (F, L_ε in both forms, the objective) and the vectors of J inputs (the gradient, the
-// interior gradients when the rule has them, the next point, the optimiser state m and v).
+// replayWidths are a step's outputs in a row of the program's buffer: first the scalars (F,
+// L_ε in both forms, the objective), then the vectors of J inputs (the gradient, the interior
+// gradients when the rule has them, the next point, the optimiser state m and v). One buffer,
+// not one for each, saves a concatenation and a scatter a step.
 func replayWidths(kind execKind, j int) (scalars, vectors int) {
 	vectors = 4 * j
 	if len(kind.rule.interiorNodes(kind.k)) > 0 {
@@ -187,10 +188,8 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 	}
 	// Read in place (the replay copies what the rows keep): the outputs are up to
 	// replayOutBytes.
-	tensors.MustConstFlatData(out[0], func(small []float32) {
-		tensors.MustConstFlatData(out[1], func(wide []float32) {
-			e.replay(cfg, kind, rows, first, last, small, wide, next)
-		})
+	tensors.MustConstFlatData(out[0], func(rec []float32) {
+		e.replay(cfg, kind, rows, first, last, rec, next)
 	})
 	finalize(out)
 	return nil
@@ -198,9 +197,10 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 
 // replay walks rows through steps first..last from the program's outputs (see
 // replayGraph), as the step engine walks them after each step's execution.
-func (e replayEngine) replay(cfg Config, kind execKind, rows []*row, first, last int, small, wide []float32, next map[*row]int) {
+func (e replayEngine) replay(cfg Config, kind execKind, rows []*row, first, last int, rec []float32, next map[*row]int) {
 	j, n := e.pr.numFeatures(), len(rows)
 	scalars, vectors := replayWidths(kind, j)
+	width := scalars + vectors
 	interior := vectors == 5*j
 	walking := make([]bool, n)
 	for i := range walking {
@@ -212,8 +212,8 @@ func (e replayEngine) replay(cfg Config, kind execKind, rows []*row, first, last
 		if !interior && k > 0 {
 			k--
 		}
-		at := (slot*n+i)*vectors + k*j
-		return wide[at : at+j]
+		at := (slot*n+i)*width + scalars + k*j
+		return rec[at : at+j]
 	}
 	for t := first; t <= last; t++ {
 		slot := t - first
@@ -227,7 +227,7 @@ func (e replayEngine) replay(cfg Config, kind execKind, rows []*row, first, last
 			m.interior = make([]float32, n*j)
 		}
 		for i := range n {
-			s := small[(slot*n+i)*scalars:]
+			s := rec[(slot*n+i)*width:]
 			m.p[i], m.unc[i], m.uncPaper[i], obj[i] = s[0], s[1], s[2], s[3]
 			copy(m.grad[i*j:], vec(slot, i, 0))
 			if interior {
@@ -261,8 +261,8 @@ func (e replayEngine) replay(cfg Config, kind execKind, rows []*row, first, last
 }
 
 // replayGraph builds the replay program for capacity steps: replayIn in; out, the steps'
-// scalars [capacity·R, 4] and vectors [capacity·R, replayWidths], slot-major (step t of row
-// i at (t − first)·R + i), the slots after last left at zero.
+// outputs [capacity·R, scalars + vectors] (replayWidths), slot-major (step t of row i at
+// (t − first)·R + i), the slots after last left at zero.
 func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Node {
 	return func(args []*Node) []*Node {
 		var in replayIn[*Node]
@@ -272,10 +272,9 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 		g := in.cur.Graph()
 		r := in.cur.Shape().Dimensions[0]
 		scalars, vectors := replayWidths(kind, pr.numFeatures())
-		small := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, scalars))
-		wide := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, vectors))
+		rec := Zeros(g, shapes.Make(dtypes.Float32, capacity*r, scalars+vectors))
 		index := ExpandAxes(Iota(g, shapes.Make(dtypes.Int32, r), 0), -1)
-		s0 := replayState[*Node]{t: in.first, prev: in.prev, cur: in.cur, m: in.m, v: in.v, small: small, wide: wide, index: index}
+		s0 := replayState[*Node]{t: in.first, prev: in.prev, cur: in.cur, m: in.m, v: in.v, rec: rec, index: index}
 		// What the steps read but never change reaches the loop's closures as its consts
 		// (package whileloop).
 		unpack := func(state, consts []*Node) (s replayState[*Node], c replayIn[*Node]) {
@@ -297,13 +296,12 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 				o := pr.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: c.move, lo: c.lo, hi: c.hi,
 					m: s.m, v: s.v, t: s.t, lam: c.lam, lr: c.lr})
 				col := func(x *Node) *Node { return ExpandAxes(x, -1) }
-				vs := []*Node{o.grad}
+				parts := []*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj), o.grad}
 				if o.interior != nil {
-					vs = append(vs, o.interior)
+					parts = append(parts, o.interior)
 				}
 				next := replayState[*Node]{t: AddScalar(s.t, 1), prev: s.cur, cur: o.next, m: o.m, v: o.v,
-					small: ScatterSum(s.small, s.index, Concatenate([]*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj)}, 1), false, true),
-					wide:  ScatterSum(s.wide, s.index, Concatenate(append(vs, o.next, o.m, o.v), 1), false, true),
+					rec:   ScatterSum(s.rec, s.index, Concatenate(append(parts, o.next, o.m, o.v), 1), false, true),
 					index: AddScalar(s.index, float64(r))}
 				return nodes(next.fields())
 			})
@@ -311,6 +309,6 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 		for i, f := range end.fields() {
 			*f = out[i]
 		}
-		return []*Node{end.small, end.wide}
+		return []*Node{end.rec}
 	}
 }
