@@ -259,6 +259,8 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"buffers.go", "ok && b.putLocalBuffer(idx, buffer) {", 1},
 		{"localbuffers.go", "//go:linkname procPin runtime.procPin", 1},
 		{"localbuffers_test.go", "func TestLocalBuffersSurviveGC(", 1},
+		{"ops/reduce.go", "reduceSumFirstAxis(flat, output.Flat.([]float32))", 1},
+		{"ops/reduce_runs_test.go", "func TestReduceSumFirstAxis(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

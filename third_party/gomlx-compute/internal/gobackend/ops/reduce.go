@@ -156,6 +156,16 @@ func execReduce(backend *gobackend.Backend, node *gobackend.Node, inputs []*goba
 			return output, nil
 		}
 	}
+	if node.OpType == compute.OpTypeReduceSum && len(reduceAxes) == 1 && reduceAxes[0] == 0 {
+		switch flat := operand.Flat.(type) {
+		case []float32:
+			reduceSumFirstAxis(flat, output.Flat.([]float32))
+			return output, nil
+		case []float64:
+			reduceSumFirstAxis(flat, output.Flat.([]float64))
+			return output, nil
+		}
+	}
 	it := NewReduceOutputIterator(operand.RawShape.Dimensions, reduceAxes)
 	dtype := output.RawShape.DType
 
@@ -480,6 +490,22 @@ func reduceSumLastAxis[T float32 | float64](operandFlat, outputFlat []T, runLen 
 			sum += value
 		}
 		outputFlat[i] = sum
+	}
+}
+
+// reduceSumFirstAxis sets output to the sum of the operand's blocks along its first axis
+// (each of output's length), added in order from 0, as execReduceSumGeneric adds them: a sum
+// over the first axis alone (of a path's interior gradients, [nodes, rows, features]) a block
+// at a time, without the reduce iterator.
+func reduceSumFirstAxis[T float32 | float64](operandFlat, outputFlat []T) {
+	clear(outputFlat)
+	if len(outputFlat) == 0 {
+		return
+	}
+	for start := 0; start < len(operandFlat); start += len(outputFlat) {
+		for j, value := range operandFlat[start : start+len(outputFlat)] {
+			outputFlat[j] += value
+		}
 	}
 }
 

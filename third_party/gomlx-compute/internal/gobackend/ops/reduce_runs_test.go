@@ -235,3 +235,48 @@ func checkReduceSumLastAxis[T float32 | float64](t *testing.T, values []T, dims 
 		}
 	}
 }
+
+func TestReduceSumFirstAxis(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, dims := range [][]int{{2, 1, 30}, {9, 30}, {1, 5}, {5, 2, 3}, {4, 0}, {0, 4}, {3}} {
+		for _, zeros := range []bool{false, true} {
+			t.Run(fmt.Sprint(dims, zeros), func(t *testing.T) {
+				operandShape := shapes.Make(dtypes.Float64, dims...)
+				values := make([]float64, operandShape.Size())
+				for i := range values {
+					values[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3))
+					if zeros { // −0 sums to +0 from the initial 0, as in the general path
+						values[i] = math.Copysign(0, -1)
+					}
+				}
+				checkReduceSumFirstAxis(t, values, dims)
+				f32 := make([]float32, len(values))
+				for i, v := range values {
+					f32[i] = float32(v)
+				}
+				checkReduceSumFirstAxis(t, f32, dims)
+			})
+		}
+	}
+}
+
+func checkReduceSumFirstAxis[T float32 | float64](t *testing.T, values []T, dims []int) {
+	t.Helper()
+	dtype := dtypes.FromGenericsType[T]()
+	outputShape := shapes.Make(dtype, dims[1:]...)
+	operand := &gobackend.Buffer{RawShape: shapes.Make(dtype, dims...), Flat: values}
+	want := &gobackend.Buffer{RawShape: outputShape, Flat: make([]T, outputShape.Size())}
+	if err := execReduceSumGeneric[T](operand, want, NewReduceOutputIterator(dims, []int{0}), dtype); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]T, outputShape.Size())
+	for i := range got {
+		got[i] = 17 // overwritten
+	}
+	reduceSumFirstAxis(values, got)
+	for i := range got {
+		if math.Float64bits(float64(got[i])) != math.Float64bits(float64(want.Flat.([]T)[i])) {
+			t.Fatalf("%s: output %d is %v, want %v", dtype, i, got[i], want.Flat.([]T)[i])
+		}
+	}
+}
