@@ -23,13 +23,14 @@ import (
 // garbage collector empties. The stacks are not used by the race detector's builds
 // (raceEnabled), which cannot see the pinning.
 const (
-	localBufferMaxBytes  = 4 << 10
+	localBufferMaxLog    = 12
+	localBufferMaxBytes  = 1 << localBufferMaxLog
 	localBuffersMaxBytes = 64 << 10
 )
 
 // numLocalBuckets are the bucket pool indices (bucketPoolIndex) of sizes up to
-// localBufferMaxBytes: 0, 1, 2 and 2^p, 3·2^(p-1) up to 2^12.
-const numLocalBuckets = 2*12 + 2
+// localBufferMaxBytes: 0, 1, 2 and 2^p, 3·2^(p-1) up to 2^localBufferMaxLog.
+const numLocalBuckets = 2*localBufferMaxLog + 2
 
 // localBuffers are one processor's free small buffers, a stack per bucketed size.
 type localBuffers struct {
@@ -45,7 +46,8 @@ func procPin() int
 func procUnpin()
 
 // newLocalBuffers makes the stacks of the processors there are now; a processor added later
-// (runtime.GOMAXPROCS) uses the sync.Pools.
+// (runtime.GOMAXPROCS) uses the sync.Pools, and so does every processor of a race detector's
+// build, which gets no stacks.
 func newLocalBuffers() []localBuffers {
 	if raceEnabled {
 		return nil
@@ -56,7 +58,7 @@ func newLocalBuffers() []localBuffers {
 // getLocalBuffer pops a buffer of the bucket idx from the current processor's stack, or
 // returns nil.
 func (b *Backend) getLocalBuffer(idx int) *Buffer {
-	if raceEnabled || idx >= numLocalBuckets {
+	if idx >= numLocalBuckets {
 		return nil
 	}
 	var buf *Buffer
@@ -77,7 +79,7 @@ func (b *Backend) getLocalBuffer(idx int) *Buffer {
 // putLocalBuffer pushes buf, of the bucket idx, on the current processor's stack, and
 // reports whether it did.
 func (b *Backend) putLocalBuffer(idx int, buf *Buffer) bool {
-	if raceEnabled || idx >= numLocalBuckets {
+	if idx >= numLocalBuckets {
 		return false
 	}
 	done := false
