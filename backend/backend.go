@@ -8,6 +8,9 @@
 //     (the auto-installer is never linked in, so nothing is fetched and nothing hangs
 //     offline); else the pure-Go backend, which always works.
 //
+// The pure-Go backend runs an execution's operations one after another, unless the
+// configuration asks for "ops_parallel" (see New).
+//
 // Build with -tags noxla to leave XLA (and cgo) out entirely.
 //
 // The pure-Go backend is GoMLX's github.com/gomlx/compute v0.1.6, patched, built from the
@@ -141,8 +144,37 @@ func choose() (compute.Backend, Info, error) {
 	return b, Info{Config: "go", Name: b.Name(), Reason: "no PJRT plugin installed; pure-Go backend", NumDevices: b.NumDevices()}, nil
 }
 
+// withOpsMode is config with "ops_sequential" added when it is the pure-Go backend's and
+// names no way of running operations ("ops_sequential" or "ops_parallel"). Left to itself,
+// that backend runs an execution's operations on goroutines of their own, as their inputs
+// become ready, whenever it is the only execution in flight. The explainer's graphs are
+// hundreds of small operations, mostly in a chain, for which that handover costs more than
+// the operations: explaining 10, 20, 30 or 50 W-BC rows in one execution took 3.6, 2.8, 2.3
+// and 1.8 times as long as with sequential operations (medians of six runs; docs/SPEED.md,
+// "Operations one after another"). Larger operations still spread over the cores inside
+// themselves (the products' workers), and a call's rows over the cores in shards, each its
+// own execution. Info.Config stays what was asked for: the model cache's key, and what the
+// outputs report.
+func withOpsMode(config string) string {
+	name, options, _ := strings.Cut(config, ":")
+	if name != "go" {
+		return config
+	}
+	for _, o := range strings.Split(options, ",") {
+		if o == "ops_sequential" || o == "ops_parallel" {
+			return config
+		}
+	}
+	if options == "" {
+		return "go:ops_sequential"
+	}
+	return config + ",ops_sequential"
+}
+
 // New creates a backend from a configuration string "name[:options]". Unlike
-// compute.NewWithConfig it never panics: an unknown name is returned as an error.
+// compute.NewWithConfig it never panics: an unknown name is returned as an error. The pure-Go
+// backend runs an execution's operations one after another unless the configuration asks
+// otherwise (see withOpsMode).
 func New(config string) (b compute.Backend, err error) {
 	name, _, _ := strings.Cut(config, ":")
 	available := compute.List()
@@ -156,23 +188,9 @@ func New(config string) (b compute.Backend, err error) {
 			b, err = nil, fmt.Errorf("creating GoMLX backend %q: %v", config, r)
 		}
 	}()
-	b, err = compute.NewWithConfig(config)
+	b, err = compute.NewWithConfig(withOpsMode(config))
 	if err != nil {
 		return nil, fmt.Errorf("creating GoMLX backend %q: %w", config, err)
 	}
 	return b, nil
-}
-
-// ForSmallBatches returns a backend for executions of a few rows: when the default
-// backend is the pure-Go one, the same backend with sequential ops ("go:ops_sequential"),
-// several times faster for a batch of one (measured: 1000 QUCE steps for one row in 0.32 s
-// against 1.5 s); otherwise (another backend, or the pure-Go one with options, such as
-// virtual devices) nil, meaning "use the default". The built-in models train on it
-// too (pipeline.Prepare): their steps' operations are too small to spread over cores.
-func ForSmallBatches() (compute.Backend, error) {
-	_, info, err := Default()
-	if err != nil || info.Config != "go" {
-		return nil, err
-	}
-	return New("go:ops_sequential")
 }

@@ -35,6 +35,28 @@ func TestNew(t *testing.T) {
 	}
 }
 
+// The pure-Go backend runs operations one after another unless the configuration names a
+// way of running them; other backends' configurations pass through unchanged.
+func TestWithOpsMode(t *testing.T) {
+	for _, tc := range []struct{ config, want string }{
+		{"go", "go:ops_sequential"},
+		{"go:", "go:ops_sequential"},
+		{"go:devices=3", "go:devices=3,ops_sequential"},
+		{"go:ops_sequential", "go:ops_sequential"},
+		{"go:ops_parallel", "go:ops_parallel"},
+		{"go:devices=2,ops_parallel", "go:devices=2,ops_parallel"},
+		{"xla:cpu", "xla:cpu"},
+		{"onnx:/lib/libonnxruntime.so.1", "onnx:/lib/libonnxruntime.so.1"},
+	} {
+		if got := withOpsMode(tc.config); got != tc.want {
+			t.Errorf("withOpsMode(%q) = %q, want %q", tc.config, got, tc.want)
+		}
+		if _, err := New(tc.config); err != nil && strings.HasPrefix(tc.config, "go") {
+			t.Errorf("New(%q): %v", tc.config, err)
+		}
+	}
+}
+
 func TestDefaultHonoursEnv(t *testing.T) {
 	t.Setenv(EnvVar, "go")
 	b, info, err := choose()

@@ -157,21 +157,13 @@ func Prepare(opts Options) (*Setup, error) {
 		return nil, err
 	}
 	// The classifier and the VAE do not depend on each other, so what the cache lacks is
-	// trained at the same time. When the default backend is the pure-Go one they train on
-	// its sequential-ops form (backend.ForSmallBatches), one core each: a training step's
-	// operations (batches of at most 512 rows, layers of at most 128 units) are too small
-	// to be worth spreading over cores. Every operation computes the same way on either
-	// form and alone or together, so the weights are the same bits as trained alone on b.
-	small, err := backend.ForSmallBatches()
-	if err != nil {
-		return nil, err
-	}
-	tb := b
-	if small != nil {
-		tb = small
-	}
+	// trained at the same time, one core each on the pure-Go backend (its operations run
+	// one after another, see backend.New): a training step's operations (batches of at most
+	// 512 rows, layers of at most 128 units) are too small to be worth spreading over
+	// cores. Every operation computes the same way alone or together, so the weights are
+	// the same bits as trained alone.
 	logf = serialized(logf)
-	if err := s.trainMissingModels(logf, tb, clfPath, vaePath, xtr, train.Y); err != nil {
+	if err := s.trainMissingModels(logf, b, clfPath, vaePath, xtr, train.Y); err != nil {
 		return nil, err
 	}
 	if s.Model == nil {
@@ -184,7 +176,7 @@ func Prepare(opts Options) (*Setup, error) {
 		}
 	}
 	s.TrainAccuracy = s.ModelCheck.Accuracy
-	if err := s.buildExplainer(clf, small); err != nil {
+	if err := s.buildExplainer(clf); err != nil {
 		return nil, err
 	}
 	if err := s.diagnose(logf, xtr, xte, test.Y); err != nil {
@@ -350,9 +342,8 @@ func (s *Setup) checkBuiltInClassifier(logf func(string, ...any), trainY []int) 
 	return clf, nil
 }
 
-// buildExplainer makes the QUCE explainer of the classifier clf and the VAE; small is the
-// backend's sequential-ops form for small batches, nil if it has none.
-func (s *Setup) buildExplainer(clf *quce.Classifier, small compute.Backend) error {
+// buildExplainer makes the QUCE explainer of the classifier clf and the VAE.
+func (s *Setup) buildExplainer(clf *quce.Classifier) error {
 	var err error
 	ds := s.Data
 	s.Explainer, err = quce.New(s.Backend, clf, s.VAE, s.Scaler, ds.Features)
@@ -368,7 +359,6 @@ func (s *Setup) buildExplainer(clf *quce.Classifier, small compute.Backend) erro
 	if s.BackendInfo.ExecutionsCheap() {
 		s.Explainer.EngineChoice = quce.EngineReplay
 	}
-	s.Explainer.SmallBatch = small
 	return nil
 }
 

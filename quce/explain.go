@@ -61,11 +61,6 @@ type Explainer struct {
 	// core) counts the steps of every unit of its first shard.
 	Progress func(step, steps int)
 
-	// SmallBatch, if set, runs the step executions of at most smallBatchRows (8) rows. The
-	// pure-Go backend with sequential ops (see backend.ForSmallBatches) is several times
-	// faster there, which is what makes a notebook's sliders feel live.
-	SmallBatch compute.Backend
-
 	// Shards, if positive, is the most concurrent executions the rows of one call are split
 	// into (rows are independent); 0 means one per CPU core (GOMAXPROCS). See
 	// backend.Info.Shards. On a backend of several devices there are at least as many shards
@@ -116,7 +111,7 @@ func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, fe
 // programs are the explainer's programs for one call: its models, columns and settings as
 // they are now, and the compiled programs.
 func (e *Explainer) programs() programs {
-	return programs{compiled: &e.compiled, backend: e.backend, smallBatch: e.SmallBatch, clf: e.clf, vae: e.vae,
+	return programs{compiled: &e.compiled, backend: e.backend, clf: e.clf, vae: e.vae,
 		cols: e.cols, features: e.features, autodiff: e.Autodiff}
 }
 
@@ -169,6 +164,11 @@ func (e *Explainer) ExecutionsPerDevice() []int64 {
 	}
 	return n
 }
+
+// SearchShards is how many shards the last search's rows were split into (see Shards):
+// parts searched at the same time, each by executions of its own, so a search's executions
+// are its engine's per batch times this. 0 before any search.
+func (e *Explainer) SearchShards() int { return int(e.compiled.lastShards.Load()) }
 
 // Engine names the engine the last search ran on: "loop", the whole search of a batch in
 // one compiled program (a graph.While over the steps; loop.go), "replay", many steps an

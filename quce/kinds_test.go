@@ -193,8 +193,8 @@ func TestCompletenessGap(t *testing.T) {
 	})
 }
 
-// A row's result does not depend on the batch it is in. Alone, a row runs on the small-batch
-// backend (sequential ops) and in a batch of 100 on the packed matmul kernels, which sum in
+// A row's result does not depend on the batch it is in. Alone, a row's products run on the
+// single-row kernels and in a batch of 100 on the packed matmul kernels, which sum in
 // another order; Adam amplifies that float32 rounding where a gradient is near zero, so the
 // bound is 1e-4 (measured: up to 5e-5 for the user models, below 1e-5 for the built-in one).
 // Built without GOEXPERIMENT=simd, the scalar kernel sums the last rows of a product (fewer

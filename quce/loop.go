@@ -209,7 +209,7 @@ func (l loopEngine) loopChunk(cfg Config, rows []*row, first, last, stride int, 
 	q := (last-first+1)/stride + 2
 	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
 	ex, release, err := l.pr.execs.get(execKey{loop: loopKey{kind: kind, rows: len(rows), kept: q, earlyStop: cfg.EarlyStop > 0}}, func() (*Exec, error) {
-		return NewExec(l.pr.backendFor(len(rows)), l.pr.loopGraph(kind, q, cfg.EarlyStop > 0))
+		return NewExec(l.pr.backend, l.pr.loopGraph(kind, q, cfg.EarlyStop > 0))
 	})
 	if err != nil {
 		return err

@@ -25,13 +25,12 @@ import (
 // the compiled programs, which all calls share.
 type programs struct {
 	*compiled
-	backend    compute.Backend
-	smallBatch compute.Backend // Explainer.SmallBatch
-	clf        *Classifier
-	vae        *vae.VAE
-	cols       []data.Column // the categorical blocks a step keeps on the simplex (onSimplex)
-	features   []string      // the inputs' names, for messages
-	autodiff   bool          // Explainer.Autodiff
+	backend  compute.Backend
+	clf      *Classifier
+	vae      *vae.VAE
+	cols     []data.Column // the categorical blocks a step keeps on the simplex (onSimplex)
+	features []string      // the inputs' names, for messages
+	autodiff bool          // Explainer.Autodiff
 }
 
 // compiled are an explainer's compiled programs, shared by its calls, and what they ran.
@@ -45,6 +44,7 @@ type compiled struct {
 	executions atomic.Int64           // graph executions run, see Explainer.Executions
 	perDevice  []atomic.Int64         // of which on each of the backend's devices, see Explainer.ExecutionsPerDevice
 	lastEngine atomic.Pointer[string] // the engine of the last search, see Explainer.Engine
+	lastShards atomic.Int64           // the shards of the last search, see Explainer.SearchShards
 }
 
 // numFeatures is J, the models' inputs.
@@ -59,21 +59,11 @@ func (pr programs) tape() *backprop.Tape {
 }
 
 // stepExec returns the compiled step graph of kind for a batch of rows, and the function
-// that releases it. Batches of at most smallBatchRows run on SmallBatch.
+// that releases it.
 func (pr programs) stepExec(kind execKind, rows int) (*graph.Exec, func(), error) {
 	return pr.execs.get(execKey{kind: kind, rows: rows}, func() (*graph.Exec, error) {
-		return graph.NewExec(pr.backendFor(rows), pr.stepGraph(kind))
+		return graph.NewExec(pr.backend, pr.stepGraph(kind))
 	})
-}
-
-// backendFor is the backend that runs a batch of rows: SmallBatch, if set, for at most
-// smallBatchRows, else the explainer's. A SmallBatch with fewer devices than the explainer's
-// backend is not used: a shard's batch runs on the shard's device (see job.optimiseSharded).
-func (pr programs) backendFor(rows int) compute.Backend {
-	if rows <= smallBatchRows && pr.smallBatch != nil && pr.smallBatch.NumDevices() >= pr.devices() {
-		return pr.smallBatch
-	}
-	return pr.backend
 }
 
 // run executes ex, one of the compiled programs, on device dev of its backend, and counts

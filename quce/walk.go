@@ -121,13 +121,6 @@ func initRows(cfg Config, rows []*row, j int) {
 	}
 }
 
-// smallBatchRows is the most rows run on Explainer.SmallBatch.
-const smallBatchRows = 8
-
-// minShardRows is the fewest rows worth a concurrent execution of their own: below it the
-// per-step overhead dominates and one execution is faster.
-const minShardRows = 32
-
 // maxUnitRows is the most rows one execution walks. Beyond a few hundred rows a step costs
 // the same per row (docs/SPEED.md), so a larger job is walked in units of this many rows,
 // one after another: a step then takes a fraction of a second however large the job, so a
@@ -136,18 +129,17 @@ const maxUnitRows = 2048
 
 // optimiseSharded splits the rows over the CPU cores and the backend's devices. Rows are
 // independent, so each shard runs its own executions concurrently; the Go backend keeps
-// about one core busy per execution, so this is where a second core pays. On a backend of
+// about one core busy per execution, so this is where a second core pays, down to shards of
+// a row each (measured on 2 cores, docs/SPEED.md "Operations one after another": 4 rows in
+// two shards 31–37 ms against 41–44 ms in one, 2 rows no slower in two). On a backend of
 // several devices there are at least as many shards as devices, and shard k runs every
-// execution of its walk on device k mod devices. A shard still needs minShardRows rows, on
-// a device as on a core: below that an execution's fixed cost (a launch on an accelerator,
-// the per-step overhead on a CPU) outweighs its rows' work, so a device more would not make
-// the call faster; a call of fewer rows than minShardRows per device uses fewer devices.
-// Each shard walks its rows in units of at most maxUnitRows; the first shard reports
-// progress over all of its units.
+// execution of its walk on device k mod devices. Each shard walks its rows in units of at
+// most maxUnitRows; the first shard reports progress over all of its units.
 func (jb job) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
 	initRows(cfg, rows, jb.pr.numFeatures())
 	devices := jb.pr.devices()
-	shards := max(1, min(jb.shards, len(rows)/minShardRows))
+	shards := max(1, min(jb.shards, len(rows)))
+	jb.pr.lastShards.Store(int64(shards))
 	size := (len(rows) + shards - 1) / shards
 	errs := make([]error, shards)
 	var wg sync.WaitGroup

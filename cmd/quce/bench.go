@@ -50,6 +50,10 @@ type phase struct {
 	// executions: the rows are split over the devices (see quce.Explainer.Shards) when
 	// there are enough of them.
 	Devices int `json:"devices,omitempty"`
+	// Shards, for an explain phase, is how many parts its rows were searched in at the same
+	// time, each with executions of its own (one per CPU core on the pure-Go backend, while
+	// there are rows for them; quce.Explainer.SearchShards).
+	Shards int `json:"shards,omitempty"`
 }
 
 // trainingPhase is a model's training phase: its seconds and what its run did.
@@ -109,7 +113,7 @@ func benchExplain(ctx context.Context, f *common, s *pipeline.Setup, cfg quce.Co
 		return p, err
 	}
 	p.Optimisation, p.Uncertainty = tm.Optimisation, tm.Uncertainty
-	p.Engine, p.Executions = s.Explainer.Engine(), s.Explainer.Executions()-before
+	p.Engine, p.Executions, p.Shards = s.Explainer.Engine(), s.Explainer.Executions()-before, s.Explainer.SearchShards()
 	for d, n := range s.Explainer.ExecutionsPerDevice() {
 		if n > beforeOn[d] {
 			p.Devices++

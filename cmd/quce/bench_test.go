@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,9 @@ import (
 // and the "replay" engine (the default on the pure-Go backend) a batch's search is one
 // execution whatever its steps, which only a count of the explainer's executions shows.
 func TestBenchSaysWhatRan(t *testing.T) {
+	// A search of the loop or replay engine: the same executions for any number of steps,
+	// at most 3 a shard (its first points, the loop, its last points) and 5 for the call.
+	oneSearchPerShard := func(short, long, shards int64) bool { return short == long && short <= 5+3*shards }
 	type benchDoc struct {
 		SIMD    string `json:"simd"`
 		Devices int    `json:"devices"`
@@ -25,6 +29,7 @@ func TestBenchSaysWhatRan(t *testing.T) {
 			Engine     string `json:"engine"`
 			Executions int64  `json:"executions"`
 			Devices    int    `json:"devices"`
+			Shards     int    `json:"shards"`
 		} `json:"phases"`
 	}
 	bench := func(steps int, extra ...string) benchDoc {
@@ -42,18 +47,15 @@ func TestBenchSaysWhatRan(t *testing.T) {
 	for _, tc := range []struct {
 		engine string
 		flags  []string
-		check  func(short, long int64) bool // the executions of 5 and of 9 steps
+		check  func(short, long, shards int64) bool // the executions of 5 and of 9 steps
 		want   string
 	}{
-		{"loop", []string{"-engine", "loop"}, func(short, long int64) bool { return short == long && short <= 8 },
-			"the same for 5 and 9 steps, at most 8 (3 for the search)"},
-		{"steps", []string{"-engine", "steps"}, func(short, long int64) bool { return short >= 5 && long-short == 4 },
-			"at least one per step, and 4 more for 4 more steps"},
-		{"replay", []string{"-engine", "replay"}, func(short, long int64) bool { return short == long && short <= 8 },
-			"the same for 5 and 9 steps, at most 8 (3 for the search)"},
+		{"loop", []string{"-engine", "loop"}, oneSearchPerShard, "the same for 5 and 9 steps, at most 5 + 3 a shard"},
+		{"steps", []string{"-engine", "steps"}, func(short, long, shards int64) bool { return short >= 5 && long-short == 4*shards },
+			"at least one per step, and 4 more a shard for 4 more steps"},
+		{"replay", []string{"-engine", "replay"}, oneSearchPerShard, "the same for 5 and 9 steps, at most 5 + 3 a shard"},
 		// -engine auto: the replay engine on the pure-Go backend, where it is the faster.
-		{"replay", nil, func(short, long int64) bool { return short == long && short <= 8 },
-			"the same for 5 and 9 steps, at most 8 (3 for the search)"},
+		{"replay", nil, oneSearchPerShard, "the same for 5 and 9 steps, at most 5 + 3 a shard"},
 	} {
 		t.Run(strings.Join(append([]string{tc.engine}, tc.flags...), " "), func(t *testing.T) {
 			short, long := bench(5, tc.flags...), bench(9, tc.flags...)
@@ -69,9 +71,12 @@ func TestBenchSaysWhatRan(t *testing.T) {
 				if p.Devices != 1 || short.Devices != 1 {
 					t.Errorf("B=%d: executions on %d of %d devices, want the one device of the pure-Go backend", p.Rows, p.Devices, short.Devices)
 				}
-				if p.Engine != tc.engine || !tc.check(p.Executions, long.Phases[i].Executions) {
-					t.Errorf("B=%d: engine %q, %d executions for 5 steps and %d for 9; want %q, %s",
-						p.Rows, p.Engine, p.Executions, long.Phases[i].Executions, tc.engine, tc.want)
+				if p.Shards < 1 || p.Shards > min(p.Rows, runtime.GOMAXPROCS(0)) || long.Phases[i].Shards != p.Shards {
+					t.Errorf("B=%d: %d and %d shards, want the same, from 1 to one a row or core", p.Rows, p.Shards, long.Phases[i].Shards)
+				}
+				if p.Engine != tc.engine || !tc.check(p.Executions, long.Phases[i].Executions, int64(p.Shards)) {
+					t.Errorf("B=%d: engine %q, %d executions for 5 steps and %d for 9 in %d shards; want %q, %s",
+						p.Rows, p.Engine, p.Executions, long.Phases[i].Executions, p.Shards, tc.engine, tc.want)
 				}
 			}
 			if explains != 2 {
