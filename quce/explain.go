@@ -62,8 +62,8 @@ type Explainer struct {
 	Progress func(step, steps int)
 
 	// Shards, if positive, is the most concurrent executions the rows of one call are split
-	// into (rows are independent); 0 means one per CPU core (GOMAXPROCS). See
-	// backend.Info.Shards. On a backend of several devices there are at least as many shards
+	// into (rows are independent; a shard has at least one row); 0 means one per CPU core
+	// (GOMAXPROCS). See backend.Info.Shards and SearchShards. On a backend of several devices there are at least as many shards
 	// as devices, and shard k runs on device k mod devices (see job.optimiseSharded).
 	Shards int
 
