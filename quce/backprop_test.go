@@ -129,31 +129,37 @@ func largest(v []float64) float64 {
 // independent, and with the SIMD kernels a row's result does not even depend on its place in
 // the batch, so one shard and two give bit-identical explanations. (Without them the scalar
 // kernel's last rows sum in another order, so the bound is that of TestBatchIndependence.)
+// A call has as many shards as it may, down to a row each (Explainer.SearchShards).
 func TestShardsAgree(t *testing.T) {
 	s := pipelinetest.WBC(t)
 	cfg := quce.DefaultConfig()
 	cfg.Steps = 300
-	rows := s.XTrain[:96]
 	tol := 0.0
 	if !backend.SIMD {
 		tol = 5e-3
 	}
-	var results [][]*quce.Explanation
-	for _, shards := range []int{1, 2, 3} {
-		ex := twin(t, s)
-		ex.Shards = shards
-		res, err := ex.Explain(context.Background(), cfg, queries(rows))
-		if err != nil {
-			t.Fatal(err)
+	for _, n := range []int{96, 3} {
+		rows := s.XTrain[:n]
+		var results [][]*quce.Explanation
+		for _, shards := range []int{1, 2, 3} {
+			ex := twin(t, s)
+			ex.Shards = shards
+			res, err := ex.Explain(context.Background(), cfg, queries(rows))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ex.SearchShards(); got != min(shards, n) {
+				t.Errorf("%d rows, at most %d shards: searched in %d, want %d", n, shards, got, min(shards, n))
+			}
+			results = append(results, res)
 		}
-		results = append(results, res)
-	}
-	for k := 1; k < len(results); k++ {
-		for i := range rows {
-			a, b := results[0][i], results[k][i]
-			d := max(maxDiff(a.Path0().Counterfactual, b.Path0().Counterfactual), maxDiff(a.Attribution, b.Attribution))
-			if d > tol {
-				t.Fatalf("row %d: %d shards against 1 differ by %.3g; want ≤ %g", i, k+1, d, tol)
+		for k := 1; k < len(results); k++ {
+			for i := range rows {
+				a, b := results[0][i], results[k][i]
+				d := max(maxDiff(a.Path0().Counterfactual, b.Path0().Counterfactual), maxDiff(a.Attribution, b.Attribution))
+				if d > tol {
+					t.Fatalf("%d rows, row %d: %d shards against 1 differ by %.3g; want ≤ %g", n, i, k+1, d, tol)
+				}
 			}
 		}
 	}
