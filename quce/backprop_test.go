@@ -129,7 +129,8 @@ func largest(v []float64) float64 {
 // independent, and with the SIMD kernels a row's result does not even depend on its place in
 // the batch, so one shard and two give bit-identical explanations. (Without them the scalar
 // kernel's last rows sum in another order, so the bound is that of TestBatchIndependence.)
-// A call has as many shards as it may, down to a row each (Explainer.SearchShards).
+// A call has as many shards as it may, down to a row each (Explainer.SearchShards), and its
+// ± integrals are computed in as many parts at the same time.
 func TestShardsAgree(t *testing.T) {
 	s := pipelinetest.WBC(t)
 	cfg := quce.DefaultConfig()
@@ -156,7 +157,8 @@ func TestShardsAgree(t *testing.T) {
 		for k := 1; k < len(results); k++ {
 			for i := range rows {
 				a, b := results[0][i], results[k][i]
-				d := max(maxDiff(a.Path0().Counterfactual, b.Path0().Counterfactual), maxDiff(a.Attribution, b.Attribution))
+				d := max(maxDiff(a.Path0().Counterfactual, b.Path0().Counterfactual), maxDiff(a.Attribution, b.Attribution),
+					maxDiff(a.AttributionPlus, b.AttributionPlus), maxDiff(a.AttributionMinus, b.AttributionMinus))
 				if d > tol {
 					t.Fatalf("%d rows, row %d: %d shards against 1 differ by %.3g; want ≤ %g", n, i, k+1, d, tol)
 				}
