@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/gomlx/compute"
 )
 
 // job is one call of an Explainer: the programs it runs (programs), the inputs' names,
@@ -197,7 +199,11 @@ func (jb job) explainPaths(ctx context.Context, cfg Config, queries []Query, pat
 			}
 		}
 	}
-	if err := measurePaths(ctx, cfg, jb.pr, rows, given); err != nil {
+	// The rows are independent, so they are measured in shards at the same time, as
+	// searches are (job.eachShard).
+	if _, err := jb.eachShard(ctx, len(rows), func(_, lo, hi int, dev compute.DeviceNum) error {
+		return measurePaths(ctx, cfg, jb.pr, rows[lo:hi], given[lo:hi], dev)
+	}); err != nil {
 		return nil, err
 	}
 	endSearch(rows)

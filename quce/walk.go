@@ -137,42 +137,44 @@ const maxUnitRows = 2048
 // most maxUnitRows; the first shard reports progress over all of its units.
 func (jb job) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
 	initRows(cfg, rows, jb.pr.numFeatures())
-	devices := jb.pr.devices()
-	shards := max(1, min(jb.shards, len(rows)))
+	shards, err := jb.eachShard(ctx, len(rows), func(k, lo, hi int, dev compute.DeviceNum) error {
+		part := rows[lo:hi]
+		units := (len(part) + maxUnitRows - 1) / maxUnitRows
+		for u := 0; u < units; u++ {
+			var progress func(int)
+			if k == 0 && jb.progress != nil {
+				progress = func(t int) { jb.progress(u*cfg.Steps+t, units*cfg.Steps) }
+			}
+			if err := jb.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], dev, progress); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	jb.pr.lastShards.Store(int64(shards))
-	size := (len(rows) + shards - 1) / shards
+	return err
+}
+
+// eachShard splits n rows into as many contiguous shards as the job may run at the same
+// time (jb.shards), one row at least each and their sizes within one of each other, and
+// runs f on each at the same time: shard k is rows lo..hi-1, run on device k mod devices.
+// It returns the number of shards.
+func (jb job) eachShard(ctx context.Context, n int, f func(k, lo, hi int, dev compute.DeviceNum) error) (int, error) {
+	devices := jb.pr.devices()
+	shards := max(1, min(jb.shards, n))
+	if shards == 1 {
+		return 1, f(0, 0, n, 0)
+	}
 	errs := make([]error, shards)
 	var wg sync.WaitGroup
-	for k := 0; k < shards; k++ {
-		part := rows[k*size : min((k+1)*size, len(rows))]
-		dev := compute.DeviceNum(k % devices)
-		walk := func() error {
-			units := (len(part) + maxUnitRows - 1) / maxUnitRows
-			for u := 0; u < units; u++ {
-				var progress func(int)
-				if k == 0 && jb.progress != nil {
-					progress = func(t int) { jb.progress(u*cfg.Steps+t, units*cfg.Steps) }
-				}
-				if err := jb.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], dev, progress); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		if shards == 1 {
-			return walk()
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[k] = walk()
-		}()
+	for k := range shards {
+		wg.Go(func() { errs[k] = f(k, k*n/shards, (k+1)*n/shards, compute.DeviceNum(k%devices)) })
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return err // one error, however many shards saw it
+		return shards, err // one error, however many shards saw it
 	}
-	return errors.Join(errs...)
+	return shards, errors.Join(errs...)
 }
 
 // maxShards is the most shards a call's rows are split into: shards (Explainer.Shards), or
@@ -671,8 +673,8 @@ func (b *walkBatch) close() {
 }
 
 // measurePaths walks given paths (one per row, starting at x) through the same
-// measurement as QUCE's own paths.
-func measurePaths(ctx context.Context, cfg Config, pr programs, rows []*row, paths [][][]float32) error {
+// measurement as QUCE's own paths, on device dev.
+func measurePaths(ctx context.Context, cfg Config, pr programs, rows []*row, paths [][][]float32, dev compute.DeviceNum) error {
 	longest := 0
 	for i, r := range rows {
 		longest = max(longest, len(paths[i]))
@@ -690,7 +692,7 @@ func measurePaths(ctx context.Context, cfg Config, pr programs, rows []*row, pat
 				}
 			}
 		}
-		if err := measure(ctx, cfg, pr, rows, s, 0); err != nil {
+		if err := measure(ctx, cfg, pr, rows, s, dev); err != nil {
 			return err
 		}
 	}
