@@ -142,7 +142,7 @@ func (jb job) searchRows(ctx context.Context, cfg Config, queries []Query, pred 
 		}
 	}
 	tm.Optimisation += time.Since(t0).Seconds()
-	return assemble(ctx, cfg, jb.pr, jb.in, jb.shards, queries, pred, rows, tm, lrFix(cfg))
+	return jb.assemble(ctx, cfg, queries, pred, rows, tm, lrFix(cfg))
 }
 
 // explainPaths is Explainer.ExplainPaths.
@@ -207,7 +207,7 @@ func (jb job) explainPaths(ctx context.Context, cfg Config, queries []Query, pat
 		return nil, err
 	}
 	endSearch(rows)
-	return assemble(ctx, cfg, jb.pr, jb.in, jb.shards, queries, pred, rows, &Timings{}, "fix: give the path more points, closer together")
+	return jb.assemble(ctx, cfg, queries, pred, rows, &Timings{}, "fix: give the path more points, closer together")
 }
 
 // makeRows makes the rows of the queries' searches, cfg.Paths per query (pred are their

@@ -2,13 +2,13 @@ package quce
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
-	"sync"
 	"time"
+
+	"github.com/gomlx/compute"
 )
 
 // Path is one optimisation path from x to its counterfactual, with everything measured on it.
@@ -166,11 +166,11 @@ func (e *Explanation) ValidRate() float64 {
 }
 
 // assemble adds ε and the ± integrals to the walked rows and builds the results. The rows'
-// ± integrals are computed in parts of at most maxUnitRows rows (so that memory and the time
-// between checks of ctx stay small), up to shards parts at the same time, as the searches
-// are (rows are independent: a row's integrals are the same in any part). fix is the fix
-// named when a path's attribution is not fit to report.
-func assemble(ctx context.Context, cfg Config, pr programs, in inputs, shards int, queries []Query, pred [][]float64, rows []*row, tm *Timings, fix string) ([]*Explanation, error) {
+// ± integrals are computed in the call's shards at the same time (rows are independent: a
+// row's integrals are the same in any batch), each shard's at most maxUnitRows rows at a
+// time (so that memory and the time between checks of ctx stay small). fix is the fix named
+// when a path's attribution is not fit to report.
+func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred [][]float64, rows []*row, tm *Timings, fix string) ([]*Explanation, error) {
 	t0 := time.Now()
 	out := make([]*Explanation, len(queries))
 	for qi, q := range queries {
@@ -182,8 +182,20 @@ func assemble(ctx context.Context, cfg Config, pr programs, in inputs, shards in
 			ProbStart: float64(first.kept.points[0].prob),
 		}
 	}
-	paths, err := uncertaintyParts(ctx, cfg, pr, in, shards, rows, fix)
-	if err != nil {
+	paths := make([]*Path, len(rows))
+	if _, err := jb.eachShard(ctx, len(rows), func(_, lo, hi int, _ compute.DeviceNum) error {
+		for u := lo; u < hi; u += maxUnitRows {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			part, err := uncertaintyAttributions(ctx, cfg, jb.pr, jb.in, rows[u:min(u+maxUnitRows, hi)], fix)
+			if err != nil {
+				return err
+			}
+			copy(paths[u:], part)
+		}
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	for i, r := range rows {
@@ -195,46 +207,6 @@ func assemble(ctx context.Context, cfg Config, pr programs, in inputs, shards in
 	}
 	tm.Uncertainty += time.Since(t0).Seconds()
 	return out, nil
-}
-
-// uncertaintyParts is uncertaintyAttributions of rows in parts of at most maxUnitRows rows,
-// at least one per shard where there are rows for it, with up to shards parts computed at
-// the same time. The paths come back in the rows' order.
-func uncertaintyParts(ctx context.Context, cfg Config, pr programs, in inputs, shards int, rows []*row, fix string) ([]*Path, error) {
-	shards = max(1, min(shards, len(rows)))
-	size := min(maxUnitRows, (len(rows)+shards-1)/shards)
-	paths := make([]*Path, len(rows))
-	next := make(chan int, (len(rows)+size-1)/size)
-	for lo := 0; lo < len(rows); lo += size {
-		next <- lo
-	}
-	close(next)
-	errs := make([]error, shards)
-	var wg sync.WaitGroup
-	for w := range shards {
-		wg.Go(func() {
-			for lo := range next {
-				if errs[w] = ctx.Err(); errs[w] != nil {
-					return
-				}
-				hi := min(lo+size, len(rows))
-				part, err := uncertaintyAttributions(ctx, cfg, pr, in, rows[lo:hi], fix)
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				copy(paths[lo:hi], part)
-			}
-		})
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err // one error, however many parts saw it
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return paths, nil
 }
 
 // uncertaintyAttributions computes ε and the ± integrals of rows and returns their paths.
