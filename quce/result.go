@@ -165,11 +165,18 @@ func (e *Explanation) ValidRate() float64 {
 	return float64(n) / float64(len(e.Paths))
 }
 
+// uncertaintyPartRows is how many rows' ± integrals one execution computes: parts of a
+// fixed size, so that a row's figures do not depend on how many cores the call has (the
+// products of a batch of a few hundred rows and more run on kernels that sum in another
+// order than the small ones, see TestBatchIndependence), computed as many at the same time
+// as the call has shards, and small enough that two of them keep two cores busy in the
+// speed issue's work unit (455 rows).
+const uncertaintyPartRows = 256
+
 // assemble adds ε and the ± integrals to the walked rows and builds the results. The rows'
-// ± integrals are computed in the call's shards at the same time (rows are independent: a
-// row's integrals are the same in any batch), each shard's at most maxUnitRows rows at a
-// time (so that memory and the time between checks of ctx stay small). fix is the fix named
-// when a path's attribution is not fit to report.
+// ± integrals are computed in parts of uncertaintyPartRows, up to as many at the same time
+// as the call has shards (job.eachShard over the parts). fix is the fix named when a path's
+// attribution is not fit to report.
 func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred [][]float64, rows []*row, tm *Timings, fix string) ([]*Explanation, error) {
 	t0 := time.Now()
 	out := make([]*Explanation, len(queries))
@@ -183,16 +190,18 @@ func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred []
 		}
 	}
 	paths := make([]*Path, len(rows))
-	if _, err := jb.eachShard(ctx, len(rows), func(_, lo, hi int, _ compute.DeviceNum) error {
-		for u := lo; u < hi; u += maxUnitRows {
+	parts := (len(rows) + uncertaintyPartRows - 1) / uncertaintyPartRows
+	if _, err := jb.eachShard(ctx, parts, func(_, first, last int, _ compute.DeviceNum) error {
+		for p := first; p < last; p++ {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			part, err := uncertaintyAttributions(ctx, cfg, jb.pr, jb.in, rows[u:min(u+maxUnitRows, hi)], fix)
+			lo := p * uncertaintyPartRows
+			part, err := uncertaintyAttributions(ctx, cfg, jb.pr, jb.in, rows[lo:min(lo+uncertaintyPartRows, len(rows))], fix)
 			if err != nil {
 				return err
 			}
-			copy(paths[u:], part)
+			copy(paths[lo:], part)
 		}
 		return nil
 	}); err != nil {
