@@ -130,8 +130,8 @@ func largest(v []float64) float64 {
 // the batch, so one shard and two give bit-identical explanations. (Without them the scalar
 // kernel's last rows sum in another order, so the bound is that of TestBatchIndependence.)
 // A call has as many shards as it may, down to a row each (Explainer.SearchShards; 5 rows
-// in 4 shards: sizes 1, 1, 1, 2), and its ± integrals are computed in as many parts at the
-// same time.
+// in 4 shards: sizes 1, 1, 1, 2), and its ± integrals are computed in fixed parts (300
+// rows: two) as many at the same time.
 func TestShardsAgree(t *testing.T) {
 	s := pipelinetest.WBC(t)
 	cfg := quce.DefaultConfig()
@@ -140,7 +140,7 @@ func TestShardsAgree(t *testing.T) {
 	if !backend.SIMD {
 		tol = 5e-3
 	}
-	for _, n := range []int{96, 5} {
+	for _, n := range []int{300, 96, 5} {
 		rows := s.XTrain[:n]
 		var results [][]*quce.Explanation
 		for _, shards := range []int{1, 2, 4} {
