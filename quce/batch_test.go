@@ -9,8 +9,9 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
-// Rows that stop early leave the batch (the walk packs the rest into a smaller one); every row's result stays what it is alone, with its optimiser
-// state and its own latent noise carried over.
+// Rows that stop early leave the batch (the walk packs the rest into a smaller one); every
+// row's result stays what it is alone, with its optimiser state and its own latent noise
+// carried over.
 func TestStoppedRowsLeaveTheBatch(t *testing.T) {
 	tol := 0.0 // with the SIMD kernels a row does not depend on its batch
 	if !backend.SIMD {

@@ -63,8 +63,9 @@ type Explainer struct {
 
 	// Shards, if positive, is the most concurrent executions the rows of one call are split
 	// into (rows are independent; a shard has at least one row); 0 means one per CPU core
-	// (GOMAXPROCS). See backend.Info.Shards and SearchShards. On a backend of several devices there are at least as many shards
-	// as devices, and shard k runs on device k mod devices (see job.optimiseSharded).
+	// (GOMAXPROCS). See backend.Info.Shards and SearchShards. On a backend of several
+	// devices there are at least as many shards as devices, and shard k runs on device k mod
+	// devices (see job.optimiseSharded).
 	Shards int
 
 	// MemoryLimit, if positive, is the most memory in bytes one call may need; 0 means the

@@ -155,10 +155,10 @@ func (jb job) optimiseSharded(ctx context.Context, cfg Config, rows []*row) erro
 	return err
 }
 
-// eachShard splits n rows into as many contiguous shards as the job may run at the same
-// time (jb.shards), one row at least each and their sizes within one of each other, and
-// runs f on each at the same time: shard k is rows lo..hi-1, run on device k mod devices.
-// It returns the number of shards.
+// eachShard splits n items (rows, or assemble's parts of rows) into as many contiguous
+// shards as the job may run at the same time (jb.shards), one item at least each and their
+// sizes within one of each other, and runs f on each at the same time: shard k is items
+// lo..hi-1, run on device k mod devices. It returns the number of shards.
 func (jb job) eachShard(ctx context.Context, n int, f func(k, lo, hi int, dev compute.DeviceNum) error) (int, error) {
 	devices := jb.pr.devices()
 	shards := max(1, min(jb.shards, n))
