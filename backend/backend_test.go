@@ -270,7 +270,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"builder.go", "func (node *Node) StaticSize() (int, bool) {", 1},
 		{"static_size_test.go", "func TestStaticSize(", 1},
 		{"ops/avx2_elementwise.go", "size, static := node.StaticSize()", 1},
-		{"executable.go", "err = fe.executeSimpleNode(backend, e.node, execBuf, e.executor)", 1},
+		{"executable.go", "err = fe.executeSimpleNode(backend, e, execBuf)", 1},
 		{"executable.go", "fe.initSequentialPlan()", 1},
 		{"sequential_test.go", "func TestSequentialMatchesParallel(", 1},
 		{"ops/pad.go", "return padLastAxis(backend, node, operand, fillValue, params.axesConfig[operand.RawShape.Rank()-1])", 1},
@@ -283,6 +283,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"localbuffers_test.go", "func TestLocalBuffersSurviveGC(", 1},
 		{"ops/reduce.go", "reduceSumFirstAxis(flat, output.Flat.([]float32))", 1},
 		{"ops/reduce_runs_test.go", "func TestReduceSumFirstAxis(", 1},
+		{"executable.go", "inputsOwned[i] = in.only && execBuf.owned[in.index]", 1},
+		{"sequential_test.go", "func TestSequentialPlanAroundWhile(", 1},
+		{"dot/matmul/avx2_small.go", "if backend.Workers != nil && batchSize > 1 {", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

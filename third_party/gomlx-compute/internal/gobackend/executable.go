@@ -3,6 +3,7 @@
 package gobackend
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -67,13 +68,36 @@ type seqConstant struct {
 
 // seqNode is a node a sequential execution runs, with its executor where executeSimpleNode
 // runs it (nil: executeNode).
+//
+// A sequential execution runs its nodes in one order, so which of a node's reads of an input
+// is the input's last is known when the plan is made: executeSimpleNode takes it from
+// inputs instead of counting each node's uses at run time (an atomic addition, a locked
+// instruction, for every input of every node). executeNode, which counts, is given the
+// counts its inputs would have by then in uses.
 type seqNode struct {
 	node     *Node
 	executor NodeExecutor
+	inputs   []seqInput // executeSimpleNode: the node's inputs, in order
+	uses     []seqUses  // executeNode: its inputs' and captured inputs' uses before it
+}
+
+// seqInput is an input of a node executeSimpleNode runs: its index, whether the node is its
+// only remaining reader (an owned input can then be reused for the output) and whether this
+// is its last use (an owned input is then freed after the node).
+type seqInput struct {
+	index     int
+	only, end bool
+}
+
+// seqUses is the number of uses of the node index that the nodes before a node made.
+type seqUses struct {
+	index int
+	uses  int32
 }
 
 // initSequentialPlan makes seqConstants and seqNodes from Schedule.
 func (fe *FunctionExecutable) initSequentialPlan() {
+	used := make([]int, fe.NumNodesToProcess) // uses by the nodes planned so far
 	for _, nodeIdx := range fe.Schedule {
 		if fe.NumUses[nodeIdx] == 0 {
 			continue
@@ -93,6 +117,32 @@ func (fe *FunctionExecutable) initSequentialPlan() {
 		if executor := nodeExecutors[node.OpType]; executor != nil && NodeClosureExecutors[node.OpType] == nil &&
 			!node.IsMultiOutputs() && len(node.CapturedInputs) == 0 {
 			entry.executor = executor
+			inputIdxs := fe.InputIdxs[nodeIdx]
+			entry.inputs = make([]seqInput, len(inputIdxs))
+			for i, inputIdx := range inputIdxs {
+				// executeNode's rules: an input is owned if one use of it remains before the
+				// node runs, and freed after the use that leaves none.
+				entry.inputs[i] = seqInput{index: inputIdx, only: fe.NumUses[inputIdx]-used[inputIdx] == 1}
+			}
+			for i, inputIdx := range inputIdxs {
+				used[inputIdx]++
+				entry.inputs[i].end = used[inputIdx] == fe.NumUses[inputIdx]
+			}
+		} else {
+			all := slices.Clone(fe.InputIdxs[nodeIdx])
+			for _, closureCaptures := range node.CapturedInputs {
+				for _, captured := range closureCaptures {
+					all = append(all, captured.Index)
+				}
+			}
+			for _, index := range all {
+				if !slices.ContainsFunc(entry.uses, func(u seqUses) bool { return u.index == index }) {
+					entry.uses = append(entry.uses, seqUses{index, int32(used[index])})
+				}
+			}
+			for _, index := range all {
+				used[index]++
+			}
 		}
 		fe.seqNodes = append(fe.seqNodes, entry)
 	}
@@ -380,11 +430,15 @@ func (fe *FunctionExecutable) executeSequentially(backend *Backend, execBuf *fun
 		for _, c := range fe.seqConstants {
 			execBuf.results[c.index] = c.value
 		}
-		for _, e := range fe.seqNodes {
+		for i := range fe.seqNodes {
+			e := &fe.seqNodes[i]
 			var err error
 			if e.executor != nil {
-				err = fe.executeSimpleNode(backend, e.node, execBuf, e.executor)
+				err = fe.executeSimpleNode(backend, e, execBuf)
 			} else {
+				for _, u := range e.uses {
+					execBuf.numUsed[u.index].Store(u.uses)
+				}
 				err = fe.executeNode(backend, e.node, execBuf, nil)
 			}
 			if err != nil {
@@ -527,15 +581,15 @@ func (fe *FunctionExecutable) executeParallel(backend *Backend, execBuf *funcExe
 }
 
 // executeSimpleNode is executeNode in a sequential execution for a node with one output, no
-// closures and the given executor (most of a graph's operations): the same steps, without
-// what only the other kinds of node and a parallel execution need.
-func (fe *FunctionExecutable) executeSimpleNode(backend *Backend, node *Node, execBuf *funcExecBuffers, executor NodeExecutor) error {
-	nodeIdx := node.Index
-	inputIdxs := fe.InputIdxs[nodeIdx]
-	inputBuffers := execBuf.opInputBuffers[:len(inputIdxs)]
-	inputsOwned := execBuf.opInputsOwned[:len(inputIdxs)]
-	for i, inputIdx := range inputIdxs {
-		buf := execBuf.results[inputIdx]
+// closures and an executor (most of a graph's operations): the same steps, without what only
+// the other kinds of node and a parallel execution need, and with the inputs' last uses
+// from the plan (see seqNode).
+func (fe *FunctionExecutable) executeSimpleNode(backend *Backend, e *seqNode, execBuf *funcExecBuffers) error {
+	node := e.node
+	inputBuffers := execBuf.opInputBuffers[:len(e.inputs)]
+	inputsOwned := execBuf.opInputsOwned[:len(e.inputs)]
+	for i, in := range e.inputs {
+		buf := execBuf.results[in.index]
 		if buf == nil {
 			return errors.Errorf("input %d for node %s not computed yet", i, node.OpType)
 		}
@@ -543,10 +597,9 @@ func (fe *FunctionExecutable) executeSimpleNode(backend *Backend, node *Node, ex
 			return errors.Errorf("input %d for node %s has been released already!?", i, node.OpType)
 		}
 		inputBuffers[i] = buf
-		// Only "own" the input if this is the last use of it.
-		inputsOwned[i] = execBuf.owned[inputIdx] && fe.NumUses[inputIdx]-int(execBuf.numUsed[inputIdx].Load()) == 1
+		inputsOwned[i] = in.only && execBuf.owned[in.index]
 	}
-	result, err := executor(backend, node, inputBuffers, inputsOwned)
+	result, err := e.executor(backend, node, inputBuffers, inputsOwned)
 	if err != nil {
 		return errors.WithMessagef(err, "executing %s", node.OpType)
 	}
@@ -555,24 +608,23 @@ func (fe *FunctionExecutable) executeSimpleNode(backend *Backend, node *Node, ex
 			klog.Errorf("executing single output %s: output buffer %p: %v", node.OpType, result, err)
 		}
 	}
-	execBuf.results[nodeIdx] = result
-	execBuf.owned[nodeIdx] = true
-	// Update usage counts and free the inputs this was the last use of.
-	for i, inputIdx := range inputIdxs {
-		newCount := execBuf.numUsed[inputIdx].Add(1)
+	execBuf.results[node.Index] = result
+	execBuf.owned[node.Index] = true
+	// Free the inputs this was the last use of.
+	for i, in := range e.inputs {
 		buf := inputBuffers[i]
 		if buf == nil {
 			// Consumed by the operation (reused for its output).
-			execBuf.results[inputIdx] = nil
+			execBuf.results[in.index] = nil
 			continue
 		}
-		if int(newCount) == fe.NumUses[inputIdx] && execBuf.owned[inputIdx] {
+		if in.end && execBuf.owned[in.index] {
 			if result == buf {
 				return errors.Errorf("op %s reused input %d as output but didn't set input to nil in buffer slice",
 					node.OpType, i)
 			}
 			backend.PutBuffer(buf)
-			execBuf.results[inputIdx] = nil
+			execBuf.results[in.index] = nil
 		}
 	}
 	return nil

@@ -63,3 +63,70 @@ func TestSequentialMatchesParallel(t *testing.T) {
 		t.Errorf("output 0: got %v, want %v", seq[0], want)
 	}
 }
+
+// TestSequentialPlanAroundWhile runs a graph whose values are read by plain operations
+// before and after a While (which a sequential execution runs through executeNode, with the
+// use counts the plan gives it): the While must not take or free what the operations after
+// it read, and the plan must give the same results at every execution.
+func TestSequentialPlanAroundWhile(t *testing.T) {
+	scalar := shapes.Make(dtypes.Float32)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%+v", err)
+		}
+	}
+	for _, config := range []string{"ops_sequential", "ops_parallel"} {
+		backend, err := gobackend.New(config)
+		must(err)
+		builder := backend.Builder("plan")
+		main := builder.Main()
+		closure := func(body bool) compute.Function {
+			fn, err := main.Closure()
+			must(err)
+			counter, err := fn.Parameter("counter", scalar, nil)
+			must(err)
+			step, err := fn.Parameter("step", scalar, nil)
+			must(err)
+			if !body {
+				limit, err := fn.Constant([]float32{-5})
+				must(err)
+				more, err := fn.LessThan(limit, counter)
+				must(err)
+				must(fn.Return([]compute.Value{more}, nil))
+				return fn
+			}
+			next, err := fn.Add(counter, step)
+			must(err)
+			must(fn.Return([]compute.Value{next, step}, nil))
+			return fn
+		}
+		cond, body := closure(false), closure(true)
+		x, err := main.Parameter("x", scalar, nil)
+		must(err)
+		a, err := main.Neg(x) // x's first use, by a plain operation
+		must(err)
+		results, err := main.While(cond, body, a, x) // a's first use, x's second
+		must(err)
+		diff, err := main.Sub(a, x) // the last uses of a and of x (donated)
+		must(err)
+		out, err := main.Mul(diff, results[0])
+		must(err)
+		must(main.Return([]compute.Value{out}, nil))
+		exec, err := builder.Compile()
+		must(err)
+		for run := range 3 {
+			input, err := backend.BufferFromFlatData(0, []float32{-2}, scalar)
+			must(err)
+			outputs, err := exec.Execute([]compute.Buffer{input}, []bool{true}, 0)
+			if err != nil {
+				t.Fatalf("%s, run %d: %+v", config, run, err)
+			}
+			// a = 2; the loop: 2, 0, -2, -4, -6; (a − x)·(−6) = 4·(−6).
+			if got := outputs[0].(*gobackend.Buffer).Flat.([]float32)[0]; got != -24 {
+				t.Errorf("%s, run %d: got %v, want -24", config, run, got)
+			}
+		}
+		backend.Finalize()
+	}
+}

@@ -34,8 +34,11 @@ func avx2SmallFloat32Parallel( //alt:f32
 	output []float32) { //alt:f32|bf16|f16
 	//alt:f64 output []float64) {
 
+	// A single product runs on one worker whatever the pool's size: asked only for batches,
+	// since the size is runtime.GOMAXPROCS(0), which takes the scheduler's lock (for graphs
+	// of small products, such as one row's, a few percent of the time).
 	maxWorkers := 1
-	if backend.Workers != nil {
+	if backend.Workers != nil && batchSize > 1 {
 		maxWorkers = backend.Workers.AdjustedMaxParallelism()
 	}
 

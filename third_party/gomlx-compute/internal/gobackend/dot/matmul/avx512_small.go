@@ -32,8 +32,11 @@ func avx512SmallFloat32Parallel( //alt:f32
 
 	// Split work by batch items.
 	// For small matrices, we only parallelize along the batch dimension if it's large enough.
+	// A single product runs on one worker whatever the pool's size: asked only for batches,
+	// since the size is runtime.GOMAXPROCS(0), which takes the scheduler's lock (for graphs
+	// of small products, such as one row's, a few percent of the time).
 	maxWorkers := 1
-	if backend.Workers != nil {
+	if backend.Workers != nil && batchSize > 1 {
 		maxWorkers = backend.Workers.AdjustedMaxParallelism()
 	}
 
