@@ -234,7 +234,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"gobackend.go", "b.numDevices = n", 1},
 		{"exec.go", "if inputBuffer.device != defaultDevice {", 1},
 		{"devices_test.go", "func TestVirtualDevices(", 1},
-		{"ops/avx2_compare.go", "gobackend.SetNodeExecutor(compute.OpTypeGreaterOrEqual, gobackend.PriorityArch, avx2Float32GreaterOrEqualExecutor)", 1},
+		{"ops/avx2_compare.go", "gobackend.SetPlannedNodeExecutor(compute.OpTypeGreaterOrEqual, gobackend.PriorityArch, avx2Float32GreaterOrEqualExecutor)", 1},
 		{"ops/avx2_compare_test.go", "func TestAVX2GreaterOrEqualSameBools(", 1},
 		{"dot/matmul/avx2_small.go", "avx2Rows6Float32(lhsBase+uintptr(row*contractingSize)*iSize, rhsBase", 1},
 		{"dot/matmul/avx2_rows6_amd64.s", "VFMADD231PS", 12},
@@ -273,7 +273,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"executable.go", "err = fe.executeSimpleNode(backend, e, execBuf)", 1},
 		{"executable.go", "fe.initSequentialPlan()", 1},
 		{"sequential_test.go", "func TestSequentialMatchesParallel(", 1},
-		{"ops/pad.go", "return padLastAxis(backend, node, operand, fillValue, params.axesConfig[operand.RawShape.Rank()-1])", 1},
+		{"ops/pad.go", "return padLastAxis(backend, node, operand, fillValue, params.axesConfig[operand.RawShape.Rank()-1], planned)", 1},
 		{"ops/pad_runs_test.go", "func TestPadLastAxis(", 1},
 		{"ops/reduce.go", "reduceSumLastAxis(flat, output.Flat.([]float32), operand.RawShape.Dimensions[rank-1])", 1},
 		{"ops/reduce_runs_test.go", "func TestReduceSumLastAxis(", 1},
@@ -286,6 +286,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"executable.go", "inputsOwned[i] = in.only && execBuf.owned[in.index]", 1},
 		{"sequential_test.go", "func TestSequentialPlanAroundWhile(", 1},
 		{"dot/matmul/avx2_small.go", "if backend.Workers != nil && batchSize > 1 {", 1},
+		{"executable.go", "result, err = e.planned(backend, node, inputBuffers, inputsOwned, output)", 1},
+		{"ops/avx2_elementwise.go", "output, _ = backend.PlannedOutput(node, planned)", 1},
+		{"sequential_test.go", "func TestSequentialPlannedOutputs(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

@@ -57,6 +57,10 @@ type Buffer struct {
 
 	// device is the (virtual) device the buffer is on (see the backend's "devices" option).
 	device compute.DeviceNum
+
+	// planned marks a buffer a sequential execution keeps for the outputs it planned (see
+	// seqNode): never owned by an execution, so never freed or taken in place.
+	planned bool
 }
 
 // numBufferCasts is how many casts of its bytes a Buffer keeps.

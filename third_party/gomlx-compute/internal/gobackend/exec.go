@@ -115,7 +115,18 @@ type ClosureInputs struct {
 // closureInputs is a slice with one entry per closure the operation uses.
 type nodeClosureExecutor func(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool, closureInputs []ClosureInputs) ([]*Buffer, error)
 
+// PlannedNodeExecutor is a NodeExecutor that can write its output into a buffer a sequential
+// execution planned for it: output is a buffer of node.Shape (static) that the execution
+// keeps from one run to the next, or nil, where the executor gets its output as a
+// NodeExecutor does (PlannedOutput). It returns the buffer it wrote: output, an input it owns
+// and took in place, or one it got itself. The contents of output are what it last held.
+type PlannedNodeExecutor func(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool, output *Buffer) (*Buffer, error)
+
 var (
+	// plannedExecutors are the PlannedNodeExecutor forms of nodeExecutors, where the registered
+	// executor has one (SetPlannedNodeExecutor).
+	plannedExecutors [compute.OpTypeLast]PlannedNodeExecutor
+
 	// nodeExecutors should be populated during initialization (`init` functions) for the ops implemented.
 	// For the nodes not implemented, leave it as nil, and it will return an error.
 	//
@@ -154,6 +165,34 @@ func SetNodeExecutor(opType compute.OpType, priority RegisterPriority, executor 
 	}
 	nodeExecutorsPriority[opType] = priority
 	nodeExecutors[opType] = executor
+	plannedExecutors[opType] = nil
+}
+
+// SetPlannedNodeExecutor is SetNodeExecutor for an executor that can write into a planned
+// output: it runs as the NodeExecutor (without a planned output) everywhere, and sequential
+// executions plan outputs for it (see seqNode).
+func SetPlannedNodeExecutor(opType compute.OpType, priority RegisterPriority, executor PlannedNodeExecutor) {
+	if priority < nodeExecutorsPriority[opType] {
+		return
+	}
+	SetNodeExecutor(opType, priority, executor.Executor())
+	plannedExecutors[opType] = executor
+}
+
+// Executor is p as a NodeExecutor: one that gets its output itself.
+func (p PlannedNodeExecutor) Executor() NodeExecutor {
+	return func(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+		return p(backend, node, inputs, inputsOwned, nil)
+	}
+}
+
+// PlannedOutput is a PlannedNodeExecutor's output buffer: output where the execution planned
+// one, else GetBuffer(node.Shape).
+func (b *Backend) PlannedOutput(node *Node, output *Buffer) (*Buffer, error) {
+	if output != nil {
+		return output, nil
+	}
+	return b.GetBuffer(node.Shape)
 }
 
 type OpsExecutionType int

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/compute/support/humanize"
 	"github.com/pkg/errors"
 	"k8s.io/klog/v2"
@@ -58,6 +59,7 @@ type FunctionExecutable struct {
 	// While body's at every iteration).
 	seqConstants []seqConstant
 	seqNodes     []seqNode
+	seqSlots     []shapes.Shape // the shapes of the slots of planned outputs (see seqNode)
 }
 
 // seqConstant is a constant node's index and value.
@@ -74,12 +76,27 @@ type seqConstant struct {
 // inputs instead of counting each node's uses at run time (an atomic addition, a locked
 // instruction, for every input of every node). executeNode, which counts, is given the
 // counts its inputs would have by then in uses.
+//
+// The plan also gives the small outputs of executors that can take one (PlannedNodeExecutor)
+// a buffer the execution keeps from one run to the next (a slot): the outputs of a While
+// body's operations are then written into the same buffers at every iteration, without the
+// buffer pool's work (getting, setting up and freeing a buffer, for a small operation as much
+// as its arithmetic). A slot is shared by outputs of one shape whose lives do not overlap.
+// A slot's buffer is never owned by the execution: it is never freed, never taken in place
+// by an operation, and copied where it is a function's output (planned outputs are not).
 type seqNode struct {
 	node     *Node
 	executor NodeExecutor
 	inputs   []seqInput // executeSimpleNode: the node's inputs, in order
 	uses     []seqUses  // executeNode: its inputs' and captured inputs' uses before it
+
+	planned PlannedNodeExecutor // executeSimpleNode, where the executor has this form
+	slot    int                 // the output's slot, with planned; -1 for none
 }
+
+// plannedMaxBytes bounds the outputs planned in slots: the small operations whose pool work
+// is a large part of their time.
+const plannedMaxBytes = 16 << 10
 
 // seqInput is an input of a node executeSimpleNode runs: its index, whether the node is its
 // only remaining reader (an owned input can then be reused for the output) and whether this
@@ -128,6 +145,7 @@ func (fe *FunctionExecutable) initSequentialPlan() {
 				used[inputIdx]++
 				entry.inputs[i].end = used[inputIdx] == fe.NumUses[inputIdx]
 			}
+			entry.planned, entry.slot = plannedExecutors[node.OpType], -1
 		} else {
 			all := slices.Clone(fe.InputIdxs[nodeIdx])
 			for _, closureCaptures := range node.CapturedInputs {
@@ -146,6 +164,64 @@ func (fe *FunctionExecutable) initSequentialPlan() {
 		}
 		fe.seqNodes = append(fe.seqNodes, entry)
 	}
+	fe.planOutputs(used)
+}
+
+// planOutputs gives slots (see seqNode) to the small static outputs of the planned nodes of
+// seqNodes that only other nodes of the plan read (used counts their reads; a function's
+// outputs are read by the caller too). A slot is taken at the node that writes it and given
+// back after its output's last reader, so a node's output never shares a slot with its own
+// inputs.
+func (fe *FunctionExecutable) planOutputs(used []int) {
+	lastRead := make([]int, fe.NumNodesToProcess)
+	for pos, e := range fe.seqNodes {
+		for _, index := range fe.InputIdxs[e.node.Index] {
+			lastRead[index] = pos
+		}
+		for _, closureCaptures := range e.node.CapturedInputs {
+			for _, captured := range closureCaptures {
+				lastRead[captured.Index] = pos
+			}
+		}
+	}
+	free := make(map[string][]int)  // slots free for outputs of a shape
+	giveBack := make(map[int][]int) // slots given back after the node at a position
+	for pos := range fe.seqNodes {
+		e := &fe.seqNodes[pos]
+		node := e.node
+		// Not StaticSize, which keeps what it first finds: a closure is planned once when it
+		// returns and again after the graph passes.
+		if e.planned != nil && !node.Shape.IsDynamic() && node.Shape.Size() > 0 &&
+			node.Shape.ByteSize() <= plannedMaxBytes &&
+			used[node.Index] == fe.NumUses[node.Index] && lastRead[node.Index] > pos {
+			key := node.Shape.String()
+			if slots := free[key]; len(slots) > 0 {
+				e.slot, free[key] = slots[len(slots)-1], slots[:len(slots)-1]
+			} else {
+				e.slot = len(fe.seqSlots)
+				fe.seqSlots = append(fe.seqSlots, node.Shape)
+			}
+			giveBack[lastRead[node.Index]] = append(giveBack[lastRead[node.Index]], e.slot)
+		}
+		for _, slot := range giveBack[pos] {
+			key := fe.seqSlots[slot].String()
+			free[key] = append(free[key], slot)
+		}
+	}
+}
+
+// slotBuffer is the buffer of execBuf's slot, made at its first use.
+func (fe *FunctionExecutable) slotBuffer(backend *Backend, execBuf *funcExecBuffers, slot int) (*Buffer, error) {
+	if buf := execBuf.slots[slot]; buf != nil {
+		return buf, nil
+	}
+	buf, err := backend.GetBuffer(fe.seqSlots[slot])
+	if err != nil {
+		return nil, err
+	}
+	buf.planned = true
+	execBuf.slots[slot] = buf
+	return buf, nil
 }
 
 // newFunctionExecutable creates a FunctionExecutable for the given function.
@@ -277,6 +353,10 @@ type funcExecBuffers struct {
 	// made by the first one.
 	seqInputBuffers []*Buffer
 	seqInputsOwned  []bool
+
+	// The buffers of the slots of planned outputs (see seqNode), made at their first use and
+	// kept with execBuf for its next execution.
+	slots []*Buffer
 
 	// Parallel execution only: protects shared state.
 	mu sync.Mutex
@@ -427,6 +507,9 @@ func (fe *FunctionExecutable) executeSequentially(backend *Backend, execBuf *fun
 	}()
 
 	if spec == nil {
+		if len(execBuf.slots) != len(fe.seqSlots) {
+			execBuf.slots = make([]*Buffer, len(fe.seqSlots))
+		}
 		for _, c := range fe.seqConstants {
 			execBuf.results[c.index] = c.value
 		}
@@ -599,7 +682,19 @@ func (fe *FunctionExecutable) executeSimpleNode(backend *Backend, e *seqNode, ex
 		inputBuffers[i] = buf
 		inputsOwned[i] = in.only && execBuf.owned[in.index]
 	}
-	result, err := e.executor(backend, node, inputBuffers, inputsOwned)
+	var result *Buffer
+	var err error
+	switch {
+	case e.slot >= 0:
+		var output *Buffer
+		if output, err = fe.slotBuffer(backend, execBuf, e.slot); err == nil {
+			result, err = e.planned(backend, node, inputBuffers, inputsOwned, output)
+		}
+	case e.planned != nil:
+		result, err = e.planned(backend, node, inputBuffers, inputsOwned, nil)
+	default:
+		result, err = e.executor(backend, node, inputBuffers, inputsOwned)
+	}
 	if err != nil {
 		return errors.WithMessagef(err, "executing %s", node.OpType)
 	}
@@ -609,7 +704,7 @@ func (fe *FunctionExecutable) executeSimpleNode(backend *Backend, e *seqNode, ex
 		}
 	}
 	execBuf.results[node.Index] = result
-	execBuf.owned[node.Index] = true
+	execBuf.owned[node.Index] = !result.planned
 	// Free the inputs this was the last use of.
 	for i, in := range e.inputs {
 		buf := inputBuffers[i]

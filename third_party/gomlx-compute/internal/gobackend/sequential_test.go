@@ -130,3 +130,114 @@ func TestSequentialPlanAroundWhile(t *testing.T) {
 		backend.Finalize()
 	}
 }
+
+// TestSequentialPlannedOutputs runs a graph of small operations whose outputs a sequential
+// execution plans in slots (see gobackend.PlannedNodeExecutor): values of one shape with
+// lives that overlap and that do not, one read twice by an operation, one read by a While,
+// one reshaped into a function output and one that is an output itself (not planned). Three
+// executions of one compilation with different inputs give what the parallel mode (which
+// plans nothing) and the arithmetic give: a slot rewritten at every execution, never shared
+// by two live values, never handed out as an output.
+func TestSequentialPlannedOutputs(t *testing.T) {
+	shape, scalar := shapes.Make(dtypes.Float32, 2, 3), shapes.Make(dtypes.Int32)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%+v", err)
+		}
+	}
+	run := func(config string, xs [][]float32) (got [][][]float32, planned, slots int) {
+		backend, err := gobackend.New(config)
+		must(err)
+		defer backend.Finalize()
+		builder := backend.Builder("planned")
+		main := builder.Main()
+		closure := func(body bool) compute.Function {
+			fn, err := main.Closure()
+			must(err)
+			counter, err := fn.Parameter("counter", scalar, nil)
+			must(err)
+			v, err := fn.Parameter("v", shape, nil)
+			must(err)
+			if !body {
+				limit, err := fn.Constant([]int32{3})
+				must(err)
+				more, err := fn.LessThan(counter, limit)
+				must(err)
+				must(fn.Return([]compute.Value{more}, nil))
+				return fn
+			}
+			one, err := fn.Constant([]int32{1})
+			must(err)
+			next, err := fn.Add(counter, one)
+			must(err)
+			twice, err := fn.Add(v, v)
+			must(err)
+			must(fn.Return([]compute.Value{next, twice}, nil))
+			return fn
+		}
+		cond, body := closure(false), closure(true)
+		x, err := main.Parameter("x", shape, nil)
+		must(err)
+		y, err := main.Parameter("y", shape, nil)
+		must(err)
+		a, _ := main.Add(x, y)
+		b, _ := main.Mul(a, a) // a read twice by one operation
+		c, _ := main.Sub(b, y) // an output: not planned
+		d, _ := main.Neg(c)
+		e, _ := main.Mul(d, a) // a's last read, while d lives on
+		f, _ := main.Reshape(e, 3, 2)
+		g, _ := main.Add(d, x)
+		zero, _ := main.Constant([]int32{0})
+		w, err := main.While(cond, body, zero, g) // g read by a While
+		must(err)
+		h, _ := main.Sub(w[1], y)
+		must(main.Return([]compute.Value{f, h, c}, nil))
+		exec, err := builder.Compile()
+		must(err)
+		planned, slots = gobackend.PlannedOutputs(exec)
+		yBuf, err := backend.BufferFromFlatData(0, []float32{10, 20, 30, 40, 50, 60}, shape)
+		must(err)
+		for _, xv := range xs {
+			xBuf, err := backend.BufferFromFlatData(0, xv, shape)
+			must(err)
+			outputs, err := exec.Execute([]compute.Buffer{xBuf, yBuf}, []bool{true, false}, 0)
+			if err != nil {
+				t.Fatalf("%s: %+v", config, err)
+			}
+			var run [][]float32
+			for _, o := range outputs {
+				run = append(run, slices.Clone(o.(*gobackend.Buffer).Flat.([]float32)))
+			}
+			got = append(got, run)
+		}
+		return got, planned, slots
+	}
+	xs := [][]float32{{1, 2, 3, 4, 5, 6}, {-1, 0.5, 2, -3, 7, 0}, {0, 0, 0, 1, 1, 1}}
+	seq, planned, slots := run("ops_sequential", xs)
+	par, _, _ := run("ops_parallel", xs)
+	if planned < 4 || slots < 2 || slots >= planned {
+		t.Errorf("%d outputs planned in %d slots; want a, b, d, e and g planned, sharing slots", planned, slots)
+	}
+	y := []float32{10, 20, 30, 40, 50, 60}
+	for r, xv := range xs {
+		var f, h, c []float32
+		for i := range xv {
+			a := xv[i] + y[i]
+			ci := a*a - y[i]
+			d := -ci
+			f = append(f, d*a)
+			w := d + xv[i]
+			for range 3 {
+				w += w
+			}
+			h = append(h, w-y[i])
+			c = append(c, ci)
+		}
+		for i, want := range [][]float32{f, h, c} {
+			if !slices.Equal(seq[r][i], want) || !slices.Equal(par[r][i], want) {
+				t.Errorf("execution %d, output %d: sequential %v, parallel %v, want %v", r, i, seq[r][i], par[r][i], want)
+			}
+		}
+	}
+}

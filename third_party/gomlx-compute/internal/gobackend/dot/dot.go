@@ -38,7 +38,7 @@ import (
 //go:generate go run ../../cmd/gobackend_dtypemap
 
 func init() {
-	gobackend.SetNodeExecutor(compute.OpTypeDotGeneral, gobackend.PriorityGeneric, execDotGeneral)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeDotGeneral, gobackend.PriorityGeneric, execDotGeneral)
 	gobackend.RegisterDotGeneral.Register(DotGeneral, gobackend.PriorityGeneric)
 }
 
@@ -412,12 +412,10 @@ func convertToAccumulatorDType(f *gobackend.Function, lhs, rhs *gobackend.Node, 
 }
 
 // execDotGeneral executes the DotGeneral operation.
-func execDotGeneral(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, _ []bool) (*gobackend.Buffer, error) {
+func execDotGeneral(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, _ []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	lhs, rhs := inputs[0], inputs[1]
 	params := node.Data.(*NodeData)
-	outputShape := node.Shape
-	output, err := backend.GetBuffer(outputShape)
-
+	output, err := backend.PlannedOutput(node, planned)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 
 func init() {
 	gobackend.RegisterFusedDense.Register(FusedDense, gobackend.PriorityGeneric)
-	gobackend.SetNodeExecutor(compute.OpTypeFusedDense, gobackend.PriorityTyped, execFusedDense)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeFusedDense, gobackend.PriorityTyped, execFusedDense)
 }
 
 type nodeFusedDense struct {
@@ -108,7 +108,7 @@ func FusedDense(f *gobackend.Function, x, weight, bias compute.Value, options co
 // inputs[0] is the DotGeneral result (matmul already computed by the backend).
 // inputs[1] is x, inputs[2] is weight (unused by this executor).
 // inputs[3] is the optional bias.
-func execFusedDense(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+func execFusedDense(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	matmul := inputs[0]
 	var bias *gobackend.Buffer
 	if len(inputs) > 3 {
@@ -123,7 +123,7 @@ func execFusedDense(backend *gobackend.Backend, node *gobackend.Node, inputs []*
 			inputs[0] = nil // Signal to executor that we reused the input.
 			return matmul, nil
 		}
-		output, err := backend.GetBuffer(node.Shape)
+		output, err := backend.PlannedOutput(node, planned)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +138,7 @@ func execFusedDense(backend *gobackend.Backend, node *gobackend.Node, inputs []*
 		inputs[0] = nil // Signal to the executor that we reused the input.
 	} else {
 		var err error
-		output, err = backend.GetBuffer(node.Shape)
+		output, err = backend.PlannedOutput(node, planned)
 		if err != nil {
 			return nil, err
 		}

@@ -20,7 +20,7 @@ import (
 
 func init() {
 	if archsimd.X86.AVX2() {
-		gobackend.SetNodeExecutor(compute.OpTypeGreaterOrEqual, gobackend.PriorityArch, avx2Float32GreaterOrEqualExecutor)
+		gobackend.SetPlannedNodeExecutor(compute.OpTypeGreaterOrEqual, gobackend.PriorityArch, avx2Float32GreaterOrEqualExecutor)
 	}
 }
 
@@ -36,14 +36,14 @@ var boolBytes = func() (t [256]uint64) {
 
 // avx2Float32GreaterOrEqualExecutor runs float32 operands of the same shape, or with a scalar
 // operand, on AVX2 and everything else on execGreaterOrEqual.
-func avx2Float32GreaterOrEqualExecutor(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+func avx2Float32GreaterOrEqualExecutor(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	lhs, rhs := inputs[0], inputs[1]
 	lhsN, rhsN := lhs.RawShape.Size(), rhs.RawShape.Size()
 	if _, static := node.StaticSize(); lhs.RawShape.DType != dtypes.Float32 || !static ||
 		!(lhsN == 1 || rhsN == 1 || lhs.RawShape.Equal(rhs.RawShape)) {
 		return execGreaterOrEqual(backend, node, inputs, inputsOwned)
 	}
-	output, err := backend.GetBuffer(node.Shape)
+	output, err := backend.PlannedOutput(node, planned)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func TestAVX2GreaterOrEqualSameBools(t *testing.T) {
 				{Flat: values(rhsShape.Size()), RawShape: rhsShape},
 			}
 			node := &gobackend.Node{OpType: compute.OpTypeGreaterOrEqual, Shape: shapes.Make(dtypes.Bool, tc.out...)}
-			want, got := execute(execGreaterOrEqual, node, operands...), execute(avx2Float32GreaterOrEqualExecutor, node, operands...)
+			want, got := execute(execGreaterOrEqual, node, operands...), execute(gobackend.PlannedNodeExecutor(avx2Float32GreaterOrEqualExecutor).Executor(), node, operands...)
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("%s, repetition %d: element %d: got %v, want %v", tc.name, rep, i, got[i], want[i])

@@ -36,19 +36,19 @@ func init() {
 		{compute.OpTypeMax, execMax},
 		{compute.OpTypeMin, execMin},
 	} {
-		gobackend.SetNodeExecutor(op.opType, gobackend.PriorityArch, avx2Float32BinaryExecutor(op.opType, op.generic))
+		gobackend.SetPlannedNodeExecutor(op.opType, gobackend.PriorityArch, avx2Float32BinaryExecutor(op.opType, op.generic))
 	}
-	gobackend.SetNodeExecutor(compute.OpTypeSign, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSign, execSign))
-	gobackend.SetNodeExecutor(compute.OpTypeSqrt, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSqrt, execSqrt))
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeSign, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSign, execSign))
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeSqrt, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSqrt, execSqrt))
 }
 
 // avx2Float32UnaryExecutor runs float32 operands on AVX2 and everything else on generic.
-func avx2Float32UnaryExecutor(opType compute.OpType, generic gobackend.NodeExecutor) gobackend.NodeExecutor {
-	return func(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+func avx2Float32UnaryExecutor(opType compute.OpType, generic gobackend.PlannedNodeExecutor) gobackend.PlannedNodeExecutor {
+	return func(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 		if inputs[0].RawShape.DType != dtypes.Float32 {
-			return generic(backend, node, inputs, inputsOwned)
+			return generic(backend, node, inputs, inputsOwned, planned)
 		}
-		input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+		input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 		if err != nil {
 			return nil, err
 		}
@@ -82,9 +82,9 @@ func avx2Float32Unary(opType compute.OpType, input, output []float32) {
 
 // avx2Float32BinaryExecutor runs float32 operands on AVX2 (Max and Min only without
 // broadcasting) and everything else on generic.
-func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExecutor) gobackend.NodeExecutor {
+func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExecutor) gobackend.PlannedNodeExecutor {
 	isMinMax := opType == compute.OpTypeMax || opType == compute.OpTypeMin
-	return func(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+	return func(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 		lhsShape, rhsShape := inputs[0].RawShape, inputs[1].RawShape
 		lhsFlat, lhsOk := inputs[0].Flat.([]float32)
 		rhsFlat, rhsOk := inputs[1].Flat.([]float32)
@@ -111,7 +111,7 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 			output, inputs[0] = inputs[0], nil
 			output.RawShape = node.Shape
 		default:
-			output, _ = backend.GetBuffer(node.Shape)
+			output, _ = backend.PlannedOutput(node, planned)
 		}
 		outFlat := output.Flat.([]float32)
 		switch {

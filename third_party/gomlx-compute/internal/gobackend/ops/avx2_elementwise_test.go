@@ -82,7 +82,7 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 				}
 				node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, n)}
 				operands := []*gobackend.Buffer{{Flat: lhs, RawShape: shapeOf(form.lhsN)}, {Flat: rhs, RawShape: shapeOf(form.rhsN)}}
-				want, got := execute(op.generic, node, operands...), execute(avx2, node, operands...)
+				want, got := execute(op.generic, node, operands...), execute(avx2.Executor(), node, operands...)
 				for i := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("%s, %s, n=%d: element %d: got %v (%#x), want %v (%#x)", op.opType, form.name, n, i,
@@ -131,7 +131,7 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 				}
 				node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, tc.out...)}
 				operands := []*gobackend.Buffer{{Flat: lhs, RawShape: lhsShape}, {Flat: rhs, RawShape: rhsShape}}
-				want, got := execute(op.generic, node, operands...), execute(avx2, node, operands...)
+				want, got := execute(op.generic, node, operands...), execute(avx2.Executor(), node, operands...)
 				for i := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("%s, %v ⊙ %v, NaN in %s: element %d: got %v (%#x), want %v (%#x)", op.opType, tc.lhs, tc.rhs, nanIn, i,
@@ -157,7 +157,7 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 	}{{compute.OpTypeMax, execMax}, {compute.OpTypeMin, execMin}} {
 		node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, len(pairLHS))}
 		operands := []*gobackend.Buffer{{Flat: pairLHS, RawShape: node.Shape}, {Flat: pairRHS, RawShape: node.Shape}}
-		want, got := execute(op.generic, node, operands...), execute(avx2Float32BinaryExecutor(op.opType, op.generic), node, operands...)
+		want, got := execute(op.generic, node, operands...), execute(avx2Float32BinaryExecutor(op.opType, op.generic).Executor(), node, operands...)
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("%s(%#x, %#x): got %#x, want %#x", op.opType, math.Float32bits(pairLHS[i]), math.Float32bits(pairRHS[i]),
@@ -167,7 +167,7 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 	}
 	for _, op := range []struct {
 		opType  compute.OpType
-		generic gobackend.NodeExecutor
+		generic gobackend.PlannedNodeExecutor
 	}{
 		{compute.OpTypeSign, execSign},
 		{compute.OpTypeSqrt, execSqrt},
@@ -179,7 +179,7 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 			input[0] = float32(math.Copysign(0, -1))
 			node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, n)}
 			operand := &gobackend.Buffer{Flat: input, RawShape: node.Shape}
-			want, got := execute(op.generic, node, operand), execute(avx2, node, operand)
+			want, got := execute(op.generic.Executor(), node, operand), execute(avx2.Executor(), node, operand)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("%s, n=%d: element %d (%v): got %v (%#x), want %v (%#x)", op.opType, n, i, input[i],
@@ -203,7 +203,7 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 			}
 			node := &gobackend.Node{OpType: compute.OpTypeMax, Shape: tc.out}
 			inputs := []*gobackend.Buffer{buffer(tc.lhs), buffer(tc.rhs)}
-			output, err := avx2Float32BinaryExecutor(compute.OpTypeMax, execMax)(backend, node, inputs, []bool{false, false})
+			output, err := avx2Float32BinaryExecutor(compute.OpTypeMax, execMax)(backend, node, inputs, []bool{false, false}, nil)
 			if err != nil || !output.RawShape.Equal(tc.out) {
 				t.Fatalf("got %v, %v; want a %s", output, err, tc.out)
 			}

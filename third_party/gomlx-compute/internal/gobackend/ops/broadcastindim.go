@@ -21,7 +21,7 @@ type dynamicBroadcastInDimData struct {
 
 func init() {
 	gobackend.RegisterBroadcastInDim.Register(BroadcastInDim, gobackend.PriorityGeneric)
-	gobackend.SetNodeExecutor(compute.OpTypeBroadcastInDim, gobackend.PriorityGeneric, execBroadcastInDim)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeBroadcastInDim, gobackend.PriorityGeneric, execBroadcastInDim)
 
 	gobackend.RegisterDynamicBroadcastInDim.Register(DynamicBroadcastInDim, gobackend.PriorityGeneric)
 	gobackend.SetNodeExecutor(compute.OpTypeDynamicBroadcastInDim, gobackend.PriorityGeneric, execDynamicBroadcastInDim)
@@ -113,10 +113,15 @@ func DynamicBroadcastInDim(
 	return node, nil
 }
 
-func broadcastToShape(backend *gobackend.Backend, targetShape shapes.Shape, broadcastAxes []int, operand *gobackend.Buffer) (*gobackend.Buffer, error) {
-	output, err := backend.GetBuffer(targetShape)
-	if err != nil {
-		return nil, err
+// broadcastToShape broadcasts operand to targetShape, into planned (the output a sequential
+// execution planned, of targetShape) or, where it is nil, a new buffer.
+func broadcastToShape(backend *gobackend.Backend, targetShape shapes.Shape, broadcastAxes []int, operand *gobackend.Buffer, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	output := planned
+	if output == nil {
+		var err error
+		if output, err = backend.GetBuffer(targetShape); err != nil {
+			return nil, err
+		}
 	}
 
 	iter, repeat := broadcastPlan(operand.RawShape, output.RawShape, broadcastAxes)
@@ -153,11 +158,11 @@ func broadcastPlan(operand, output shapes.Shape, broadcastAxes []int) (iter *gob
 
 // execBroadcastInDim executes the BroadcastInDim operation.
 func execBroadcastInDim(
-	backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+	backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	_ = inputsOwned // We don't reuse the inputs, since presumably the shape will change.
 	operand := inputs[0]
 	broadcastAxes := node.Data.([]int)
-	return broadcastToShape(backend, node.Shape, broadcastAxes, operand)
+	return broadcastToShape(backend, node.Shape, broadcastAxes, operand, planned)
 }
 
 // execDynamicBroadcastInDim executes the DynamicBroadcastInDim operation.
@@ -206,7 +211,7 @@ func execDynamicBroadcastInDim(
 	}
 
 	targetShape := shapes.Make(operand.RawShape.DType, concreteDims...)
-	return broadcastToShape(backend, targetShape, broadcastAxes, operand)
+	return broadcastToShape(backend, targetShape, broadcastAxes, operand, nil)
 }
 
 //gobackend:dtypemap execBroadcastInDimGeneric ints,uints,floats,half,bool

@@ -10,7 +10,7 @@ import (
 
 func init() {
 	gobackend.RegisterConcatenate.Register(Concatenate, gobackend.PriorityGeneric)
-	gobackend.SetNodeExecutor(compute.OpTypeConcatenate, gobackend.PriorityGeneric, execConcatenate)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeConcatenate, gobackend.PriorityGeneric, execConcatenate)
 }
 
 // Concatenate joins a sequence of tensors along the given axis (it must exist already).
@@ -40,7 +40,7 @@ func Concatenate(f *gobackend.Function, axis int, operandOps ...compute.Value) (
 }
 
 // execConcatenate implements the Concatenate op using direct byte copying with offsets and strides.
-func execConcatenate(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+func execConcatenate(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	axis := node.Data.(int) // Renamed from dimension
 	outputShape := node.Shape
 	if outputShape.IsDynamic() {
@@ -70,10 +70,13 @@ func execConcatenate(backend *gobackend.Backend, node *gobackend.Node, inputs []
 	rank := outputShape.Rank()
 	_ = inputsOwned // We don't reuse the inputs.
 
-	// Allocate output buffer.
-	output, err := backend.GetBuffer(outputShape)
-	if err != nil {
-		return nil, err
+	// Allocate output buffer, where the execution planned none (planned only for static shapes).
+	output := planned
+	if output == nil {
+		var err error
+		if output, err = backend.GetBuffer(outputShape); err != nil {
+			return nil, err
+		}
 	}
 	outputBytes, err := output.MutableBytes()
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	gobackend.RegisterPad.Register(Pad, gobackend.PriorityGeneric)
-	gobackend.SetNodeExecutor(compute.OpTypePad, gobackend.PriorityGeneric, execPad)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypePad, gobackend.PriorityGeneric, execPad)
 
 	gobackend.RegisterDynamicPad.Register(DynamicPad, gobackend.PriorityGeneric)
 	gobackend.SetNodeExecutor(compute.OpTypeDynamicPad, gobackend.PriorityGeneric, execDynamicPad)
@@ -162,12 +162,12 @@ func execDynamicPad(backend *gobackend.Backend, node *gobackend.Node, inputs []*
 	return padWithConcreteConfig(backend, operand, fillValue, concreteAxesConfig)
 }
 
-func execPad(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, _ []bool) (*gobackend.Buffer, error) {
+func execPad(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, _ []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	operand := inputs[0]
 	fillValue := inputs[1]
 	params := node.Data.(*padNode)
 	if _, static := node.StaticSize(); static && lastAxisPadding(operand.RawShape.Rank(), params.axesConfig) {
-		return padLastAxis(backend, node, operand, fillValue, params.axesConfig[operand.RawShape.Rank()-1])
+		return padLastAxis(backend, node, operand, fillValue, params.axesConfig[operand.RawShape.Rank()-1], planned)
 	}
 	return padWithConcreteConfig(backend, operand, fillValue, params.axesConfig)
 }
@@ -193,12 +193,12 @@ func lastAxisPadding(rank int, axesConfig []compute.PadAxis) bool {
 // node's static output shape: each run of the operand's last axis is copied between its
 // start and end padding, without the general case's merged axes and recursive copy (built
 // at every execution). The same bytes.
-func padLastAxis(backend *gobackend.Backend, node *gobackend.Node, operand, fillValue *gobackend.Buffer, last compute.PadAxis) (*gobackend.Buffer, error) {
+func padLastAxis(backend *gobackend.Backend, node *gobackend.Node, operand, fillValue *gobackend.Buffer, last compute.PadAxis, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	elementSize := operand.RawShape.DType.Size()
 	if elementSize < 1 {
 		return nil, errors.Errorf("Pad operation does not support sub-byte types like %s", operand.RawShape.DType)
 	}
-	output, err := backend.GetBuffer(node.Shape)
+	output, err := backend.PlannedOutput(node, planned)
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func TestPadLastAxis(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := padLastAxis(backend, &gobackend.Node{Shape: outShape}, operand, fill, config[len(config)-1])
+			got, err := padLastAxis(backend, &gobackend.Node{Shape: outShape}, operand, fill, config[len(config)-1], nil)
 			if err != nil {
 				t.Fatal(err)
 			}

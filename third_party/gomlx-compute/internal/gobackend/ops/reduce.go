@@ -28,16 +28,16 @@ func init() {
 	gobackend.RegisterReduceLogicalOr.Register(ReduceLogicalOr, gobackend.PriorityGeneric)
 	gobackend.RegisterReduceLogicalXor.Register(ReduceLogicalXor, gobackend.PriorityGeneric)
 
-	gobackend.SetNodeExecutor(compute.OpTypeReduceMax, gobackend.PriorityGeneric, execReduce)
-	gobackend.SetNodeExecutor(compute.OpTypeReduceMin, gobackend.PriorityGeneric, execReduce)
-	gobackend.SetNodeExecutor(compute.OpTypeReduceSum, gobackend.PriorityGeneric, execReduce)
-	gobackend.SetNodeExecutor(compute.OpTypeReduceProduct, gobackend.PriorityGeneric, execReduce)
-	gobackend.SetNodeExecutor(compute.OpTypeReduceBitwiseAnd, gobackend.PriorityGeneric, execReduce)
-	gobackend.SetNodeExecutor(compute.OpTypeReduceBitwiseOr, gobackend.PriorityGeneric, execReduce)
-	gobackend.SetNodeExecutor(compute.OpTypeReduceBitwiseXor, gobackend.PriorityGeneric, execReduce)
-	gobackend.SetNodeExecutor(compute.OpTypeReduceLogicalAnd, gobackend.PriorityGeneric, execReduce)
-	gobackend.SetNodeExecutor(compute.OpTypeReduceLogicalOr, gobackend.PriorityGeneric, execReduce)
-	gobackend.SetNodeExecutor(compute.OpTypeReduceLogicalXor, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceMax, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceMin, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceSum, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceProduct, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceBitwiseAnd, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceBitwiseOr, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceBitwiseXor, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceLogicalAnd, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceLogicalOr, gobackend.PriorityGeneric, execReduce)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReduceLogicalXor, gobackend.PriorityGeneric, execReduce)
 }
 
 // ReduceMax reduces the operand by taking the maximum value along the given axes.
@@ -111,7 +111,7 @@ func reduceImpls(f *gobackend.Function, reduceOpType compute.OpType, operandValu
 	return node, nil
 }
 
-func execReduce(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+func execReduce(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	operand := inputs[0]
 	reduceAxes := node.Data.([]int)
 	if len(reduceAxes) == 0 && operand.RawShape.Rank() > 0 {
@@ -142,9 +142,12 @@ func execReduce(backend *gobackend.Backend, node *gobackend.Node, inputs []*goba
 		}
 		outputShape = concreteShape
 	}
-	output, err := backend.GetBuffer(outputShape)
-	if err != nil {
-		return nil, err
+	output := planned // planned only for static shapes
+	if output == nil {
+		var err error
+		if output, err = backend.GetBuffer(outputShape); err != nil {
+			return nil, err
+		}
 	}
 	if rank := operand.RawShape.Rank(); node.OpType == compute.OpTypeReduceSum && len(reduceAxes) == 1 && reduceAxes[0] == rank-1 {
 		switch flat := operand.Flat.(type) {
@@ -222,7 +225,7 @@ func execReduce(backend *gobackend.Backend, node *gobackend.Node, inputs []*goba
 	default:
 		return nil, errors.Errorf("unsupported reduce op %s", node.OpType)
 	}
-	err = reduceFn(operand, output, it, dtype)
+	err := reduceFn(operand, output, it, dtype)
 	if err != nil {
 		return nil, err
 	}

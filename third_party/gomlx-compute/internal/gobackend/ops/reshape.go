@@ -13,7 +13,7 @@ import (
 
 func init() {
 	gobackend.RegisterReshape.Register(Reshape, gobackend.PriorityGeneric)
-	gobackend.SetNodeExecutor(compute.OpTypeReshape, gobackend.PriorityGeneric, execReshape)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeReshape, gobackend.PriorityGeneric, execReshape)
 
 	gobackend.RegisterDynamicReshape.Register(DynamicReshape, gobackend.PriorityGeneric)
 	gobackend.SetNodeExecutor(compute.OpTypeDynamicReshape, gobackend.PriorityGeneric, execDynamicReshape)
@@ -59,7 +59,8 @@ func DynamicReshape(f *gobackend.Function, operandValue compute.Value, specs ...
 
 // reshapeToShape performs the buffer reshape (ownership re-use or flat copy) for the given targetShape.
 // This is the execution implementation, once the shape is resolved.
-func reshapeToShape(backend *gobackend.Backend, targetShape shapes.Shape, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+// planned is the output a sequential execution planned (of targetShape), or nil.
+func reshapeToShape(backend *gobackend.Backend, targetShape shapes.Shape, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	operand := inputs[0]
 	var output *gobackend.Buffer
 	var err error
@@ -68,9 +69,11 @@ func reshapeToShape(backend *gobackend.Backend, targetShape shapes.Shape, inputs
 		output.RawShape = targetShape // Actual reshape happening here.
 		inputs[0] = nil
 	} else {
-		output, err = backend.GetBuffer(targetShape)
-		if err != nil {
-			return nil, err
+		output = planned
+		if output == nil {
+			if output, err = backend.GetBuffer(targetShape); err != nil {
+				return nil, err
+			}
 		}
 		gobackend.CopyFlat(output.Flat, operand.Flat)
 	}
@@ -78,8 +81,8 @@ func reshapeToShape(backend *gobackend.Backend, targetShape shapes.Shape, inputs
 }
 
 // execReshape implements Reshape for static shapes.
-func execReshape(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	return reshapeToShape(backend, node.Shape, inputs, inputsOwned)
+func execReshape(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	return reshapeToShape(backend, node.Shape, inputs, inputsOwned, planned)
 }
 
 // readScalarInt reads a scalar integer value from a Buffer.
@@ -151,5 +154,5 @@ func execDynamicReshape(backend *gobackend.Backend, node *gobackend.Node, inputs
 	}
 
 	targetShape := shapes.Make(operand.RawShape.DType, concreteDims...)
-	return reshapeToShape(backend, targetShape, inputs, inputsOwned)
+	return reshapeToShape(backend, targetShape, inputs, inputsOwned, nil)
 }

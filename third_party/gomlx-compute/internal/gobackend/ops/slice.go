@@ -12,7 +12,7 @@ import (
 
 func init() {
 	gobackend.RegisterSlice.Register(Slice, gobackend.PriorityGeneric)
-	gobackend.SetNodeExecutor(compute.OpTypeSlice, gobackend.PriorityGeneric, execSlice)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeSlice, gobackend.PriorityGeneric, execSlice)
 }
 
 // sliceNode is attached to the gobackend.Node.data field for Slice.
@@ -134,14 +134,14 @@ func Slice(f *gobackend.Function, operandOp compute.Value, starts, limits, strid
 	return node, nil
 }
 
-func execSlice(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, _ []bool) (*gobackend.Buffer, error) {
+func execSlice(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, _ []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	operand := inputs[0]
 	sliceParams, ok := node.Data.(*sliceNode)
 	if !ok {
 		return nil, errors.Errorf("internal error: node.data for Slice op is not *sliceNode, but %T", node.Data)
 	}
 
-	output, err := backend.GetBuffer(node.Shape)
+	output, err := backend.PlannedOutput(node, planned)
 	if err != nil {
 		return nil, err
 	}

@@ -41,28 +41,28 @@ func init() {
 	gobackend.RegisterTanh.Register(Tanh, gobackend.PriorityGeneric)
 	gobackend.RegisterErf.Register(Erf, gobackend.PriorityGeneric)
 	gobackend.RegisterIsFinite.Register(IsFinite, gobackend.PriorityGeneric)
-	gobackend.SetNodeExecutor(compute.OpTypeNeg, gobackend.PriorityGeneric, execNeg)
-	gobackend.SetNodeExecutor(compute.OpTypeAbs, gobackend.PriorityGeneric, execAbs)
-	gobackend.SetNodeExecutor(compute.OpTypeSign, gobackend.PriorityGeneric, execSign)
-	gobackend.SetNodeExecutor(compute.OpTypeLogicalNot, gobackend.PriorityGeneric, execLogicalNot)
-	gobackend.SetNodeExecutor(compute.OpTypeBitwiseNot, gobackend.PriorityGeneric, execBitwiseNot)
-	gobackend.SetNodeExecutor(compute.OpTypeBitCount, gobackend.PriorityGeneric, execBitCount)
-	gobackend.SetNodeExecutor(compute.OpTypeClz, gobackend.PriorityGeneric, execClz)
-	gobackend.SetNodeExecutor(compute.OpTypeExp, gobackend.PriorityGeneric, execExp)
-	gobackend.SetNodeExecutor(compute.OpTypeExpm1, gobackend.PriorityGeneric, execExpm1)
-	gobackend.SetNodeExecutor(compute.OpTypeLog, gobackend.PriorityGeneric, execLog)
-	gobackend.SetNodeExecutor(compute.OpTypeLog1p, gobackend.PriorityGeneric, execLog1p)
-	gobackend.SetNodeExecutor(compute.OpTypeCeil, gobackend.PriorityGeneric, execCeil)
-	gobackend.SetNodeExecutor(compute.OpTypeFloor, gobackend.PriorityGeneric, execFloor)
-	gobackend.SetNodeExecutor(compute.OpTypeRound, gobackend.PriorityGeneric, execRound)
-	gobackend.SetNodeExecutor(compute.OpTypeRsqrt, gobackend.PriorityGeneric, execRsqrt)
-	gobackend.SetNodeExecutor(compute.OpTypeSqrt, gobackend.PriorityGeneric, execSqrt)
-	gobackend.SetNodeExecutor(compute.OpTypeCos, gobackend.PriorityGeneric, execCos)
-	gobackend.SetNodeExecutor(compute.OpTypeSin, gobackend.PriorityGeneric, execSin)
-	gobackend.SetNodeExecutor(compute.OpTypeTanh, gobackend.PriorityGeneric, execTanh)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeNeg, gobackend.PriorityGeneric, execNeg)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeAbs, gobackend.PriorityGeneric, execAbs)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeSign, gobackend.PriorityGeneric, execSign)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeLogicalNot, gobackend.PriorityGeneric, execLogicalNot)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeBitwiseNot, gobackend.PriorityGeneric, execBitwiseNot)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeBitCount, gobackend.PriorityGeneric, execBitCount)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeClz, gobackend.PriorityGeneric, execClz)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeExp, gobackend.PriorityGeneric, execExp)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeExpm1, gobackend.PriorityGeneric, execExpm1)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeLog, gobackend.PriorityGeneric, execLog)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeLog1p, gobackend.PriorityGeneric, execLog1p)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeCeil, gobackend.PriorityGeneric, execCeil)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeFloor, gobackend.PriorityGeneric, execFloor)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeRound, gobackend.PriorityGeneric, execRound)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeRsqrt, gobackend.PriorityGeneric, execRsqrt)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeSqrt, gobackend.PriorityGeneric, execSqrt)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeCos, gobackend.PriorityGeneric, execCos)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeSin, gobackend.PriorityGeneric, execSin)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeTanh, gobackend.PriorityGeneric, execTanh)
 	gobackend.SetNodeExecutor(compute.OpTypeIsFinite, gobackend.PriorityGeneric, execIsFinite)
-	gobackend.SetNodeExecutor(compute.OpTypeLogistic, gobackend.PriorityGeneric, execLogistic)
-	gobackend.SetNodeExecutor(compute.OpTypeErf, gobackend.PriorityGeneric, execErf)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeLogistic, gobackend.PriorityGeneric, execLogistic)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeErf, gobackend.PriorityGeneric, execErf)
 }
 
 // addUnaryOp adds a generic unary op.
@@ -80,13 +80,18 @@ func addUnaryOp(f *gobackend.Function, opType compute.OpType, operandOp compute.
 	return node, nil
 }
 
-// unaryOperandAndOutput is a convenience function to get the input and output -- which may be the reuse of the input
-func unaryOperandAndOutput(backend *gobackend.Backend, inputs []*gobackend.Buffer, inputsOwned []bool) (input, output *gobackend.Buffer, err error) {
+// unaryOperandAndOutput is a convenience function to get the input and output -- which may be
+// the reuse of the input, or planned, the output a sequential execution planned (see
+// gobackend.PlannedNodeExecutor), of the input's shape.
+func unaryOperandAndOutput(backend *gobackend.Backend, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (input, output *gobackend.Buffer, err error) {
 	input = inputs[0]
 	if inputsOwned[0] {
 		output = input
 		inputs[0] = nil // This tells the executor that we took over the buffer.
 		return
+	}
+	if planned != nil {
+		return input, planned, nil
 	}
 	output, err = backend.GetBuffer(input.RawShape)
 	if err != nil {
@@ -101,8 +106,8 @@ func Neg(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execNeg executes the unary op Neg.
-func execNeg(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execNeg(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -147,8 +152,8 @@ func Sign(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execSign executes the unary op Sign.
-func execSign(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execSign(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -231,8 +236,8 @@ func Abs(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execAbs executes the unary op Abs.
-func execAbs(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execAbs(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -301,8 +306,8 @@ func LogicalNot(f *gobackend.Function, operand compute.Value) (compute.Value, er
 }
 
 // execLogicalNot executes the unary op LogicalNot.
-func execLogicalNot(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execLogicalNot(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -321,8 +326,8 @@ func BitwiseNot(f *gobackend.Function, operand compute.Value) (compute.Value, er
 }
 
 // execBitwiseNot executes the unary op BitwiseNot.
-func execBitwiseNot(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execBitwiseNot(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -361,8 +366,8 @@ func BitCount(f *gobackend.Function, operand compute.Value) (compute.Value, erro
 }
 
 // execBitCount executes the unary op BitCount.
-func execBitCount(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execBitCount(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -419,8 +424,8 @@ func Clz(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execClz executes the unary op Clz.
-func execClz(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execClz(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -477,8 +482,8 @@ func Exp(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execExp executes the unary op Exp.
-func execExp(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execExp(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -515,8 +520,8 @@ func Expm1(f *gobackend.Function, operand compute.Value) (compute.Value, error) 
 }
 
 // execExpm1 executes the unary op Expm1.
-func execExpm1(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execExpm1(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -553,8 +558,8 @@ func Log1p(f *gobackend.Function, operand compute.Value) (compute.Value, error) 
 }
 
 // execLog1p executes the unary op Log1p.
-func execLog1p(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execLog1p(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -591,8 +596,8 @@ func Log(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execLog executes the unary op Log.
-func execLog(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execLog(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -629,8 +634,8 @@ func Logistic(f *gobackend.Function, operand compute.Value) (compute.Value, erro
 }
 
 // execLogistic executes the unary op Logistic.
-func execLogistic(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execLogistic(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -680,8 +685,8 @@ func Ceil(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execCeil executes the unary op Ceil.
-func execCeil(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execCeil(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -718,8 +723,8 @@ func Floor(f *gobackend.Function, operand compute.Value) (compute.Value, error) 
 }
 
 // execFloor executes the unary op Floor.
-func execFloor(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execFloor(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -756,8 +761,8 @@ func Round(f *gobackend.Function, operand compute.Value) (compute.Value, error) 
 }
 
 // execRound executes the unary op Round.
-func execRound(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execRound(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -794,8 +799,8 @@ func Rsqrt(f *gobackend.Function, operand compute.Value) (compute.Value, error) 
 }
 
 // execRsqrt executes the unary op Rsqrt.
-func execRsqrt(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execRsqrt(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -832,8 +837,8 @@ func Sqrt(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execSqrt executes the unary op Sqrt.
-func execSqrt(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execSqrt(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -870,8 +875,8 @@ func Cos(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execCos executes the unary op Cos.
-func execCos(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execCos(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -908,8 +913,8 @@ func Sin(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execSin executes the unary op Sin.
-func execSin(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execSin(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -946,8 +951,8 @@ func Tanh(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execTanh executes the unary op Tanh.
-func execTanh(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execTanh(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}
@@ -984,8 +989,8 @@ func Erf(f *gobackend.Function, operand compute.Value) (compute.Value, error) {
 }
 
 // execErf executes the unary op Erf.
-func execErf(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
-	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned)
+func execErf(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
+	input, output, err := unaryOperandAndOutput(backend, inputs, inputsOwned, planned)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 
 func init() {
 	gobackend.RegisterWhere.Register(Where, gobackend.PriorityGeneric)
-	gobackend.SetNodeExecutor(compute.OpTypeWhere, gobackend.PriorityGeneric, execWhere)
+	gobackend.SetPlannedNodeExecutor(compute.OpTypeWhere, gobackend.PriorityGeneric, execWhere)
 }
 
 // Where implements the compute.Builder interface.
@@ -28,7 +28,7 @@ func Where(f *gobackend.Function, conditionOp, onTrueOp, onFalseOp compute.Value
 	return node, nil
 }
 
-func execWhere(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool) (*gobackend.Buffer, error) {
+func execWhere(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	condition, onTrue, onFalse := inputs[0], inputs[1], inputs[2]
 
 	// Figure out what the outputBuffer is going to be.
@@ -44,7 +44,7 @@ func execWhere(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobac
 		output = onFalse
 		inputs[2] = nil
 	default:
-		output, err = backend.GetBuffer(outputShape)
+		output, err = backend.PlannedOutput(node, planned)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,15 @@
+package gobackend
+
+import "github.com/gomlx/compute"
+
+// PlannedOutputs is the number of nodes with a planned output in e's main function's
+// sequential plan, and of the slots they share (see seqNode).
+func PlannedOutputs(e compute.Executable) (nodes, slots int) {
+	fe := e.(*Executable).mainFn
+	for _, n := range fe.seqNodes {
+		if n.slot >= 0 {
+			nodes++
+		}
+	}
+	return nodes, len(fe.seqSlots)
+}
