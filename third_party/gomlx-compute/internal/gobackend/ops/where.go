@@ -36,11 +36,13 @@ func execWhere(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobac
 
 	var output *gobackend.Buffer
 	var err error
+	// Ownership first: most operands are not owned, and comparing shapes (a walk over both
+	// dimensions) was half of a small Where's time.
 	switch {
-	case onTrue.RawShape.Equal(outputShape) && inputsOwned[1]:
+	case inputsOwned[1] && onTrue.RawShape.Equal(outputShape):
 		output = onTrue
 		inputs[1] = nil
-	case onFalse.RawShape.Equal(outputShape) && inputsOwned[2]:
+	case inputsOwned[2] && onFalse.RawShape.Equal(outputShape):
 		output = onFalse
 		inputs[2] = nil
 	default:
