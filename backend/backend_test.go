@@ -246,7 +246,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/reduce.go", "reduceByRuns(operand.Flat.(", 4},
 		{"ops/argminmax.go", "argMinMaxLastAxis(operandFlat, currentArgBest, copyIntsFn, prefixSize, reduceSize, isMin)", 1},
 		{"ops/reduce_runs_test.go", "func TestArgMinMaxLastAxis(", 1},
-		{"executable.go", "for i, inputIdx := range inputIdxs {", 4},
+		{"executable.go", "for i, inputIdx := range inputIdxs {", 2},
 		{"executable.go", "execBuf.checkOutputs = klog.V(1).Enabled()", 1},
 		{"ops/avx2_elementwise.go", "broadcast := !(lhsIsScalarOr1 || rhsIsScalarOr1 || (len(lhsFlat) == size && len(rhsFlat) == size))", 1},
 		{"../../dtypes/dtypes.go", "case Int32, Uint32, Float32:", 1},
@@ -290,6 +290,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"ops/avx2_elementwise.go", "output, _ = backend.PlannedOutput(node, planned)", 1},
 		{"sequential_test.go", "func TestSequentialPlannedOutputs(", 1},
 		{"ops/where.go", "case inputsOwned[1] && onTrue.RawShape.Equal(outputShape):", 1},
+		{"executable.go", "err = fe.executeFused(backend, e, execBuf)", 1},
+		{"ops/avx2_elementwise.go", "avx2Float32BinaryExecutor(op.opType, op.generic), avx2Float32Elementwise)", 1},
+		{"sequential_test.go", "func TestSequentialFusedOperations(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

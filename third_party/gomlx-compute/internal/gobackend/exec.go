@@ -122,10 +122,20 @@ type nodeClosureExecutor func(backend *Backend, node *Node, inputs []*Buffer, in
 // and took in place, or one it got itself. The contents of output are what it last held.
 type PlannedNodeExecutor func(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool, output *Buffer) (*Buffer, error)
 
+// FusedKernel computes a float32 elementwise operation of opType into out, element by element
+// exactly as the executor registered for opType computes its float32 output: a and b have
+// out's length or length 1 (broadcast); b is nil for a unary operation. out never shares
+// memory with a or b.
+type FusedKernel func(opType compute.OpType, out, a, b []float32)
+
 var (
 	// plannedExecutors are the PlannedNodeExecutor forms of nodeExecutors, where the registered
 	// executor has one (SetPlannedNodeExecutor).
 	plannedExecutors [compute.OpTypeLast]PlannedNodeExecutor
+
+	// fusedKernels are the kernels of the registered executors that have one
+	// (SetFusibleNodeExecutor).
+	fusedKernels [compute.OpTypeLast]FusedKernel
 
 	// nodeExecutors should be populated during initialization (`init` functions) for the ops implemented.
 	// For the nodes not implemented, leave it as nil, and it will return an error.
@@ -166,6 +176,7 @@ func SetNodeExecutor(opType compute.OpType, priority RegisterPriority, executor 
 	nodeExecutorsPriority[opType] = priority
 	nodeExecutors[opType] = executor
 	plannedExecutors[opType] = nil
+	fusedKernels[opType] = nil
 }
 
 // SetPlannedNodeExecutor is SetNodeExecutor for an executor that can write into a planned
@@ -177,6 +188,17 @@ func SetPlannedNodeExecutor(opType compute.OpType, priority RegisterPriority, ex
 	}
 	SetNodeExecutor(opType, priority, executor.Executor())
 	plannedExecutors[opType] = executor
+}
+
+// SetFusibleNodeExecutor is SetPlannedNodeExecutor for an elementwise operation whose float32
+// outputs kernel computes as executor does: sequential executions may run it fused with
+// others (see seqFused).
+func SetFusibleNodeExecutor(opType compute.OpType, priority RegisterPriority, executor PlannedNodeExecutor, kernel FusedKernel) {
+	if priority < nodeExecutorsPriority[opType] {
+		return
+	}
+	SetPlannedNodeExecutor(opType, priority, executor)
+	fusedKernels[opType] = kernel
 }
 
 // Executor is p as a NodeExecutor: one that gets its output itself.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/compute/support/humanize"
 	"github.com/pkg/errors"
@@ -91,7 +92,9 @@ type seqNode struct {
 	uses     []seqUses  // executeNode: its inputs' and captured inputs' uses before it
 
 	planned PlannedNodeExecutor // executeSimpleNode, where the executor has this form
-	slot    int                 // the output's slot, with planned; -1 for none
+	slot    int                 // the output's slot, with planned or fused; -1 for none
+
+	fused *seqFused // executeFused: the group of fused operations node ends (inputs are its reads)
 }
 
 // plannedMaxBytes bounds the outputs planned in slots: the small operations whose pool work
@@ -114,7 +117,7 @@ type seqUses struct {
 
 // initSequentialPlan makes seqConstants and seqNodes from Schedule.
 func (fe *FunctionExecutable) initSequentialPlan() {
-	used := make([]int, fe.NumNodesToProcess) // uses by the nodes planned so far
+	var run []*Node // the nodes to run, in schedule order
 	for _, nodeIdx := range fe.Schedule {
 		if fe.NumUses[nodeIdx] == 0 {
 			continue
@@ -130,22 +133,40 @@ func (fe *FunctionExecutable) initSequentialPlan() {
 			fe.seqConstants = append(fe.seqConstants, seqConstant{nodeIdx, node.Data.(*Buffer)})
 			continue
 		}
-		entry := seqNode{node: node}
-		if executor := nodeExecutors[node.OpType]; executor != nil && NodeClosureExecutors[node.OpType] == nil &&
+		run = append(run, node)
+	}
+	groups, fusedAway := fe.fusionGroups(run)
+	used := make([]int, fe.NumNodesToProcess) // uses by the nodes planned so far
+	// readsOf sets entry.inputs to the reads of its node: executeNode's rules, an input is
+	// owned if one use of it remains before the node runs, and freed after the use that
+	// leaves none.
+	readsOf := func(entry *seqNode, reads []int) {
+		entry.inputs = make([]seqInput, len(reads))
+		for i, inputIdx := range reads {
+			entry.inputs[i] = seqInput{index: inputIdx, only: fe.NumUses[inputIdx]-used[inputIdx] == 1}
+		}
+		for i, inputIdx := range reads {
+			used[inputIdx]++
+			entry.inputs[i].end = used[inputIdx] == fe.NumUses[inputIdx]
+		}
+	}
+	for _, node := range run {
+		nodeIdx := node.Index
+		if fusedAway[nodeIdx] {
+			continue // run by its group's node
+		}
+		entry := seqNode{node: node, slot: -1}
+		if group := groups[nodeIdx]; group != nil {
+			entry.fused = group
+			readsOf(&entry, group.reads)
+			for i := range entry.inputs {
+				entry.inputs[i].only = false // a group takes no input in place
+			}
+		} else if executor := nodeExecutors[node.OpType]; executor != nil && NodeClosureExecutors[node.OpType] == nil &&
 			!node.IsMultiOutputs() && len(node.CapturedInputs) == 0 {
 			entry.executor = executor
-			inputIdxs := fe.InputIdxs[nodeIdx]
-			entry.inputs = make([]seqInput, len(inputIdxs))
-			for i, inputIdx := range inputIdxs {
-				// executeNode's rules: an input is owned if one use of it remains before the
-				// node runs, and freed after the use that leaves none.
-				entry.inputs[i] = seqInput{index: inputIdx, only: fe.NumUses[inputIdx]-used[inputIdx] == 1}
-			}
-			for i, inputIdx := range inputIdxs {
-				used[inputIdx]++
-				entry.inputs[i].end = used[inputIdx] == fe.NumUses[inputIdx]
-			}
-			entry.planned, entry.slot = plannedExecutors[node.OpType], -1
+			readsOf(&entry, fe.InputIdxs[nodeIdx])
+			entry.planned = plannedExecutors[node.OpType]
 		} else {
 			all := slices.Clone(fe.InputIdxs[nodeIdx])
 			for _, closureCaptures := range node.CapturedInputs {
@@ -167,6 +188,140 @@ func (fe *FunctionExecutable) initSequentialPlan() {
 	fe.planOutputs(used)
 }
 
+// seqFused is a group of float32 elementwise operations of one length that a sequential
+// execution runs as one node, the group's last operation (its root, the seqNode's node): each
+// operation's FusedKernel in plan order, on the flat operands, the outputs of all but the root
+// in scratch memory (only members of the group read them) and the root's in the node's
+// output. The same operations on the same operands as the operations' executors, without a
+// node's dispatch, buffers and bookkeeping for each (for a graph of small operations, several
+// times their arithmetic).
+type seqFused struct {
+	size   int         // the operations' length
+	inputs []int       // the nodes the group reads, each once
+	reads  []int       // the group's reads of inputs, one per operand (for the plan's use counts)
+	steps  []fusedStep // the operations, in plan order; the root last
+}
+
+// fusedStep is an operation of a seqFused: each of its operands a and b is an index into the
+// group's inputs (≥ 0) or ^k (< 0) for the output of the group's k-th operation; b is unused
+// for a unary operation.
+type fusedStep struct {
+	opType compute.OpType
+	kernel FusedKernel
+	a, b   int
+	unary  bool
+}
+
+// fusedMaxSize bounds the length of fused operations: the small ones, whose dispatch costs
+// more than their arithmetic, with scratch memory of a few kilobytes.
+const fusedMaxSize = 1024
+
+// fusibleNode reports whether node is an operation a group can run: a float32 operation of
+// static shape, at most fusedMaxSize elements, with a FusedKernel, whose operands are float32
+// of its length or of length 1.
+func fusibleNode(node *Node) bool {
+	if fusedKernels[node.OpType] == nil || node.IsMultiOutputs() || len(node.CapturedInputs) > 0 ||
+		node.Shape.DType != dtypes.Float32 || node.Shape.IsDynamic() || len(node.Inputs) == 0 || len(node.Inputs) > 2 {
+		return false
+	}
+	size := node.Shape.Size()
+	if size < 1 || size > fusedMaxSize {
+		return false
+	}
+	for _, input := range node.Inputs {
+		if input.Shape.DType != dtypes.Float32 || input.Shape.IsDynamic() {
+			return false
+		}
+		if n := input.Shape.Size(); n != size && n != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// fusionGroups finds the groups of operations of run (in plan order) that a sequential
+// execution runs fused (see seqFused): by root, and the members other than roots. From the
+// last operation back, an operation that can be fused and is not in a group yet roots one,
+// and an operand joins its group where it can be fused, has the root's length, and every one
+// of its reads is by a member of the group already (so never by a function's output); a
+// group needs two operations.
+func (fe *FunctionExecutable) fusionGroups(run []*Node) (groups map[int]*seqFused, fusedAway map[int]bool) {
+	pos := make(map[int]int, len(run))
+	readers := make(map[int][]int)
+	reads := make([]int, fe.NumNodesToProcess)
+	for i, node := range run {
+		pos[node.Index] = i
+		for _, input := range node.Inputs {
+			readers[input.Index] = append(readers[input.Index], node.Index)
+			reads[input.Index]++
+		}
+		for _, closureCaptures := range node.CapturedInputs {
+			for _, captured := range closureCaptures {
+				readers[captured.Index] = append(readers[captured.Index], node.Index)
+				reads[captured.Index]++
+			}
+		}
+	}
+	groups, fusedAway = make(map[int]*seqFused), make(map[int]bool)
+	for i := len(run) - 1; i >= 0; i-- {
+		root := run[i]
+		if fusedAway[root.Index] || !fusibleNode(root) {
+			continue
+		}
+		size := root.Shape.Size()
+		inGroup := map[int]bool{root.Index: true}
+		members := []*Node{root}
+		for stack := []*Node{root}; len(stack) > 0; {
+			c := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, p := range c.Inputs {
+				if inGroup[p.Index] || fusedAway[p.Index] || groups[p.Index] != nil || !fusibleNode(p) ||
+					p.Shape.Size() != size || reads[p.Index] != fe.NumUses[p.Index] {
+					continue
+				}
+				if _, planned := pos[p.Index]; !planned {
+					continue
+				}
+				if !slices.ContainsFunc(readers[p.Index], func(r int) bool { return !inGroup[r] }) {
+					inGroup[p.Index] = true
+					members = append(members, p)
+					stack = append(stack, p)
+				}
+			}
+		}
+		if len(members) < 2 {
+			continue
+		}
+		slices.SortFunc(members, func(x, y *Node) int { return pos[x.Index] - pos[y.Index] })
+		group := &seqFused{size: size}
+		step := make(map[int]int, len(members)) // member → its step
+		operand := func(input *Node) int {
+			if k, ok := step[input.Index]; ok {
+				return ^k
+			}
+			group.reads = append(group.reads, input.Index)
+			if j := slices.Index(group.inputs, input.Index); j >= 0 {
+				return j
+			}
+			group.inputs = append(group.inputs, input.Index)
+			return len(group.inputs) - 1
+		}
+		for k, m := range members {
+			s := fusedStep{opType: m.OpType, kernel: fusedKernels[m.OpType], a: operand(m.Inputs[0]), unary: len(m.Inputs) == 1}
+			if !s.unary {
+				s.b = operand(m.Inputs[1])
+			}
+			group.steps = append(group.steps, s)
+			step[m.Index] = k
+			if m != root {
+				fusedAway[m.Index] = true
+			}
+		}
+		groups[root.Index] = group
+	}
+	return groups, fusedAway
+}
+
 // planOutputs gives slots (see seqNode) to the small static outputs of the planned nodes of
 // seqNodes that only other nodes of the plan read (used counts their reads; a function's
 // outputs are read by the caller too). A slot is taken at the node that writes it and given
@@ -175,13 +330,11 @@ func (fe *FunctionExecutable) initSequentialPlan() {
 func (fe *FunctionExecutable) planOutputs(used []int) {
 	lastRead := make([]int, fe.NumNodesToProcess)
 	for pos, e := range fe.seqNodes {
-		for _, index := range fe.InputIdxs[e.node.Index] {
-			lastRead[index] = pos
+		for _, in := range e.inputs { // executeSimpleNode's and executeFused's
+			lastRead[in.index] = pos
 		}
-		for _, closureCaptures := range e.node.CapturedInputs {
-			for _, captured := range closureCaptures {
-				lastRead[captured.Index] = pos
-			}
+		for _, u := range e.uses { // executeNode's
+			lastRead[u.index] = pos
 		}
 	}
 	free := make(map[string][]int)  // slots free for outputs of a shape
@@ -191,7 +344,7 @@ func (fe *FunctionExecutable) planOutputs(used []int) {
 		node := e.node
 		// Not StaticSize, which keeps what it first finds: a closure is planned once when it
 		// returns and again after the graph passes.
-		if e.planned != nil && !node.Shape.IsDynamic() && node.Shape.Size() > 0 &&
+		if (e.planned != nil || e.fused != nil) && !node.Shape.IsDynamic() && node.Shape.Size() > 0 &&
 			node.Shape.ByteSize() <= plannedMaxBytes &&
 			used[node.Index] == fe.NumUses[node.Index] && lastRead[node.Index] > pos {
 			key := node.Shape.String()
@@ -358,6 +511,10 @@ type funcExecBuffers struct {
 	// kept with execBuf for its next execution.
 	slots []*Buffer
 
+	// executeFused's operands and scratch memory, kept with execBuf for its next execution.
+	fusedInputs  [][]float32
+	fusedScratch []float32
+
 	// Parallel execution only: protects shared state.
 	mu sync.Mutex
 }
@@ -516,7 +673,9 @@ func (fe *FunctionExecutable) executeSequentially(backend *Backend, execBuf *fun
 		for i := range fe.seqNodes {
 			e := &fe.seqNodes[i]
 			var err error
-			if e.executor != nil {
+			if e.fused != nil {
+				err = fe.executeFused(backend, e, execBuf)
+			} else if e.executor != nil {
 				err = fe.executeSimpleNode(backend, e, execBuf)
 			} else {
 				for _, u := range e.uses {
@@ -718,6 +877,64 @@ func (fe *FunctionExecutable) executeSimpleNode(backend *Backend, e *seqNode, ex
 				return errors.Errorf("op %s reused input %d as output but didn't set input to nil in buffer slice",
 					node.OpType, i)
 			}
+			backend.PutBuffer(buf)
+			execBuf.results[in.index] = nil
+		}
+	}
+	return nil
+}
+
+// executeFused runs the group of fused operations e ends (see seqFused), as executeSimpleNode
+// runs a node.
+func (fe *FunctionExecutable) executeFused(backend *Backend, e *seqNode, execBuf *funcExecBuffers) error {
+	group, node := e.fused, e.node
+	inputs := execBuf.fusedInputs[:0]
+	for i, index := range group.inputs {
+		buf := execBuf.results[index]
+		if buf == nil || !buf.InUse {
+			return errors.Errorf("input %d of the operations fused into %s is not available", i, node.OpType)
+		}
+		inputs = append(inputs, buf.Flat.([]float32))
+	}
+	execBuf.fusedInputs = inputs
+	n := group.size
+	if need := n * (len(group.steps) - 1); len(execBuf.fusedScratch) < need {
+		execBuf.fusedScratch = make([]float32, need)
+	}
+	var output *Buffer
+	var err error
+	if e.slot >= 0 {
+		output, err = fe.slotBuffer(backend, execBuf, e.slot)
+	} else {
+		output, err = backend.GetBuffer(node.Shape)
+	}
+	if err != nil {
+		return errors.WithMessagef(err, "executing the operations fused into %s", node.OpType)
+	}
+	operand := func(ref int) []float32 {
+		if ref >= 0 {
+			return inputs[ref]
+		}
+		k := ^ref
+		return execBuf.fusedScratch[k*n : (k+1)*n]
+	}
+	last := len(group.steps) - 1
+	for k, s := range group.steps {
+		out := output.Flat.([]float32)
+		if k < last {
+			out = execBuf.fusedScratch[k*n : (k+1)*n]
+		}
+		var b []float32
+		if !s.unary {
+			b = operand(s.b)
+		}
+		s.kernel(s.opType, out, operand(s.a), b)
+	}
+	execBuf.results[node.Index] = output
+	execBuf.owned[node.Index] = !output.planned
+	// Free the inputs this was the last use of.
+	for _, in := range e.inputs {
+		if buf := execBuf.results[in.index]; in.end && buf != nil && execBuf.owned[in.index] {
 			backend.PutBuffer(buf)
 			execBuf.results[in.index] = nil
 		}

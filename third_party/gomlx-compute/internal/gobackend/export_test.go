@@ -13,3 +13,15 @@ func PlannedOutputs(e compute.Executable) (nodes, slots int) {
 	}
 	return nodes, len(fe.seqSlots)
 }
+
+// FusedOperations is the number of groups of fused operations in e's main function's
+// sequential plan, and of the operations they run (see seqFused).
+func FusedOperations(e compute.Executable) (groups, operations int) {
+	for _, n := range e.(*Executable).mainFn.seqNodes {
+		if n.fused != nil {
+			groups++
+			operations += len(n.fused.steps)
+		}
+	}
+	return groups, operations
+}

@@ -1,6 +1,7 @@
 package gobackend_test
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -237,6 +238,83 @@ func TestSequentialPlannedOutputs(t *testing.T) {
 		for i, want := range [][]float32{f, h, c} {
 			if !slices.Equal(seq[r][i], want) || !slices.Equal(par[r][i], want) {
 				t.Errorf("execution %d, output %d: sequential %v, parallel %v, want %v", r, i, seq[r][i], par[r][i], want)
+			}
+		}
+	}
+}
+
+// TestSequentialFusedOperations runs a graph of float32 elementwise operations that a
+// sequential execution fuses (see gobackend.FusedKernel): a chain with an operation reading a
+// value twice, an input read by two operations, scalar operands on either side of commutative
+// and non-commutative operations, NaNs, a value read by a reduction (left unfused) and one
+// that is a function output (also left unfused). Three executions of one compilation give
+// the bits the parallel mode (which fuses nothing) gives.
+func TestSequentialFusedOperations(t *testing.T) {
+	shape := shapes.Make(dtypes.Float32, 2, 3)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%+v", err)
+		}
+	}
+	run := func(config string, xs [][]float32) (got [][][]float32, groups, operations int) {
+		backend, err := gobackend.New(config)
+		must(err)
+		defer backend.Finalize()
+		builder := backend.Builder("fused")
+		main := builder.Main()
+		x, err := main.Parameter("x", shape, nil)
+		must(err)
+		y, err := main.Parameter("y", shape, nil)
+		must(err)
+		two, _ := main.Constant([]float32{2})
+		a, _ := main.Mul(two, x) // a scalar left operand of a commutative operation
+		b, _ := main.Sub(two, a) // and of a non-commutative one
+		c, _ := main.Mul(b, b)   // a value read twice by one operation
+		d, _ := main.Add(c, x)   // x read by a second operation
+		e, _ := main.Neg(d)      // read by a reduction: not fused away
+		sum, _ := main.ReduceSum(e, 1)
+		f, _ := main.Exp(e)
+		g, _ := main.Div(f, y) // y holds zeros: infinities and NaNs
+		h, _ := main.Max(g, e) // NaN rules of Max
+		k, _ := main.Log1p(h)  // an output too: not fused away
+		m, _ := main.Sqrt(k)
+		out, _ := main.Sign(m)
+		must(main.Return([]compute.Value{out, k, sum}, nil))
+		exec, err := builder.Compile()
+		must(err)
+		groups, operations = gobackend.FusedOperations(exec)
+		yBuf, err := backend.BufferFromFlatData(0, []float32{1, 0, -2, 0.5, 3, -1}, shape)
+		must(err)
+		for _, xv := range xs {
+			xBuf, err := backend.BufferFromFlatData(0, xv, shape)
+			must(err)
+			outputs, err := exec.Execute([]compute.Buffer{xBuf, yBuf}, nil, 0)
+			if err != nil {
+				t.Fatalf("%s: %+v", config, err)
+			}
+			var run [][]float32
+			for _, o := range outputs {
+				run = append(run, slices.Clone(o.(*gobackend.Buffer).Flat.([]float32)))
+			}
+			got = append(got, run)
+		}
+		return got, groups, operations
+	}
+	nan := float32(math.NaN())
+	xs := [][]float32{{1, 2, 3, 4, 5, 6}, {-1, 0.5, nan, -3, 7, 0}, {0, 0, 0, 1e-3, -1e-3, 40}}
+	seq, groups, operations := run("ops_sequential", xs)
+	par, _, _ := run("ops_parallel", xs)
+	if groups != 3 || operations != 11 {
+		t.Errorf("%d operations fused in %d groups; want a to e, f to k and m to the output: 11 in 3", operations, groups)
+	}
+	for r := range xs {
+		for i := range seq[r] {
+			for j := range seq[r][i] {
+				if math.Float32bits(seq[r][i][j]) != math.Float32bits(par[r][i][j]) {
+					t.Errorf("execution %d, output %d, element %d: sequential %v (%#x), parallel %v (%#x)", r, i, j,
+						seq[r][i][j], math.Float32bits(seq[r][i][j]), par[r][i][j], math.Float32bits(par[r][i][j]))
+				}
 			}
 		}
 	}

@@ -36,10 +36,11 @@ func init() {
 		{compute.OpTypeMax, execMax},
 		{compute.OpTypeMin, execMin},
 	} {
-		gobackend.SetPlannedNodeExecutor(op.opType, gobackend.PriorityArch, avx2Float32BinaryExecutor(op.opType, op.generic))
+		gobackend.SetFusibleNodeExecutor(op.opType, gobackend.PriorityArch, avx2Float32BinaryExecutor(op.opType, op.generic), avx2Float32Elementwise)
 	}
-	gobackend.SetPlannedNodeExecutor(compute.OpTypeSign, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSign, execSign))
-	gobackend.SetPlannedNodeExecutor(compute.OpTypeSqrt, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSqrt, execSqrt))
+	unaryKernel := func(opType compute.OpType, out, a, _ []float32) { avx2Float32Unary(opType, a, out) }
+	gobackend.SetFusibleNodeExecutor(compute.OpTypeSign, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSign, execSign), unaryKernel)
+	gobackend.SetFusibleNodeExecutor(compute.OpTypeSqrt, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSqrt, execSqrt), unaryKernel)
 }
 
 // avx2Float32UnaryExecutor runs float32 operands on AVX2 and everything else on generic.
@@ -114,19 +115,26 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 			output, _ = backend.PlannedOutput(node, planned)
 		}
 		outFlat := output.Flat.([]float32)
-		switch {
-		case broadcast:
+		if broadcast {
 			avx2Float32BinaryBroadcast(opType, lhsFlat, rhsFlat, outFlat, node.BroadcastIterator(lhsShape, rhsShape))
-			return output, nil
-		case lhsIsScalarOr1 && !rhsIsScalarOr1 && opType != compute.OpTypeSub && opType != compute.OpTypeDiv:
-			lhsFlat, rhsFlat = rhsFlat, lhsFlat // as the generic executors of commutative ops do
-		}
-		if isMinMax {
-			avx2Float32MinMax(opType == compute.OpTypeMax, lhsFlat, rhsFlat, outFlat)
 		} else {
-			avx2Float32Binary(opType, lhsFlat, rhsFlat, outFlat)
+			avx2Float32Elementwise(opType, outFlat, lhsFlat, rhsFlat)
 		}
 		return output, nil
+	}
+}
+
+// avx2Float32Elementwise sets output to lhs ⊙ rhs for Add, Sub, Mul, Div, Max or Min, where lhs
+// and rhs have output's length or length 1: the executor's computation without broadcasting
+// along axes, and its FusedKernel.
+func avx2Float32Elementwise(opType compute.OpType, output, lhs, rhs []float32) {
+	if len(lhs) == 1 && len(rhs) != 1 && opType != compute.OpTypeSub && opType != compute.OpTypeDiv {
+		lhs, rhs = rhs, lhs // as the generic executors of commutative ops do
+	}
+	if opType == compute.OpTypeMax || opType == compute.OpTypeMin {
+		avx2Float32MinMax(opType == compute.OpTypeMax, lhs, rhs, output)
+	} else {
+		avx2Float32Binary(opType, lhs, rhs, output)
 	}
 }
 
