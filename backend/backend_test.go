@@ -293,6 +293,8 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"executable.go", "err = fe.executeFused(backend, e, execBuf)", 1},
 		{"ops/avx2_elementwise.go", "avx2Float32BinaryExecutor(op.opType, op.generic), avx2Float32Elementwise)", 1},
 		{"sequential_test.go", "func TestSequentialFusedOperations(", 1},
+		{"ops/slice.go", "gobackend.SetFusedView(compute.OpTypeSlice, sliceRun)", 1},
+		{"sequential_test.go", "func TestSequentialFusedViews(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

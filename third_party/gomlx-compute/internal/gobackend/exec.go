@@ -137,6 +137,9 @@ var (
 	// (SetFusibleNodeExecutor).
 	fusedKernels [compute.OpTypeLast]FusedKernel
 
+	// fusedViews are the FusedView of the operations that have one (SetFusedView).
+	fusedViews [compute.OpTypeLast]FusedView
+
 	// nodeExecutors should be populated during initialization (`init` functions) for the ops implemented.
 	// For the nodes not implemented, leave it as nil, and it will return an error.
 	//
@@ -177,6 +180,7 @@ func SetNodeExecutor(opType compute.OpType, priority RegisterPriority, executor 
 	nodeExecutors[opType] = executor
 	plannedExecutors[opType] = nil
 	fusedKernels[opType] = nil
+	fusedViews[opType] = nil
 }
 
 // SetPlannedNodeExecutor is SetNodeExecutor for an executor that can write into a planned
@@ -200,6 +204,15 @@ func SetFusibleNodeExecutor(opType compute.OpType, priority RegisterPriority, ex
 	SetPlannedNodeExecutor(opType, priority, executor)
 	fusedKernels[opType] = kernel
 }
+
+// FusedView reports whether node's output is a contiguous run of its operand's flat elements,
+// and where it starts: a Reshape (at 0), or a Slice of one run. A group of fused operations
+// (see seqFused) reads such an output in place, in its operand.
+type FusedView func(node *Node) (offset int, ok bool)
+
+// SetFusedView sets the FusedView of opType's nodes, for the executor registered for opType:
+// SetNodeExecutor drops it.
+func SetFusedView(opType compute.OpType, view FusedView) { fusedViews[opType] = view }
 
 // Executor is p as a NodeExecutor: one that gets its output itself.
 func (p PlannedNodeExecutor) Executor() NodeExecutor {

@@ -196,10 +196,16 @@ func (fe *FunctionExecutable) initSequentialPlan() {
 // node's dispatch, buffers and bookkeeping for each (for a graph of small operations, several
 // times their arithmetic).
 type seqFused struct {
-	size   int         // the operations' length
-	inputs []int       // the nodes the group reads, each once
-	reads  []int       // the group's reads of inputs, one per operand (for the plan's use counts)
-	steps  []fusedStep // the operations, in plan order; the root last
+	size   int          // the operations' length
+	inputs []fusedInput // the runs of nodes' outputs the group reads, each once
+	reads  []int        // the group's reads of nodes, one per operand (for the plan's use counts)
+	steps  []fusedStep  // the operations, in plan order; the root last
+}
+
+// fusedInput is a run of a node's flat output that a group of fused operations reads: the
+// whole of it, or, through a member that is a view (FusedView), size elements from offset.
+type fusedInput struct {
+	index, offset, length int
 }
 
 // fusedStep is an operation of a seqFused: each of its operands a and b is an index into the
@@ -215,6 +221,18 @@ type fusedStep struct {
 // fusedMaxSize bounds the length of fused operations: the small ones, whose dispatch costs
 // more than their arithmetic, with scratch memory of a few kilobytes.
 const fusedMaxSize = 1024
+
+// fusedViewOf reports whether node is a view a group can read in place (see FusedView): of a
+// float32 operand of static shape, at most fusedMaxSize elements, and where it starts.
+func fusedViewOf(node *Node) (offset int, ok bool) {
+	view := fusedViews[node.OpType]
+	if view == nil || node.IsMultiOutputs() || len(node.CapturedInputs) > 0 || len(node.Inputs) != 1 ||
+		node.Shape.DType != dtypes.Float32 || node.Shape.IsDynamic() || node.Inputs[0].Shape.IsDynamic() ||
+		node.Shape.Size() < 1 || node.Shape.Size() > fusedMaxSize {
+		return 0, false
+	}
+	return view(node)
+}
 
 // fusibleNode reports whether node is an operation a group can run: a float32 operation of
 // static shape, at most fusedMaxSize elements, with a FusedKernel, whose operands are float32
@@ -242,9 +260,9 @@ func fusibleNode(node *Node) bool {
 // fusionGroups finds the groups of operations of run (in plan order) that a sequential
 // execution runs fused (see seqFused): by root, and the members other than roots. From the
 // last operation back, an operation that can be fused and is not in a group yet roots one,
-// and an operand joins its group where it can be fused, has the root's length, and every one
-// of its reads is by a member of the group already (so never by a function's output); a
-// group needs two operations.
+// and an operand joins its group where it can be fused or is a view of an operand outside the
+// group (fusedViewOf), has the root's length, and every one of its reads is by a member of
+// the group already (so never by a function's output); a group needs two members.
 func (fe *FunctionExecutable) fusionGroups(run []*Node) (groups map[int]*seqFused, fusedAway map[int]bool) {
 	pos := make(map[int]int, len(run))
 	readers := make(map[int][]int)
@@ -275,7 +293,8 @@ func (fe *FunctionExecutable) fusionGroups(run []*Node) (groups map[int]*seqFuse
 			c := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			for _, p := range c.Inputs {
-				if inGroup[p.Index] || fusedAway[p.Index] || groups[p.Index] != nil || !fusibleNode(p) ||
+				_, view := fusedViewOf(p)
+				if inGroup[p.Index] || fusedAway[p.Index] || groups[p.Index] != nil || !(view || fusibleNode(p)) ||
 					p.Shape.Size() != size || reads[p.Index] != fe.NumUses[p.Index] {
 					continue
 				}
@@ -295,27 +314,59 @@ func (fe *FunctionExecutable) fusionGroups(run []*Node) (groups map[int]*seqFuse
 		slices.SortFunc(members, func(x, y *Node) int { return pos[x.Index] - pos[y.Index] })
 		group := &seqFused{size: size}
 		step := make(map[int]int, len(members)) // member → its step
-		operand := func(input *Node) int {
-			if k, ok := step[input.Index]; ok {
-				return ^k
-			}
-			group.reads = append(group.reads, input.Index)
-			if j := slices.Index(group.inputs, input.Index); j >= 0 {
+		views := make(map[int]int)              // view member → what it reads, as an operand
+		input := func(in fusedInput) int {
+			group.reads = append(group.reads, in.index)
+			if j := slices.Index(group.inputs, in); j >= 0 {
 				return j
 			}
-			group.inputs = append(group.inputs, input.Index)
+			group.inputs = append(group.inputs, in)
 			return len(group.inputs) - 1
 		}
-		for k, m := range members {
+		operand := func(node *Node) int {
+			if k, ok := step[node.Index]; ok {
+				return ^k
+			}
+			if j, ok := views[node.Index]; ok {
+				return j
+			}
+			return input(fusedInput{index: node.Index, length: node.Shape.Size()})
+		}
+		steps := 0
+		for _, m := range members {
+			if m != root {
+				fusedAway[m.Index] = true
+			}
+			if offset, ok := fusedViewOf(m); ok {
+				q := m.Inputs[0]
+				ref, inViews := views[q.Index]
+				switch _, inSteps := step[q.Index]; {
+				case inSteps: // a Reshape of a member's output (a view of another length is not one)
+					views[m.Index] = ^step[q.Index]
+				case inViews && ref < 0: // of a Reshape of a member's output
+					views[m.Index] = ref
+				case inViews: // of a run of an input: a run of that run, read once already
+					in := group.inputs[ref]
+					in.offset, in.length = in.offset+offset, size
+					if j := slices.Index(group.inputs, in); j >= 0 {
+						views[m.Index] = j
+					} else {
+						group.inputs = append(group.inputs, in)
+						views[m.Index] = len(group.inputs) - 1
+					}
+				default:
+					views[m.Index] = input(fusedInput{index: q.Index, offset: offset, length: size})
+				}
+				continue
+			}
+			k := steps
+			steps++
 			s := fusedStep{opType: m.OpType, kernel: fusedKernels[m.OpType], a: operand(m.Inputs[0]), unary: len(m.Inputs) == 1}
 			if !s.unary {
 				s.b = operand(m.Inputs[1])
 			}
 			group.steps = append(group.steps, s)
 			step[m.Index] = k
-			if m != root {
-				fusedAway[m.Index] = true
-			}
 		}
 		groups[root.Index] = group
 	}
@@ -889,12 +940,12 @@ func (fe *FunctionExecutable) executeSimpleNode(backend *Backend, e *seqNode, ex
 func (fe *FunctionExecutable) executeFused(backend *Backend, e *seqNode, execBuf *funcExecBuffers) error {
 	group, node := e.fused, e.node
 	inputs := execBuf.fusedInputs[:0]
-	for i, index := range group.inputs {
-		buf := execBuf.results[index]
+	for i, in := range group.inputs {
+		buf := execBuf.results[in.index]
 		if buf == nil || !buf.InUse {
 			return errors.Errorf("input %d of the operations fused into %s is not available", i, node.OpType)
 		}
-		inputs = append(inputs, buf.Flat.([]float32))
+		inputs = append(inputs, buf.Flat.([]float32)[in.offset:in.offset+in.length])
 	}
 	execBuf.fusedInputs = inputs
 	n := group.size

@@ -15,13 +15,19 @@ func PlannedOutputs(e compute.Executable) (nodes, slots int) {
 }
 
 // FusedOperations is the number of groups of fused operations in e's main function's
-// sequential plan, and of the operations they run (see seqFused).
-func FusedOperations(e compute.Executable) (groups, operations int) {
+// sequential plan, of the operations they run and of their inputs read in part, through a
+// view from an offset (see seqFused).
+func FusedOperations(e compute.Executable) (groups, operations, offsetViews int) {
 	for _, n := range e.(*Executable).mainFn.seqNodes {
 		if n.fused != nil {
 			groups++
 			operations += len(n.fused.steps)
+			for _, in := range n.fused.inputs {
+				if in.offset > 0 {
+					offsetViews++
+				}
+			}
 		}
 	}
-	return groups, operations
+	return groups, operations, offsetViews
 }

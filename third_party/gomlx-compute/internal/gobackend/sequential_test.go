@@ -283,7 +283,7 @@ func TestSequentialFusedOperations(t *testing.T) {
 		must(main.Return([]compute.Value{out, k, sum}, nil))
 		exec, err := builder.Compile()
 		must(err)
-		groups, operations = gobackend.FusedOperations(exec)
+		groups, operations, _ = gobackend.FusedOperations(exec)
 		yBuf, err := backend.BufferFromFlatData(0, []float32{1, 0, -2, 0.5, 3, -1}, shape)
 		must(err)
 		for _, xv := range xs {
@@ -316,6 +316,63 @@ func TestSequentialFusedOperations(t *testing.T) {
 						seq[r][i][j], math.Float32bits(seq[r][i][j]), par[r][i][j], math.Float32bits(par[r][i][j]))
 				}
 			}
+		}
+	}
+}
+
+// TestSequentialFusedViews runs fused operations that read a Slice of one run of their
+// operand (from an offset) and a Reshape of it in place, next to a Slice that is not one run
+// (materialized), three executions against the parallel mode bit for bit.
+func TestSequentialFusedViews(t *testing.T) {
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%+v", err)
+		}
+	}
+	run := func(config string, xs [][]float32) (got [][]float32, groups, operations, views int) {
+		backend, err := gobackend.New(config)
+		must(err)
+		defer backend.Finalize()
+		builder := backend.Builder("views")
+		main := builder.Main()
+		x, err := main.Parameter("x", shapes.Make(dtypes.Float32, 2, 6), nil)
+		must(err)
+		row, _ := main.Slice(x, []int{1, 0}, []int{2, 6}, []int{1, 1}) // one run, from element 6
+		r, _ := main.Reshape(row, 2, 3)
+		block, _ := main.Slice(x, []int{0, 3}, []int{2, 6}, []int{1, 1}) // two runs: not a view
+		a, _ := main.Add(r, block)
+		b, _ := main.Mul(a, r)
+		out, _ := main.Neg(b)
+		must(main.Return([]compute.Value{out}, nil))
+		exec, err := builder.Compile()
+		must(err)
+		groups, operations, views = gobackend.FusedOperations(exec)
+		for _, xv := range xs {
+			xBuf, err := backend.BufferFromFlatData(0, xv, shapes.Make(dtypes.Float32, 2, 6))
+			must(err)
+			outputs, err := exec.Execute([]compute.Buffer{xBuf}, nil, 0)
+			if err != nil {
+				t.Fatalf("%s: %+v", config, err)
+			}
+			got = append(got, slices.Clone(outputs[0].(*gobackend.Buffer).Flat.([]float32)))
+		}
+		return got, groups, operations, views
+	}
+	xs := [][]float32{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {-1, 0.5, 2, -3, 7, 0, 1e-3, -2, 4, 8, -16, 3}}
+	seq, groups, operations, views := run("ops_sequential", xs)
+	par, _, _, _ := run("ops_parallel", xs)
+	if groups != 1 || operations != 3 || views != 1 {
+		t.Errorf("%d groups of %d operations with %d inputs read from an offset; want the Add, Mul and Neg in one, reading x from element 6", groups, operations, views)
+	}
+	for r, xv := range xs {
+		var want []float32
+		for i := range 6 {
+			row, block := xv[6+i], xv[(i/3)*6+3+i%3]
+			want = append(want, -((row + block) * row))
+		}
+		if !slices.Equal(seq[r], par[r]) || !slices.Equal(seq[r], want) {
+			t.Errorf("execution %d: sequential %v, parallel %v, want %v", r, seq[r], par[r], want)
 		}
 	}
 }

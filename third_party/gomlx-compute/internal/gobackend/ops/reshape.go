@@ -14,6 +14,7 @@ import (
 func init() {
 	gobackend.RegisterReshape.Register(Reshape, gobackend.PriorityGeneric)
 	gobackend.SetPlannedNodeExecutor(compute.OpTypeReshape, gobackend.PriorityGeneric, execReshape)
+	gobackend.SetFusedView(compute.OpTypeReshape, func(*gobackend.Node) (int, bool) { return 0, true }) // the same elements
 
 	gobackend.RegisterDynamicReshape.Register(DynamicReshape, gobackend.PriorityGeneric)
 	gobackend.SetNodeExecutor(compute.OpTypeDynamicReshape, gobackend.PriorityGeneric, execDynamicReshape)

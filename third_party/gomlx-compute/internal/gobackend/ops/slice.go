@@ -13,6 +13,36 @@ import (
 func init() {
 	gobackend.RegisterSlice.Register(Slice, gobackend.PriorityGeneric)
 	gobackend.SetPlannedNodeExecutor(compute.OpTypeSlice, gobackend.PriorityGeneric, execSlice)
+	gobackend.SetFusedView(compute.OpTypeSlice, sliceRun)
+}
+
+// sliceRun is Slice's gobackend.FusedView: whether a Slice node takes one contiguous run of
+// its operand's flat elements (one element of each leading axis, then whole axes, the first
+// of them perhaps in part, with steps of 1), and where the run starts.
+func sliceRun(node *gobackend.Node) (int, bool) {
+	params, ok := node.Data.(*sliceNode)
+	in, out := node.Inputs[0].Shape.Dimensions, node.Shape.Dimensions
+	if !ok || len(in) != len(out) || len(params.starts) != len(in) || len(params.strides) != len(in) {
+		return 0, false
+	}
+	partial := false // past the first axis of more than one output element
+	offset, stride := 0, 1
+	for axis := len(in) - 1; axis >= 0; axis-- {
+		offset += params.starts[axis] * stride
+		stride *= in[axis]
+	}
+	for axis := range in {
+		switch {
+		case partial && out[axis] != in[axis]:
+			return 0, false
+		case out[axis] > 1:
+			if params.strides[axis] != 1 {
+				return 0, false
+			}
+			partial = true
+		}
+	}
+	return offset, true
 }
 
 // sliceNode is attached to the gobackend.Node.data field for Slice.
