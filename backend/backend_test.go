@@ -295,6 +295,8 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"sequential_test.go", "func TestSequentialFusedOperations(", 1},
 		{"ops/slice.go", "gobackend.SetFusedView(compute.OpTypeSlice, sliceRun)", 1},
 		{"sequential_test.go", "func TestSequentialFusedViews(", 1},
+		{"executable.go", "run = fe.foldConstants(run)", 1},
+		{"sequential_test.go", "func TestSequentialFoldsConstants(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

@@ -24,6 +24,10 @@ type Builder struct {
 	Backend    *Backend
 	IsCompiled bool
 
+	// optimized is set once the graph passes have run (Compile): functions compiled from then
+	// on fold their constants (see FunctionExecutable.foldConstants).
+	optimized bool
+
 	// MainFn is the main function of the computation.
 	// Each function (including MainFn and closures) has its own nodes slice.
 	MainFn *Function
@@ -126,6 +130,7 @@ func (b *Builder) Compile() (compute.Executable, error) {
 	if err := b.Optimize(); err != nil {
 		return nil, errors.WithMessagef(err, "failed to optimize graph")
 	}
+	b.optimized = true
 
 	if klog.V(2).Enabled() {
 		klog.Infof("Computation Graph (after optimizations):\n%s\n", b)

@@ -135,6 +135,7 @@ func (fe *FunctionExecutable) initSequentialPlan() {
 		}
 		run = append(run, node)
 	}
+	run = fe.foldConstants(run)
 	groups, fusedAway := fe.fusionGroups(run)
 	used := make([]int, fe.NumNodesToProcess) // uses by the nodes planned so far
 	// readsOf sets entry.inputs to the reads of its node: executeNode's rules, an input is
@@ -186,6 +187,65 @@ func (fe *FunctionExecutable) initSequentialPlan() {
 		fe.seqNodes = append(fe.seqNodes, entry)
 	}
 	fe.planOutputs(used)
+}
+
+// foldedMaxBytes bounds the outputs foldConstants computes: constants made by broadcasting
+// and reshaping small ones, not large tensors kept for the executable's life.
+const foldedMaxBytes = 4 << 10
+
+// foldConstants computes the plain operations of run (in plan order) that read only constants
+// or outputs so computed, of static shape and at most foldedMaxBytes, once, when the plan is
+// made, with their executors: their outputs join seqConstants, and the rest of run, which it
+// returns, is what executions run. A broadcast, reshape or negation of a constant (what
+// autodiff makes of scalars) is then not run at every execution, nor at every iteration of a
+// While body. Only after the graph passes (Builder.optimized), which may still change nodes
+// (and whose compilations of closures before them are thrown away); an operation whose
+// executor fails is left to run (and fail) at execution.
+func (fe *FunctionExecutable) foldConstants(run []*Node) []*Node {
+	if fe.Builder == nil || !fe.Builder.optimized || fe.Backend == nil {
+		return run
+	}
+	constant := make(map[int]*Buffer)
+	for _, c := range fe.seqConstants {
+		constant[c.index] = c.value
+	}
+	kept := run[:0:0]
+	for _, node := range run {
+		executor := nodeExecutors[node.OpType]
+		foldable := executor != nil && NodeClosureExecutors[node.OpType] == nil && !node.IsMultiOutputs() &&
+			len(node.CapturedInputs) == 0 && len(node.Inputs) > 0 && !node.Shape.IsDynamic() &&
+			node.Shape.ByteSize() <= foldedMaxBytes
+		var inputs []*Buffer
+		for _, input := range node.Inputs {
+			buf := constant[input.Index]
+			foldable = foldable && buf != nil
+			inputs = append(inputs, buf)
+		}
+		if foldable {
+			if value := fold(fe.Backend, executor, node, inputs); value != nil {
+				constant[node.Index] = value
+				fe.seqConstants = append(fe.seqConstants, seqConstant{node.Index, value})
+				continue
+			}
+		}
+		kept = append(kept, node)
+	}
+	return kept
+}
+
+// fold is node's output computed by executor from the constants inputs, or nil where the
+// executor fails (with an error or a panic).
+func fold(backend *Backend, executor NodeExecutor, node *Node, inputs []*Buffer) (value *Buffer) {
+	defer func() {
+		if recover() != nil {
+			value = nil
+		}
+	}()
+	value, err := executor(backend, node, inputs, make([]bool, len(inputs)))
+	if err != nil {
+		return nil
+	}
+	return value
 }
 
 // seqFused is a group of float32 elementwise operations of one length that a sequential

@@ -31,3 +31,15 @@ func FusedOperations(e compute.Executable) (groups, operations, offsetViews int)
 	}
 	return groups, operations, offsetViews
 }
+
+// FoldedConstants is the number of operations e's main function's sequential plan computed
+// when it was made (see foldConstants).
+func FoldedConstants(e compute.Executable) (folded int) {
+	fe := e.(*Executable).mainFn
+	for _, c := range fe.seqConstants {
+		if fe.Function.Nodes[c.index].OpType != compute.OpTypeConstant {
+			folded++
+		}
+	}
+	return folded
+}

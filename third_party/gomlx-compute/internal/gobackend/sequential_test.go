@@ -376,3 +376,57 @@ func TestSequentialFusedViews(t *testing.T) {
 		}
 	}
 }
+
+// TestSequentialFoldsConstants runs a graph where a scalar constant is broadcast, reshaped and
+// negated (what autodiff makes of scalars) before an operation reads it with a parameter, and
+// one such value is a function output: a sequential plan computes the three once, and every
+// execution gives what the parallel mode gives, the folded output a copy of its own.
+func TestSequentialFoldsConstants(t *testing.T) {
+	shape := shapes.Make(dtypes.Float32, 2, 3)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%+v", err)
+		}
+	}
+	run := func(config string) (got [][]float32, folded int) {
+		backend, err := gobackend.New(config)
+		must(err)
+		defer backend.Finalize()
+		builder := backend.Builder("fold")
+		main := builder.Main()
+		x, err := main.Parameter("x", shape, nil)
+		must(err)
+		half, _ := main.Constant([]float32{0.5})
+		wide, _ := main.BroadcastInDim(half, shapes.Make(dtypes.Float32, 6), nil)
+		grid, _ := main.Reshape(wide, 2, 3)
+		neg, _ := main.Neg(grid)
+		out, _ := main.Mul(neg, x)
+		must(main.Return([]compute.Value{out, neg}, nil))
+		exec, err := builder.Compile()
+		must(err)
+		folded = gobackend.FoldedConstants(exec)
+		for range 3 {
+			xBuf, err := backend.BufferFromFlatData(0, []float32{1, -2, 3, 0.25, 5, -6}, shape)
+			must(err)
+			outputs, err := exec.Execute([]compute.Buffer{xBuf}, []bool{true}, 0)
+			must(err)
+			for _, o := range outputs {
+				got = append(got, slices.Clone(o.(*gobackend.Buffer).Flat.([]float32)))
+				must(o.(*gobackend.Buffer).Finalize()) // the folded output is the caller's to drop
+			}
+		}
+		return got, folded
+	}
+	seq, folded := run("ops_sequential")
+	par, _ := run("ops_parallel")
+	if folded != 3 {
+		t.Errorf("%d operations folded, want the BroadcastInDim, Reshape and Neg", folded)
+	}
+	want := [][]float32{{-0.5, 1, -1.5, -0.125, -2.5, 3}, {-0.5, -0.5, -0.5, -0.5, -0.5, -0.5}}
+	for i := range seq {
+		if !slices.Equal(seq[i], par[i]) || !slices.Equal(seq[i], want[i%2]) {
+			t.Errorf("output %d: sequential %v, parallel %v, want %v", i, seq[i], par[i], want[i%2])
+		}
+	}
+}
