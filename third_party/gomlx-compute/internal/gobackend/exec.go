@@ -221,13 +221,14 @@ func (p PlannedNodeExecutor) Executor() NodeExecutor {
 	}
 }
 
-// PlannedOutput is a PlannedNodeExecutor's output buffer: output where the execution planned
-// one, else GetBuffer(node.Shape).
-func (b *Backend) PlannedOutput(node *Node, output *Buffer) (*Buffer, error) {
+// PlannedOutput is a PlannedNodeExecutor's output buffer of shape (its node's, or the node's
+// made concrete): output where the execution planned one (only for static shapes), else
+// GetBuffer(shape).
+func (b *Backend) PlannedOutput(shape shapes.Shape, output *Buffer) (*Buffer, error) {
 	if output != nil {
 		return output, nil
 	}
-	return b.GetBuffer(node.Shape)
+	return b.GetBuffer(shape)
 }
 
 type OpsExecutionType int

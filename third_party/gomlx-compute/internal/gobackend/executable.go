@@ -325,18 +325,15 @@ func fusibleNode(node *Node) bool {
 // the group already (so never by a function's output); a group needs two members.
 func (fe *FunctionExecutable) fusionGroups(run []*Node) (groups map[int]*seqFused, fusedAway map[int]bool) {
 	pos := make(map[int]int, len(run))
-	readers := make(map[int][]int)
-	reads := make([]int, fe.NumNodesToProcess)
+	readers := make(map[int][]int) // a node's readers in run, once per read
 	for i, node := range run {
 		pos[node.Index] = i
 		for _, input := range node.Inputs {
 			readers[input.Index] = append(readers[input.Index], node.Index)
-			reads[input.Index]++
 		}
 		for _, closureCaptures := range node.CapturedInputs {
 			for _, captured := range closureCaptures {
 				readers[captured.Index] = append(readers[captured.Index], node.Index)
-				reads[captured.Index]++
 			}
 		}
 	}
@@ -355,7 +352,7 @@ func (fe *FunctionExecutable) fusionGroups(run []*Node) (groups map[int]*seqFuse
 			for _, p := range c.Inputs {
 				_, view := fusedViewOf(p)
 				if inGroup[p.Index] || fusedAway[p.Index] || groups[p.Index] != nil || !(view || fusibleNode(p)) ||
-					p.Shape.Size() != size || reads[p.Index] != fe.NumUses[p.Index] {
+					p.Shape.Size() != size || len(readers[p.Index]) != fe.NumUses[p.Index] {
 					continue
 				}
 				if _, planned := pos[p.Index]; !planned {
@@ -392,7 +389,6 @@ func (fe *FunctionExecutable) fusionGroups(run []*Node) (groups map[int]*seqFuse
 			}
 			return input(fusedInput{index: node.Index, length: node.Shape.Size()})
 		}
-		steps := 0
 		for _, m := range members {
 			if m != root {
 				fusedAway[m.Index] = true
@@ -419,14 +415,12 @@ func (fe *FunctionExecutable) fusionGroups(run []*Node) (groups map[int]*seqFuse
 				}
 				continue
 			}
-			k := steps
-			steps++
 			s := fusedStep{opType: m.OpType, kernel: fusedKernels[m.OpType], a: operand(m.Inputs[0]), unary: len(m.Inputs) == 1}
 			if !s.unary {
 				s.b = operand(m.Inputs[1])
 			}
+			step[m.Index] = len(group.steps)
 			group.steps = append(group.steps, s)
-			step[m.Index] = k
 		}
 		groups[root.Index] = group
 	}

@@ -415,7 +415,7 @@ func convertToAccumulatorDType(f *gobackend.Function, lhs, rhs *gobackend.Node, 
 func execDotGeneral(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, _ []bool, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
 	lhs, rhs := inputs[0], inputs[1]
 	params := node.Data.(*NodeData)
-	output, err := backend.PlannedOutput(node, planned)
+	output, err := backend.PlannedOutput(node.Shape, planned)
 	if err != nil {
 		return nil, err
 	}

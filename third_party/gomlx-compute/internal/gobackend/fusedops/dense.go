@@ -123,7 +123,7 @@ func execFusedDense(backend *gobackend.Backend, node *gobackend.Node, inputs []*
 			inputs[0] = nil // Signal to executor that we reused the input.
 			return matmul, nil
 		}
-		output, err := backend.PlannedOutput(node, planned)
+		output, err := backend.PlannedOutput(node.Shape, planned)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +138,7 @@ func execFusedDense(backend *gobackend.Backend, node *gobackend.Node, inputs []*
 		inputs[0] = nil // Signal to the executor that we reused the input.
 	} else {
 		var err error
-		output, err = backend.PlannedOutput(node, planned)
+		output, err = backend.PlannedOutput(node.Shape, planned)
 		if err != nil {
 			return nil, err
 		}

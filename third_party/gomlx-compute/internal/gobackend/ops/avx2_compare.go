@@ -43,7 +43,7 @@ func avx2Float32GreaterOrEqualExecutor(backend *gobackend.Backend, node *gobacke
 		!(lhsN == 1 || rhsN == 1 || lhs.RawShape.Equal(rhs.RawShape)) {
 		return execGreaterOrEqual(backend, node, inputs, inputsOwned)
 	}
-	output, err := backend.PlannedOutput(node, planned)
+	output, err := backend.PlannedOutput(node.Shape, planned)
 	if err != nil {
 		return nil, err
 	}

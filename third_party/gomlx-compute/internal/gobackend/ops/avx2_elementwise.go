@@ -112,7 +112,7 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 			output, inputs[0] = inputs[0], nil
 			output.RawShape = node.Shape
 		default:
-			output, _ = backend.PlannedOutput(node, planned)
+			output, _ = backend.PlannedOutput(node.Shape, planned)
 		}
 		outFlat := output.Flat.([]float32)
 		if broadcast {

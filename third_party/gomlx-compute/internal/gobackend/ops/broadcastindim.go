@@ -116,12 +116,9 @@ func DynamicBroadcastInDim(
 // broadcastToShape broadcasts operand to targetShape, into planned (the output a sequential
 // execution planned, of targetShape) or, where it is nil, a new buffer.
 func broadcastToShape(backend *gobackend.Backend, targetShape shapes.Shape, broadcastAxes []int, operand *gobackend.Buffer, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
-	output := planned
-	if output == nil {
-		var err error
-		if output, err = backend.GetBuffer(targetShape); err != nil {
-			return nil, err
-		}
+	output, err := backend.PlannedOutput(targetShape, planned)
+	if err != nil {
+		return nil, err
 	}
 
 	iter, repeat := broadcastPlan(operand.RawShape, output.RawShape, broadcastAxes)

@@ -70,13 +70,9 @@ func execConcatenate(backend *gobackend.Backend, node *gobackend.Node, inputs []
 	rank := outputShape.Rank()
 	_ = inputsOwned // We don't reuse the inputs.
 
-	// Allocate output buffer, where the execution planned none (planned only for static shapes).
-	output := planned
-	if output == nil {
-		var err error
-		if output, err = backend.GetBuffer(outputShape); err != nil {
-			return nil, err
-		}
+	output, err := backend.PlannedOutput(outputShape, planned)
+	if err != nil {
+		return nil, err
 	}
 	outputBytes, err := output.MutableBytes()
 	if err != nil {

@@ -198,7 +198,7 @@ func padLastAxis(backend *gobackend.Backend, node *gobackend.Node, operand, fill
 	if elementSize < 1 {
 		return nil, errors.Errorf("Pad operation does not support sub-byte types like %s", operand.RawShape.DType)
 	}
-	output, err := backend.PlannedOutput(node, planned)
+	output, err := backend.PlannedOutput(node.Shape, planned)
 	if err != nil {
 		return nil, err
 	}

@@ -142,12 +142,9 @@ func execReduce(backend *gobackend.Backend, node *gobackend.Node, inputs []*goba
 		}
 		outputShape = concreteShape
 	}
-	output := planned // planned only for static shapes
-	if output == nil {
-		var err error
-		if output, err = backend.GetBuffer(outputShape); err != nil {
-			return nil, err
-		}
+	output, err := backend.PlannedOutput(outputShape, planned)
+	if err != nil {
+		return nil, err
 	}
 	if rank := operand.RawShape.Rank(); node.OpType == compute.OpTypeReduceSum && len(reduceAxes) == 1 && reduceAxes[0] == rank-1 {
 		switch flat := operand.Flat.(type) {
@@ -225,7 +222,7 @@ func execReduce(backend *gobackend.Backend, node *gobackend.Node, inputs []*goba
 	default:
 		return nil, errors.Errorf("unsupported reduce op %s", node.OpType)
 	}
-	err := reduceFn(operand, output, it, dtype)
+	err = reduceFn(operand, output, it, dtype)
 	if err != nil {
 		return nil, err
 	}

@@ -70,11 +70,8 @@ func reshapeToShape(backend *gobackend.Backend, targetShape shapes.Shape, inputs
 		output.RawShape = targetShape // Actual reshape happening here.
 		inputs[0] = nil
 	} else {
-		output = planned
-		if output == nil {
-			if output, err = backend.GetBuffer(targetShape); err != nil {
-				return nil, err
-			}
+		if output, err = backend.PlannedOutput(targetShape, planned); err != nil {
+			return nil, err
 		}
 		gobackend.CopyFlat(output.Flat, operand.Flat)
 	}

@@ -171,7 +171,7 @@ func execSlice(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobac
 		return nil, errors.Errorf("internal error: node.data for Slice op is not *sliceNode, but %T", node.Data)
 	}
 
-	output, err := backend.PlannedOutput(node, planned)
+	output, err := backend.PlannedOutput(node.Shape, planned)
 	if err != nil {
 		return nil, err
 	}

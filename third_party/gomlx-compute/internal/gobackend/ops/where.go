@@ -46,7 +46,7 @@ func execWhere(backend *gobackend.Backend, node *gobackend.Node, inputs []*gobac
 		output = onFalse
 		inputs[2] = nil
 	default:
-		output, err = backend.PlannedOutput(node, planned)
+		output, err = backend.PlannedOutput(node.Shape, planned)
 		if err != nil {
 			return nil, err
 		}
