@@ -51,6 +51,26 @@ type Info struct {
 	// devices as its "devices" option asks for ("go:devices=4"), for testing such splits on
 	// a CPU.
 	NumDevices int
+	// Accelerator reports whether the backend runs on an accelerator (a PJRT plugin other
+	// than XLA's CPU one, such as "cuda"): executions there cost far more than small
+	// operations, and the explainer sizes them accordingly (quce.AcceleratorBatching).
+	Accelerator bool
+}
+
+// newInfo describes the backend b made from config, chosen for reason.
+func newInfo(b compute.Backend, config, reason string) Info {
+	return Info{Config: config, Name: b.Name(), Reason: reason, NumDevices: b.NumDevices(), Accelerator: onAccelerator(b)}
+}
+
+// onAccelerator reports whether b runs on a PJRT plugin other than the CPU's (go-xla's
+// backend names its plugin; the pure-Go and ONNX Runtime backends name none).
+func onAccelerator(b compute.Backend) bool {
+	p, ok := b.(interface{ PluginName() string })
+	if !ok {
+		return false
+	}
+	name := strings.ToLower(p.PluginName())
+	return name != "" && name != "cpu"
 }
 
 // SIMD reports whether this binary was built with GOEXPERIMENT=simd, which lets the pure-Go
@@ -129,19 +149,19 @@ func choose() (compute.Backend, Info, error) {
 		if err != nil {
 			return nil, Info{}, err
 		}
-		return b, Info{Config: cfg, Name: b.Name(), Reason: EnvVar + " is set", NumDevices: b.NumDevices()}, nil
+		return b, newInfo(b, cfg, EnvVar+" is set"), nil
 	}
 	if plugin := installedXLAPlugin(); plugin != "" {
 		cfg := "xla:" + plugin
 		if b, err := New(cfg); err == nil {
-			return b, Info{Config: cfg, Name: b.Name(), Reason: "PJRT plugin " + plugin + " is installed", NumDevices: b.NumDevices()}, nil
+			return b, newInfo(b, cfg, "PJRT plugin "+plugin+" is installed"), nil
 		}
 	}
 	b, err := New("go")
 	if err != nil {
 		return nil, Info{}, err
 	}
-	return b, Info{Config: "go", Name: b.Name(), Reason: "no PJRT plugin installed; pure-Go backend", NumDevices: b.NumDevices()}, nil
+	return b, newInfo(b, "go", "no PJRT plugin installed; pure-Go backend"), nil
 }
 
 // withOpsMode is config with "ops_sequential" added when it is the pure-Go backend's and

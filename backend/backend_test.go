@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute"
+
 	"github.com/quce-go/quce/internal/simd"
 )
 
@@ -94,6 +96,34 @@ func TestInfoNumDevices(t *testing.T) {
 	t.Setenv(EnvVar, "go:devices=0")
 	if _, _, err := choose(); err == nil || !strings.Contains(err.Error(), "whole number of devices") {
 		t.Errorf("go:devices=0: error %v, want one that asks for a whole number of devices", err)
+	}
+}
+
+// pluginBackend is a backend that names a PJRT plugin, as go-xla's does.
+type pluginBackend struct {
+	compute.Backend
+	plugin string
+}
+
+func (p pluginBackend) PluginName() string { return p.plugin }
+
+// Info.Accelerator is set for a backend on a PJRT plugin other than the CPU's, and only then.
+func TestInfoAccelerator(t *testing.T) {
+	t.Setenv(EnvVar, "go")
+	b, info, err := choose()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Accelerator {
+		t.Errorf("the pure-Go backend is reported as an accelerator")
+	}
+	for _, tc := range []struct {
+		plugin string
+		want   bool
+	}{{"cuda", true}, {"CUDA", true}, {"rocm", true}, {"cpu", false}, {"", false}} {
+		if got := newInfo(pluginBackend{b, tc.plugin}, "xla:"+tc.plugin, "r").Accelerator; got != tc.want {
+			t.Errorf("plugin %q: Accelerator %v, want %v", tc.plugin, got, tc.want)
+		}
 	}
 }
 

@@ -157,12 +157,13 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 		var runs []string
 		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 			f := strings.Fields(l)
-			runs = append(runs, f[0]+" "+f[len(f)-1]) // backend or peer, and the last argument
+			runs = append(runs, f[0]+" "+filepath.Base(f[len(f)-1])) // backend or peer, and the last argument
 		}
 		return runs
 	}
-	all := []string{"xla:cuda 1,1,455,455,4096,32768", "peer 32768", "xla:cuda 1000000", "peer 1000000",
-		"go 1,1,455,455,4096,32768", "xla:cuda steps", "xla:cuda flags=--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE", "go 1000000"}
+	all := []string{"xla:cuda 1,1,455,455,4096,4096,32768,32768", "peer 32768",
+		"xla:cuda flags=--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE", "xla:cuda big.csv", "peer 1000000",
+		"go 1,1,455,455,4096,4096,32768,32768", "xla:cuda steps", "go big.csv"}
 	for _, tc := range []struct {
 		name     string
 		env      []string
@@ -171,8 +172,9 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 	}{
 		{"the whole sitting", nil, all, []string{"| 455 | 0.5 s | 0.5 s | 0.9 s |",
 			"XLA with While loops as CUDA graphs (CMDBUF_FLAGS): 455 rows 0.5 s"}},
-		{"runs left out", []string{"SKIP=peer-big go-big"}, []string{all[0], all[1], all[2], all[4], all[5], all[6]}, []string{
-			"| 1 000 000 | not run | not run: left out (SKIP) | not run: left out (SKIP) |",
+		{"runs left out", []string{"SKIP=peer-big go-big"}, []string{all[0], all[1], all[2], all[3], all[5], all[6]}, []string{
+			"| 1 000 000 | 0.",
+			"| not run: left out (SKIP) | not run: left out (SKIP) |",
 		}},
 		{"a spent budget", []string{"BUDGET=1", "STUB_SLEEP=5"}, all[:1], []string{
 			"| 455 | timed out after 1 s | not run: the sitting's budget of 1 s was spent (BUDGET) | not run: the sitting's budget of 1 s was spent (BUDGET) |",

@@ -359,6 +359,9 @@ func (s *Setup) buildExplainer(clf *quce.Classifier) error {
 	if s.BackendInfo.ExecutionsCheap() {
 		s.Explainer.EngineChoice = quce.EngineReplay
 	}
+	if s.BackendInfo.Accelerator {
+		s.Explainer.Batching = quce.AcceleratorBatching
+	}
 	return nil
 }
 

@@ -142,7 +142,7 @@ func TestCancelStopsEveryPhase(t *testing.T) {
 		cancel func(step, steps int) bool // when the progress callback cancels; nil: before the call
 	}{
 		{"before the call, a million paths", short(quce.DefaultConfig(), 1000000), nil},
-		// 4200 rows: more than one unit of rows per execution (see maxUnitRows).
+		// 4200 rows: more than one unit of rows per execution (see Batching.UnitRows).
 		// The first report: after the first step on the step engine, after the first
 		// execution's steps on the loop engine.
 		{"at the first report of 2100 paths", short(quce.DefaultConfig(), 2100), func(int, int) bool { return true }},
@@ -176,7 +176,7 @@ func TestCancelStopsEveryPhase(t *testing.T) {
 	}
 }
 
-// A job of more rows than one execution walks (maxUnitRows, 2048) is walked in units, one
+// A job of more rows than one execution walks (Batching.UnitRows, 2048 on a CPU) is walked in units, one
 // after another, so that each step is short and a cancellation is noticed promptly: the
 // progress counts every unit's steps. Rows are independent, so a path's result is the same
 // as in a small job.

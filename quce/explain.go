@@ -85,6 +85,12 @@ type Explainer struct {
 	// backend, where an execution costs little beyond its operations and the loop's
 	// bookkeeping as graph operations costs more (backend.Info.ExecutionsCheap).
 	EngineChoice EngineChoice
+
+	// Batching sizes the searches' executions (rows per execution, steps per execution of
+	// the loop engine); the zero value is CPUBatching. Package pipeline sets
+	// AcceleratorBatching on a GPU. It changes how many executions a call takes, not its
+	// results.
+	Batching Batching
 }
 
 // New makes an explainer for a classifier (see NewClassifier) and a VAE trained on the same
@@ -113,7 +119,7 @@ func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, fe
 // they are now, and the compiled programs.
 func (e *Explainer) programs() programs {
 	return programs{compiled: &e.compiled, backend: e.backend, clf: e.clf, vae: e.vae,
-		cols: e.cols, features: e.features, autodiff: e.Autodiff}
+		cols: e.cols, features: e.features, autodiff: e.Autodiff, batching: e.Batching.resolved()}
 }
 
 // inputs are the explainer's inputs as the data has them (names, columns, scaler), now.
@@ -130,7 +136,7 @@ func (e *Explainer) job() job {
 	pr := e.programs()
 	shards := maxShards(e.Shards, pr.devices())
 	return job{pr: pr, in: e.inputs(), choice: e.EngineChoice, shards: shards, progress: e.Progress,
-		memory: memoryModel{inputs: e.NumFeatures(), columns: len(e.cols), vae: vc, shards: shards, limit: e.MemoryLimit}}
+		memory: memoryModel{inputs: e.NumFeatures(), columns: len(e.cols), vae: vc, shards: shards, unitRows: pr.batching.UnitRows, limit: e.MemoryLimit}}
 }
 
 // Classifier returns the model being explained, as the explainer sees it.

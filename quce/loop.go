@@ -37,20 +37,15 @@ import (
 // point (not yet measured on one). The loop is built by package whileloop, so that XLA
 // compiles it: the batch's fixed inputs reach the body as the loop's consts.
 //
-// The execution count falls from one per step to one per loopRowSteps row-steps (a
-// 1000-step search of up to 262 rows is one execution), plus the measurements of the
-// path's first points and of its last.
-
-// loopRowSteps bounds one loop execution's work (rows × steps), so that a cancelled context
-// is seen within about a second and progress is reported as the search goes.
-const loopRowSteps = 1 << 18
+// The execution count falls from one per step to one per Batching.LoopRowSteps row-steps
+// (on a CPU, a 1000-step search of up to 262 rows is one execution; on a GPU, of up to
+// 32 768), plus the measurements of the path's first points and of its last. Every
+// execution of a batch runs one compiled program: the kept buffer is sized for the longest
+// execution, and a shorter last one leaves slots unwritten.
 
 // loopEarlyStopExecutions is how many executions a search with Config.EarlyStop is split
 // into, so that the rows that stopped leave the batch.
 const loopEarlyStopExecutions = 8
-
-// loopKeptBytes bounds the buffer of kept points one loop execution returns.
-const loopKeptBytes = 64 << 20
 
 // The reasons a row fails inside the loop (loopVals.failCode).
 const (
@@ -102,7 +97,7 @@ func (s *loopVals[T]) fields() []*T {
 
 // carried are the fields an execution starts from the rows' state; the others (the failure
 // and the kept points) start at zero inside the program, so that the kept buffer, up to
-// loopKeptBytes, is not made on the host and copied in for every execution.
+// Batching.LoopKeptBytes, is not made on the host and copied in for every execution.
 func (s *loopVals[T]) carried() []*T {
 	return []*T{&s.t, &s.prev, &s.cur, &s.prevGrad, &s.m, &s.v, &s.lam, &s.phi, &s.n, &s.sumUnc,
 		&s.sumPaper, &s.lastP, &s.lastUnc, &s.lastUncP, &s.recorded, &s.active, &s.validRun, &s.winStep,
@@ -154,9 +149,10 @@ func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compu
 	}
 	j := l.pr.numFeatures()
 	stride := max(rows[0].kept.stride, 1)
-	chunk := max(1, min(cfg.Steps, loopRowSteps/len(rows)))
+	b := l.pr.batching
+	chunk := max(1, min(cfg.Steps, b.LoopRowSteps/len(rows)))
 	// The kept buffer holds at most chunk/stride + 2 points a row.
-	chunk = max(1, min(chunk, (loopKeptBytes/(4*len(rows)*keptWidth(j))-3)*stride))
+	chunk = max(1, min(chunk, (b.LoopKeptBytes/(4*len(rows)*keptWidth(j))-3)*stride))
 	if cfg.EarlyStop > 0 {
 		// Rows that stop early leave the batch between executions, as they leave the step
 		// engine's (with -early-stop 5 most rows stop within the first hundred steps).
@@ -171,7 +167,7 @@ func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compu
 			break
 		}
 		last := min(t+chunk-1, cfg.Steps)
-		if err := l.loopChunk(cfg, live, t, last, stride, dev); err != nil {
+		if err := l.loopChunk(cfg, live, t, last, chunk/stride+2, dev); err != nil {
 			return err
 		}
 		if progress != nil {
@@ -203,10 +199,11 @@ func liveRows(rows []*row) []*row {
 	return append(live, stopped[:min(size, len(rows))-len(live)]...)
 }
 
-// loopChunk runs steps first..last of the rows' search in one execution, on device dev.
-func (l loopEngine) loopChunk(cfg Config, rows []*row, first, last, stride int, dev compute.DeviceNum) error {
+// loopChunk runs steps first..last of the rows' search in one execution, on device dev,
+// keeping up to q points a row (at least (last-first+1)/stride + 2).
+func (l loopEngine) loopChunk(cfg Config, rows []*row, first, last, q int, dev compute.DeviceNum) error {
 	j, c := l.pr.numFeatures(), l.pr.clf.NumClasses()
-	q := (last-first+1)/stride + 2
+	stride := max(rows[0].kept.stride, 1)
 	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
 	ex, release, err := l.pr.execs.get(execKey{loop: loopKey{kind: kind, rows: len(rows), kept: q, earlyStop: cfg.EarlyStop > 0}}, func() (*Exec, error) {
 		return NewExec(l.pr.backend, l.pr.loopGraph(kind, q, cfg.EarlyStop > 0))
@@ -531,7 +528,7 @@ func pick(b, onTrue, onFalse *Node) *Node {
 // execution began); the other rows write to their row's last slot, which is never read.
 // The buffer is slot-major (slot k of row i at k·R + i), so that the rows of a batch, which
 // mostly record the same slot at a step, write one contiguous block of it rather than one
-// place in each row's stretch of a buffer of up to loopKeptBytes (cache misses: 4 ns an
+// place in each row's stretch of a buffer of up to Batching.LoopKeptBytes (cache misses: 4 ns an
 // element at 455 rows, row-major).
 func (pr programs) keep(s loopVals[*Node], o stepOut, rec, n0, stride *Node) *Node {
 	rows := s.cur.Shape().Dimensions[0]

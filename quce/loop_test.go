@@ -165,3 +165,37 @@ func TestLoopEngineMatchesStepEngineOnModelKinds(t *testing.T) {
 		})
 	}
 }
+
+// How a search is cut into executions (Explainer.Batching: rows per execution, steps per
+// loop execution) changes the number of executions, never a path: units of 10 rows and
+// executions of 45 steps (the last one shorter, on the same program) walk what one
+// execution of every row and step walks, as a GPU's sizes have it.
+func TestBatchingChangesNoResult(t *testing.T) {
+	s := wbc(t)
+	was, wasB := s.Explainer.EngineChoice, s.Explainer.Batching
+	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.Batching = was, wasB })
+	s.Explainer.EngineChoice = quce.EngineLoop
+	for _, early := range []int{0, 5} {
+		cfg := quce.DefaultConfig()
+		cfg.Steps, cfg.Paths, cfg.EarlyStop = 300, 2, early
+		qs := queries(s.XTest[:12])
+		run := func(b quce.Batching) ([]*quce.Explanation, int64) {
+			s.Explainer.Batching = b
+			before := s.Explainer.Executions()
+			ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ex, s.Explainer.Executions() - before
+		}
+		small, nSmall := run(quce.Batching{UnitRows: 10, LoopRowSteps: 10 * 45})
+		big, nBig := run(quce.AcceleratorBatching)
+		t.Logf("early stop %d: %d executions in units of 10 rows and 45 steps, %d in one", early, nSmall, nBig)
+		if nBig >= nSmall {
+			t.Errorf("early stop %d: %d executions with AcceleratorBatching, not fewer than %d", early, nBig, nSmall)
+		}
+		for i := range qs {
+			compareExplanations(t, i, small[i], big[i])
+		}
+	}
+}

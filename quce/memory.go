@@ -62,6 +62,7 @@ type memoryModel struct {
 	inputs, columns int
 	vae             *vae.Config // nil: no VAE (nothing sampled)
 	shards          int         // the most concurrent executions (see maxShards)
+	unitRows        int         // the most rows one execution walks (Batching.UnitRows)
 	limit           int64       // Explainer.MemoryLimit (0: AvailableMemory)
 }
 
@@ -80,7 +81,7 @@ func (mm memoryModel) need(cfg Config, instances, candidates int) (total, perRow
 	}
 	perRow = int64(points)*(int64(j)*(4+8)+walkPointBytes+resultPointBytes) + rowBytes(j)
 	rows := int64(instances) * int64(max(1, cfg.Paths)) * int64(candidates)
-	inFlight = min(rows, int64(mm.shards)*maxUnitRows)
+	inFlight = min(rows, int64(mm.shards)*int64(mm.unitRows))
 	unit = unitRowBytes(j, max(1, cfg.K))
 	if cfg.Samples > 0 && mm.vae != nil {
 		sampled = sampleRowBytes(cfg.Samples, j, mm.vae.Latent, mm.vae.Decoder)

@@ -31,6 +31,7 @@ type programs struct {
 	cols     []data.Column // the categorical blocks a step keeps on the simplex (onSimplex)
 	features []string      // the inputs' names, for messages
 	autodiff bool          // Explainer.Autodiff
+	batching Batching      // Explainer.Batching, resolved
 }
 
 // compiled are an explainer's compiled programs, shared by its calls, and what they ran.

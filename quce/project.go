@@ -182,7 +182,7 @@ func endSearch(rows []*row) {
 // straight segments, measuring each (so Φ integrates over them). step numbers the points
 // for messages; it returns the next free number. The segments are known before any is
 // measured, so all of them, of every row, are measured together (one execution for up to
-// maxUnitRows of them) and then recorded in order along each path.
+// Batching.UnitRows of them) and then recorded in order along each path.
 func walkTo(ctx context.Context, cfg Config, pr programs, rows []*row, targets [][]float32, step int) (int, error) {
 	type walker struct {
 		r   *row

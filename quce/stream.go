@@ -52,9 +52,9 @@ func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, ch
 }
 
 // StreamChunk is ExplainStream's default chunk: the rows one step of the search walks at
-// once (a unit of maxUnitRows per concurrent execution, see Shards), so that streaming
+// once (a unit of Batching.UnitRows per concurrent execution, see Shards), so that streaming
 // loses no parallelism.
 func (e *Explainer) StreamChunk() int { return e.job().streamChunk() }
 
 // streamChunk is ExplainStream's default chunk: a unit of rows for each of the job's shards.
-func (jb job) streamChunk() int { return jb.shards * maxUnitRows }
+func (jb job) streamChunk() int { return jb.shards * jb.pr.batching.UnitRows }

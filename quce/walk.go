@@ -121,12 +121,6 @@ func initRows(cfg Config, rows []*row, j int) {
 	}
 }
 
-// maxUnitRows is the most rows one execution walks. Beyond a few hundred rows a step costs
-// the same per row (docs/SPEED.md), so a larger job is walked in units of this many rows,
-// one after another: a step then takes a fraction of a second however large the job, so a
-// cancelled context stops it promptly, and the step's tensors stay small.
-const maxUnitRows = 2048
-
 // optimiseSharded splits the rows over the CPU cores and the backend's devices. Rows are
 // independent, so each shard runs its own executions concurrently; the Go backend keeps
 // about one core busy per execution, so this is where a second core pays, down to shards of
@@ -134,18 +128,20 @@ const maxUnitRows = 2048
 // two shards 31–37 ms against 41–44 ms in one, 2 rows no slower in two). On a backend of
 // several devices there are at least as many shards as devices, and shard k runs every
 // execution of its walk on device k mod devices. Each shard walks its rows in units of at
-// most maxUnitRows; the first shard reports progress over all of its units.
+// most Batching.UnitRows, one after another (a step then takes a fraction of a second
+// however large the job, so a cancelled context stops it promptly, and the step's tensors
+// stay bounded); the first shard reports progress over all of its units.
 func (jb job) optimiseSharded(ctx context.Context, cfg Config, rows []*row) error {
 	initRows(cfg, rows, jb.pr.numFeatures())
 	shards, err := jb.eachShard(ctx, len(rows), func(k, lo, hi int, dev compute.DeviceNum) error {
-		part := rows[lo:hi]
-		units := (len(part) + maxUnitRows - 1) / maxUnitRows
+		part, size := rows[lo:hi], jb.pr.batching.UnitRows
+		units := (len(part) + size - 1) / size
 		for u := 0; u < units; u++ {
 			var progress func(int)
 			if k == 0 && jb.progress != nil {
 				progress = func(t int) { jb.progress(u*cfg.Steps+t, units*cfg.Steps) }
 			}
-			if err := jb.optimise(ctx, cfg, part[u*maxUnitRows:min((u+1)*maxUnitRows, len(part))], dev, progress); err != nil {
+			if err := jb.optimise(ctx, cfg, part[u*size:min((u+1)*size, len(part))], dev, progress); err != nil {
 				return err
 			}
 		}
@@ -279,7 +275,7 @@ func outside(x, x0 []float32) int {
 }
 
 // measure evaluates the rows' current points (and the segments ending there) without
-// optimising, and records them, at most maxUnitRows rows an execution, on device dev.
+// optimising, and records them, at most Batching.UnitRows rows an execution, on device dev.
 func measure(ctx context.Context, cfg Config, pr programs, rows []*row, step int, dev compute.DeviceNum) error {
 	segs := make([]segment, len(rows))
 	for i, r := range rows {
@@ -301,17 +297,18 @@ func measure(ctx context.Context, cfg Config, pr programs, rows []*row, step int
 // the rule's interior gradients on prev → cur, for the target τ given as onehot.
 type segment struct{ prev, cur, onehot []float32 }
 
-// measureSegments measures segments, at most maxUnitRows an execution, on device dev, and
+// measureSegments measures segments, at most Batching.UnitRows an execution, on device dev, and
 // returns the measures in their order.
 func (pr programs) measureSegments(ctx context.Context, cfg Config, segs []segment, dev compute.DeviceNum) (measured, error) {
 	kind := execKind{rule: cfg.Rule, k: cfg.K}
 	j, c := pr.numFeatures(), pr.clf.NumClasses()
 	var all measured
-	for lo := 0; lo < len(segs); lo += maxUnitRows {
+	size := pr.batching.UnitRows
+	for lo := 0; lo < len(segs); lo += size {
 		if err := ctx.Err(); err != nil {
 			return all, err
 		}
-		unit := segs[lo:min(lo+maxUnitRows, len(segs))]
+		unit := segs[lo:min(lo+size, len(segs))]
 		ex, release, err := pr.stepExec(kind, len(unit))
 		if err != nil {
 			return all, err

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # gpu-check.sh: one sitting on a machine with an NVIDIA GPU. It finds the CUDA PJRT plugin,
 # then runs quce on XLA (the GPU), quce on the pure-Go backend (the CPU cores) and the PyTorch
-# peer on the GPU, at 1, 455, 4 096, 32 768 and 1 000 000 rows (W-BC's training rows repeated,
-# n = 1000 steps) plus training, and prints the table of docs/GPU.md; then quce on XLA again
-# on the step engine (-engine steps) at 1 and 455 rows, to show what the loop engine changes,
-# and with XLA told to run While loops as CUDA graphs (XLA_FLAGS=$CMDBUF_FLAGS), which keeps
-# the host out of each step of a loop.
+# peer on the GPU, at 1, 455, 4 096, 32 768 and 1 000 000 rows (W-BC's rows repeated, n = 1000
+# steps) plus training, and prints the table of docs/GPU.md; then quce on XLA again
+# with XLA told to run While loops as CUDA graphs (XLA_FLAGS=$CMDBUF_FLAGS), which keeps the
+# host out of each step of a loop, and on the step engine (-engine steps) at 1 and 455 rows,
+# to show what the loop engine changes.
 #
 #   bash scripts/gpu-check.sh [-o DIR]     run the sitting; results and logs go to DIR
 #                                          (default: $OUT/gpu-check if $OUT is set, else /tmp/quce-gpu-check)
@@ -15,7 +15,10 @@
 #   QUCE_BIN      the quce binary (default bin/gpu/quce)
 #   PEER          the peer script (default bin/gpu/peer/quce_torch_peer.py, else ../shared/peer/…)
 #   RUN_TIMEOUT   seconds allowed to each run up to 32 768 rows (default 300)
-#   BIG_TIMEOUT   seconds allowed to each 1 000 000-row run (default 120)
+#   BIG_TIMEOUT   seconds allowed to each 1 000 000-row run (default 120). quce's is the
+#                 whole job a user runs: `quce explain -instances FILE -csv OUT` on a file of
+#                 a million rows (written from data/wbc.csv), streamed, models trained
+#                 first, timed end to end with its peak memory; the peer's is its benchmark
 #   BUDGET        seconds for the whole sitting (default 540, so that it fits one 10-minute
 #                 command on a lent machine); a run gets at most what is left of it
 #   PYTHON        the Python with PyTorch for the peer (default python3)
@@ -26,9 +29,9 @@
 #                 --xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE)
 # A run that fails or runs out of time is a cell saying so; the others still run. The runs go
 # in order of what the table is for, so that a spent budget leaves out the least: quce on XLA
-# and the peer (up to 32 768 rows, with training), then both at a million rows, then the
-# pure-Go backend, XLA on the step engine, XLA with CUDA graphs, and the pure-Go backend at a
-# million rows.
+# and the peer (up to 32 768 rows, with training), XLA with CUDA graphs, both at a million
+# rows, then the pure-Go backend, XLA on the step engine, and the pure-Go backend at a million
+# rows.
 set -euo pipefail
 
 die() {
@@ -38,7 +41,7 @@ die() {
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-small_rows="1 1 455 455 4096 32768" # 1 and 455 twice: the first run compiles, the second is warm
+small_rows="1 1 455 455 4096 4096 32768 32768" # each twice: the first run compiles, the second is warm
 big_rows=1000000
 
 # table DIR prints the sitting's table from the files in DIR.
@@ -165,6 +168,43 @@ for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
 EOF
 }
 
+# streamed DIR NAME BACKEND QUCE: the million-row job of the quce binary QUCE on BACKEND,
+# timed end to end, as DIR/NAME.json in quce bench's form (one explain phase) with the peak
+# memory of the run. attempt runs it as `gpu-check.sh --streamed ...`, under its time limit.
+streamed() {
+	local dir=$1 name=$2 backend=$3 quce=$4
+	if [[ ! -e $dir/big.csv ]]; then
+		python3 - "$root/data/wbc.csv" "$dir/big.csv" "$big_rows" <<'EOF'
+import sys
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(src) as f:
+    lines = f.read().splitlines()
+with open(dst, "w") as out:
+    out.write(lines[0] + "\n")
+    rows = lines[1:]
+    out.writelines(rows[i % len(rows)] + "\n" for i in range(n))
+EOF
+	fi
+	python3 - "$dir/$name.json" "$big_rows" env GOMLX_BACKEND="$backend" "$quce" explain -q -csv "$dir/$name.csv" -instances "$dir/big.csv" <<'EOF'
+import json, resource, subprocess, sys, time
+out, rows, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+t = time.time()
+rc = subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode
+if rc:
+    sys.exit(rc)  # quce's error is the log's last line
+wall = time.time() - t
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+with open(out, "w") as f:
+    json.dump({"backend": cmd[1].split("=", 1)[1], "max_rss_mb": rss, "phases": [
+        {"name": "explain", "rows": rows, "wall_seconds": wall, "streamed": True}]}, f)
+EOF
+	rm -f "$dir/$name.csv"
+}
+
+if [[ ${1:-} == --streamed ]]; then
+	streamed "$2" "$3" "$4" "$5"
+	exit
+fi
 if [[ ${1:-} == --table ]]; then
 	[[ -d ${2:-} ]] || die "--table needs the folder of a sitting's results"
 	table "$2"
@@ -273,18 +313,20 @@ rows_csv=${small_rows// /,}
 python=${PYTHON:-python3}
 peer_args=(--device cuda --K 10 --reps 1 --threads 1 --models "$(dirname "$peer")/models.pt"
 	--opt-variants manual_jit --attr-variants manual)
-on_xla=(env GOMLX_BACKEND=xla:cuda "$quce" bench -q)
-on_go=(env GOMLX_BACKEND=go "$quce" bench -q)
-attempt xla "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -rows "$rows_csv"
+on_xla=(env GOMLX_BACKEND=xla:cuda "$quce" bench)
+on_go=(env GOMLX_BACKEND=go "$quce" bench)
+# With a CPU profile of the host's side (go tool pprof QUCE_BIN DIR/xla.prof).
+attempt xla "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -cpuprofile "$dir/xla.prof" -rows "$rows_csv"
 attempt peer "${RUN_TIMEOUT:-300}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer.json" --B 1 455 4096 32768
-attempt xla-big "${BIG_TIMEOUT:-120}" "${on_xla[@]}" -rows "$big_rows"
+# XLA runs a While's condition on the host between steps unless the loop is a CUDA graph.
+attempt xla-cmdbuf "${RUN_TIMEOUT:-300}" env XLA_FLAGS="${CMDBUF_FLAGS:---xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE}" \
+	"${on_xla[@]}" -rows 1,1,455
+attempt xla-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" xla-big xla:cuda "$quce"
 attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer-big.json" --B "$big_rows"
 attempt go "${RUN_TIMEOUT:-300}" "${on_go[@]}" -rows "$rows_csv"
 # The same GPU on the step engine, to show what the loop engine changes there.
 attempt xla-steps "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -rows 1,1,455 -engine steps
-# XLA runs a While's condition on the host between steps unless the loop is a CUDA graph.
-attempt xla-cmdbuf "${RUN_TIMEOUT:-300}" env XLA_FLAGS="${CMDBUF_FLAGS:---xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE}" \
-	"${on_xla[@]}" -rows 1,1,455
-attempt go-big "${BIG_TIMEOUT:-120}" "${on_go[@]}" -rows "$big_rows"
+attempt go-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" go-big go "$quce"
+rm -f "$dir/big.csv"
 
 table "$dir"
