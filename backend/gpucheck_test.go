@@ -88,7 +88,9 @@ func TestGPUCheckTable(t *testing.T) {
 			{"name":"classifier training","wall_seconds":4,"first_execution_seconds":2.5},{"name":"vae training","wall_seconds":6.5,"first_execution_seconds":3},
 			{"name":"explain","rows":1,"wall_seconds":3.3,"engine":"steps","executions":1004},
 			{"name":"explain","rows":1,"wall_seconds":1.1,"engine":"steps","executions":1004},
-			{"name":"explain","rows":455,"wall_seconds":5.79,"engine":"steps","executions":1010}]}`,
+			{"name":"explain","rows":455,"wall_seconds":5.79,"engine":"steps","executions":1010},
+			{"name":"explain","rows":4096,"wall_seconds":19.2,"engine":"steps","executions":103,"compile_seconds":17.5},
+			{"name":"explain","rows":4096,"wall_seconds":0.62,"engine":"steps","executions":103}]}`,
 		"go.json": `{"backend":"go","simd":"avx2","phases":[
 			{"name":"classifier training","wall_seconds":0.5},{"name":"vae training","wall_seconds":0.7},
 			{"name":"explain","rows":455,"wall_seconds":0.5,"engine":"steps","executions":1010}]}`,
@@ -113,11 +115,12 @@ func TestGPUCheckTable(t *testing.T) {
 	for _, want := range []string{
 		"| 1 | 1.1 s (first, compiling: 3.3 s) | not run | not run |",
 		"| 455 | 5.79 s | 0.5 s | 0.92 s |",
+		"| 4 096 | 0.62 s (first, compiling: 19.2 s, of which compiling alone 17.5 s) | not run | not run |",
 		"| 1 000 000 | timed out after 120 s | failed (exit 1): quce: the job needs 80 GB | not run |",
 		"| training both models | 10.5 s | 1.2 s | |",
 		"GPU: GPU 0: NVIDIA H200",
 		"XLA on the step engine (-engine steps, one execution per step): 1 rows 1.2 s, 455 rows 5.8 s",
-		"XLA: backend xla:cuda, engine steps, kernels none; executions: 1 rows 1004, 1 rows 1004, 455 rows 1010; training's first executions (compiling): 2.5 s, 3 s",
+		"XLA: backend xla:cuda, engine steps, kernels none; executions: 1 rows 1004, 1 rows 1004, 455 rows 1010, 4096 rows 103, 4096 rows 103; training's first executions (compiling): 2.5 s, 3 s",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

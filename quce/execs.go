@@ -20,6 +20,9 @@ type execs struct {
 	mu      sync.Mutex
 	entries map[execKey]*execEntry
 	clock   uint64 // ticks at every get, for least recently used
+	// ran holds every program (*graph.Exec) compiled so far, this cache's and the
+	// explainer's others (programs.compileOnce); a freed one leaves it.
+	ran sync.Map
 }
 
 // execKey names one compiled graph: a step graph of some kind, or the VAE's points graph
@@ -70,6 +73,7 @@ func (c *execs) release(en *execEntry) {
 	defer c.mu.Unlock()
 	en.users--
 	if en.dropped && en.users == 0 {
+		c.ran.Delete(en.ex)
 		en.ex.Finalize()
 		return
 	}
@@ -90,6 +94,7 @@ func (c *execs) evict() {
 			return // all in use: freed as they are released
 		}
 		delete(c.entries, oldest)
+		c.ran.Delete(found.ex)
 		found.ex.Finalize()
 	}
 }
@@ -102,6 +107,7 @@ func (c *execs) reset() {
 	for k, en := range c.entries {
 		delete(c.entries, k)
 		if en.users == 0 {
+			c.ran.Delete(en.ex)
 			en.ex.Finalize()
 		} else {
 			en.dropped = true

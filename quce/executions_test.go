@@ -1,6 +1,7 @@
 package quce_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/quce-go/quce/quce"
@@ -72,5 +73,43 @@ func TestResetsOneExecutionPerRound(t *testing.T) {
 	if resets == 0 || sparse-plain < 2 || sparse-plain > j+1 {
 		t.Errorf("%d resets kept; %d executions without -sparse, %d with; want some resets, and at most %d more executions (one per column tried)",
 			resets, plain, sparse, j+1)
+	}
+}
+
+// Each program compiles once, at its first execution, and says so (Explainer.OnCompile,
+// Explainer.Compiled): a batch size seen for the first time compiles its programs, the same
+// call again compiles none.
+func TestCompilesCountedOnce(t *testing.T) {
+	s := wbc(t)
+	was := s.Explainer.EngineChoice
+	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.OnCompile = was, nil })
+	s.Explainer.EngineChoice = quce.EngineLoop
+	seen := map[string]int{}
+	var mu sync.Mutex // the shards compile at the same time
+	s.Explainer.OnCompile = func(program string, rows int, seconds float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if seconds < 0 {
+			t.Errorf("%s program: compiled in %g s", program, seconds)
+		}
+		seen[program] = max(seen[program], rows)
+	}
+	cfg := quce.DefaultConfig()
+	cfg.Steps, cfg.Paths = 30, 7 // 7 rows a shard or more: a batch size no other test compiles
+	compile := func() int64 {
+		before, _ := s.Explainer.Compiled()
+		explain(t, cfg, s.XTest[:1])
+		after, _ := s.Explainer.Compiled()
+		return after - before
+	}
+	first := compile()
+	if first == 0 || seen["loop"] == 0 {
+		t.Errorf("a new batch size compiled %d programs (seen %v); want some, a loop program among them", first, seen)
+	}
+	if again := compile(); again != 0 {
+		t.Errorf("the same call again compiled %d programs; want none", again)
+	}
+	if n, secs := s.Explainer.Compiled(); n < first || secs <= 0 {
+		t.Errorf("Compiled() = %d programs, %g s; want at least %d and some time", n, secs, first)
 	}
 }

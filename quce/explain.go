@@ -91,6 +91,12 @@ type Explainer struct {
 	// AcceleratorBatching on a GPU. It changes how many executions a call takes, not its
 	// results.
 	Batching Batching
+
+	// OnCompile, if set, is called after each program is compiled (its name, such as
+	// "loop", "step" or "probe", the rows it takes, and the seconds it took), from the
+	// goroutine that compiled it. Each program compiles once, at its first execution; on
+	// XLA that takes seconds, which a call's first batch of each size pays. See Compiled.
+	OnCompile func(program string, rows int, seconds float64)
 }
 
 // New makes an explainer for a classifier (see NewClassifier) and a VAE trained on the same
@@ -119,7 +125,7 @@ func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, fe
 // they are now, and the compiled programs.
 func (e *Explainer) programs() programs {
 	return programs{compiled: &e.compiled, backend: e.backend, clf: e.clf, vae: e.vae,
-		cols: e.cols, features: e.features, autodiff: e.Autodiff, batching: e.Batching.resolved()}
+		cols: e.cols, features: e.features, autodiff: e.Autodiff, batching: e.Batching.resolved(), onCompile: e.OnCompile}
 }
 
 // inputs are the explainer's inputs as the data has them (names, columns, scaler), now.
@@ -159,6 +165,12 @@ func (e *Explainer) NumFeatures() int { return len(e.features) }
 // loop engine a few per batch, so the count says how much of a call's time went to
 // per-execution overhead (quce bench reports it per phase).
 func (e *Explainer) Executions() int64 { return e.compiled.executions.Load() }
+
+// Compiled is how many programs this explainer has compiled since it was made, and the
+// seconds compiling took (included in the calls' times; see OnCompile).
+func (e *Explainer) Compiled() (programs int64, seconds float64) {
+	return e.compiled.compiles.Load(), float64(e.compiled.compileNanos.Load()) / 1e9
+}
 
 // ExecutionsPerDevice counts the executions that ran on each device of the backend (one
 // entry per device), by the device their outputs are on: the searches of a call run on

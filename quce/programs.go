@@ -6,8 +6,10 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/shapes"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
@@ -25,13 +27,14 @@ import (
 // the compiled programs, which all calls share.
 type programs struct {
 	*compiled
-	backend  compute.Backend
-	clf      *Classifier
-	vae      *vae.VAE
-	cols     []data.Column // the categorical blocks a step keeps on the simplex (onSimplex)
-	features []string      // the inputs' names, for messages
-	autodiff bool          // Explainer.Autodiff
-	batching Batching      // Explainer.Batching, resolved
+	backend   compute.Backend
+	clf       *Classifier
+	vae       *vae.VAE
+	cols      []data.Column                                   // the categorical blocks a step keeps on the simplex (onSimplex)
+	features  []string                                        // the inputs' names, for messages
+	autodiff  bool                                            // Explainer.Autodiff
+	batching  Batching                                        // Explainer.Batching, resolved
+	onCompile func(program string, rows int, seconds float64) // Explainer.OnCompile
 }
 
 // compiled are an explainer's compiled programs, shared by its calls, and what they ran.
@@ -42,10 +45,12 @@ type compiled struct {
 	class *graph.Exec
 	obj   *graph.Exec
 
-	executions atomic.Int64           // graph executions run, see Explainer.Executions
-	perDevice  []atomic.Int64         // of which on each of the backend's devices, see Explainer.ExecutionsPerDevice
-	lastEngine atomic.Pointer[string] // the engine of the last search, see Explainer.Engine
-	lastShards atomic.Int64           // the shards of the last search, see Explainer.SearchShards
+	executions   atomic.Int64           // graph executions run, see Explainer.Executions
+	compiles     atomic.Int64           // programs compiled, see Explainer.Compiled
+	compileNanos atomic.Int64           // the time they took
+	perDevice    []atomic.Int64         // of which on each of the backend's devices, see Explainer.ExecutionsPerDevice
+	lastEngine   atomic.Pointer[string] // the engine of the last search, see Explainer.Engine
+	lastShards   atomic.Int64           // the shards of the last search, see Explainer.SearchShards
 }
 
 // numFeatures is J, the models' inputs.
@@ -63,7 +68,7 @@ func (pr programs) tape() *backprop.Tape {
 // that releases it.
 func (pr programs) stepExec(kind execKind, rows int) (*graph.Exec, func(), error) {
 	return pr.execs.get(execKey{kind: kind, rows: rows}, func() (*graph.Exec, error) {
-		return graph.NewExec(pr.backend, pr.stepGraph(kind))
+		return named(graph.NewExec(pr.backend, pr.stepGraph(kind)))("step")
 	})
 }
 
@@ -71,7 +76,14 @@ func (pr programs) stepExec(kind execKind, rows int) (*graph.Exec, func(), error
 // the execution (see Explainer.Executions). The arguments must be on dev or on the host:
 // GoMLX refuses a tensor left on another device. (In GoMLX v0.28.8 graph.Exec's CallOnDevice
 // runs on device 0 whatever it is given; CallWithGraphOnDevice honours the device.)
+//
+// A program's first execution compiles it first, apart, timed (see Explainer.Compiled and
+// Explainer.OnCompile): on XLA compiling takes seconds, which a call's first batch of a size
+// pays and the next do not.
 func (pr programs) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*tensors.Tensor, error) {
+	if err := pr.compileOnce(ex, args); err != nil {
+		return nil, err
+	}
 	pr.executions.Add(1)
 	out, _, err := ex.CallWithGraphOnDevice(dev, args...)
 	if err == nil && len(out) > 0 {
@@ -80,6 +92,49 @@ func (pr programs) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*t
 		}
 	}
 	return out, err
+}
+
+// named names a new program (what OnCompile reports), passing on NewExec's error.
+func named(ex *graph.Exec, err error) func(name string) (*graph.Exec, error) {
+	return func(name string) (*graph.Exec, error) {
+		if err != nil {
+			return nil, err
+		}
+		return ex.WithName(name), nil
+	}
+}
+
+// compileOnce compiles ex for the shapes of args the first time it is run, timing it.
+func (pr programs) compileOnce(ex *graph.Exec, args []any) error {
+	if _, seen := pr.execs.ran.LoadOrStore(ex, true); seen {
+		return nil
+	}
+	shs := make([]shapes.Shape, len(args))
+	for i, a := range args {
+		t, ok := a.(*tensors.Tensor)
+		if !ok {
+			var err error
+			if t, err = tensors.FromAnyValue(a); err != nil {
+				return fmt.Errorf("quce: the %s program's argument %d: %w", ex.Name(), i, err)
+			}
+		}
+		shs[i] = t.Shape()
+	}
+	t0 := time.Now()
+	if _, err := ex.Compile(shs...); err != nil {
+		return fmt.Errorf("quce: compiling the %s program: %w", ex.Name(), err)
+	}
+	took := time.Since(t0)
+	pr.compiles.Add(1)
+	pr.compileNanos.Add(int64(took))
+	if pr.onCompile != nil {
+		rows := 0
+		if len(shs) > 0 && shs[0].Rank() > 0 {
+			rows = shs[0].Dimensions[0]
+		}
+		pr.onCompile(ex.Name(), rows, took.Seconds())
+	}
+	return nil
 }
 
 // devices is how many devices the backend has: a call's shards are spread over them
@@ -103,7 +158,7 @@ func (pr programs) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error)
 // classProbs returns F(c|x) [rows][classes] (see Classifier.probabilities) with the
 // explainer's compiled graph.
 func (pr programs) classProbs(ctx context.Context, pts [][]float32) ([][]float64, error) {
-	ex, err := pr.lazyExec(&pr.class, func() (*graph.Exec, error) { return graph.NewExec(pr.backend, pr.clf.classGraph) })
+	ex, err := pr.lazyExec(&pr.class, func() (*graph.Exec, error) { return named(graph.NewExec(pr.backend, pr.clf.classGraph))("class") })
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +171,7 @@ const probeChunk = 1024
 // probeMany returns F(τ|·) and its gradient at many points, in fixed-size chunks; targets
 // are one-hot rows.
 func (pr programs) probeMany(ctx context.Context, pts, targets [][]float32) ([]float32, [][]float32, error) {
-	ex, err := pr.lazyExec(&pr.probe, func() (*graph.Exec, error) { return graph.NewExec(pr.backend, pr.probeGraph) })
+	ex, err := pr.lazyExec(&pr.probe, func() (*graph.Exec, error) { return named(graph.NewExec(pr.backend, pr.probeGraph))("probe") })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,7 +232,7 @@ func (pr programs) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon 
 		return nil, nil, nil, nil
 	}
 	ex, release, err := pr.execs.get(execKey{points: true, rows: len(pts)}, func() (*graph.Exec, error) {
-		return graph.NewExec(pr.backend, pr.pointGraph)
+		return named(graph.NewExec(pr.backend, pr.pointGraph))("points")
 	})
 	if err != nil {
 		return nil, nil, nil, err
@@ -205,7 +260,7 @@ func (pr programs) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon 
 // objective returns G and its gradient at one point xc for the instance x0, the one-hot
 // target onehot and the weights lam (λ1, λ2, λ3).
 func (pr programs) objective(xc, x0, onehot, lam []float32) (float64, []float64, error) {
-	ex, err := pr.lazyExec(&pr.obj, func() (*graph.Exec, error) { return graph.NewExec(pr.backend, pr.objectiveGraph) })
+	ex, err := pr.lazyExec(&pr.obj, func() (*graph.Exec, error) { return named(graph.NewExec(pr.backend, pr.objectiveGraph))("objective") })
 	if err != nil {
 		return 0, nil, err
 	}

@@ -159,7 +159,7 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 	pr := e.pr
 	j, c, n := pr.numFeatures(), pr.clf.NumClasses(), len(rows)
 	ex, release, err := pr.execs.get(execKey{replay: replayKey{kind: kind, rows: n, steps: capacity}}, func() (*Exec, error) {
-		return NewExec(pr.backend, pr.replayGraph(kind, capacity))
+		return named(NewExec(pr.backend, pr.replayGraph(kind, capacity)))("replay")
 	})
 	if err != nil {
 		return err

@@ -86,7 +86,12 @@ def fmt_quce(cells, err, rows):
     ps = cells[rows]
     s = "%.3g s" % ps[-1]["wall_seconds"]
     if len(ps) > 1:
-        s += " (first, compiling: %.3g s)" % ps[0]["wall_seconds"]
+        s += " (first, compiling: %.3g s" % ps[0]["wall_seconds"]
+        if ps[0].get("compile_seconds"):
+            s += ", of which compiling alone %.3g s" % ps[0]["compile_seconds"]
+        s += ")"
+    elif ps[-1].get("compile_seconds"):
+        s += " (compiling alone %.3g s)" % ps[-1]["compile_seconds"]
     bad = [p for p in ps if p.get("completeness_gap_mean", 0) > 5e-4]
     if bad:
         s += " gap %.1e!" % bad[0]["completeness_gap_mean"]
@@ -271,7 +276,7 @@ ${PYTHON:-python3} -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available(
 	die "PyTorch cannot see the GPU (python3 -c 'import torch; torch.cuda.is_available()' is not True); fix: install a CUDA build of PyTorch"
 
 mkdir -p "$dir"
-rm -f "$dir"/*.json "$dir"/*.err
+rm -f "$dir"/*.json "$dir"/*.err "$dir"/*.prof
 echo "$gpu" | head -1 >"$dir/gpu.txt"
 echo "gpu-check: $(head -1 "$dir/gpu.txt"); plugin $found; results in $dir" >&2
 

@@ -50,6 +50,11 @@ type phase struct {
 	// executions: the rows are split over the devices (see quce.Explainer.Shards) when
 	// there are enough of them.
 	Devices int `json:"devices,omitempty"`
+	// Compiled and CompileSeconds, for an explain phase, are the programs it compiled (a
+	// batch size's first run compiles those of that size) and the seconds that took, part
+	// of its wall time (quce.Explainer.Compiled).
+	Compiled       int64   `json:"compiled,omitempty"`
+	CompileSeconds float64 `json:"compile_seconds,omitempty"`
 	// Shards, for an explain phase, is how many parts its rows were searched in at the same
 	// time, each with executions of its own (one per CPU core on the pure-Go backend, while
 	// there are rows for them; quce.Explainer.SearchShards).
@@ -104,6 +109,7 @@ func benchExplain(ctx context.Context, f *common, s *pipeline.Setup, cfg quce.Co
 	var tm quce.Timings
 	var ex []*quce.Explanation
 	before, beforeOn := s.Explainer.Executions(), s.Explainer.ExecutionsPerDevice()
+	compiledBefore, compileBefore := s.Explainer.Compiled()
 	p, err := timed("explain", b, func() error {
 		var err error
 		ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
@@ -114,6 +120,8 @@ func benchExplain(ctx context.Context, f *common, s *pipeline.Setup, cfg quce.Co
 	}
 	p.Optimisation, p.Uncertainty = tm.Optimisation, tm.Uncertainty
 	p.Engine, p.Executions, p.Shards = s.Explainer.Engine(), s.Explainer.Executions()-before, s.Explainer.SearchShards()
+	compiled, compileSeconds := s.Explainer.Compiled()
+	p.Compiled, p.CompileSeconds = compiled-compiledBefore, compileSeconds-compileBefore
 	for d, n := range s.Explainer.ExecutionsPerDevice() {
 		if n > beforeOn[d] {
 			p.Devices++
@@ -127,7 +135,7 @@ func benchExplain(ctx context.Context, f *common, s *pipeline.Setup, cfg quce.Co
 		}
 	}
 	p.Validity = float64(valid) / float64(len(ex))
-	f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs), %d executions on %d of %d devices", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty, p.Executions, p.Devices, s.BackendInfo.NumDevices)
+	f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs; compiling %d programs %.2fs), %d executions on %d of %d devices", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty, p.Compiled, p.CompileSeconds, p.Executions, p.Devices, s.BackendInfo.NumDevices)
 	return p, nil
 }
 

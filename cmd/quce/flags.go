@@ -387,6 +387,9 @@ func (c *common) logf(format string, args ...any) {
 // testFraction is the share of rows in the test split.
 const testFraction = 0.2
 
+// slowCompile is the compile time, in seconds, from which a compiled program is logged.
+const slowCompile = 0.5
+
 // prepare loads the data and trains or loads the models. check, if set, runs on the data and
 // its split before any model is trained, so that a mistake in the rows or features asked
 // for fails at once.
@@ -446,6 +449,13 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	}
 	if choice != quce.EngineAuto {
 		s.Explainer.EngineChoice = choice
+	}
+	// On XLA a program compiles in seconds, which a batch size's first run pays: say so,
+	// where it is long enough to be noticed (the pure-Go backend's take milliseconds).
+	s.Explainer.OnCompile = func(program string, rows int, seconds float64) {
+		if seconds >= slowCompile {
+			c.logf("compiled the %s program for %d rows in %.1f s (once per batch size)", program, rows, seconds)
+		}
 	}
 	c.logf("backend: %s", s.BackendInfo)
 	if s.Cached {
