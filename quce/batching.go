@@ -19,12 +19,22 @@ type Batching struct {
 	LoopRowSteps int
 	// LoopKeptBytes bounds the buffer of kept path points one loop execution returns.
 	LoopKeptBytes int
+	// UncertaintyRows is how many rows' ± integrals are computed together, in executions of
+	// ProbeRows points (a part's K right-endpoint points on each side of every row) and of
+	// PointRows points for the VAE. Parts and executions of fixed sizes keep a row's figures
+	// independent of how many rows its call had: on the pure-Go backend, products of a few
+	// hundred rows and more, and VAE executions of some thousand points, run on kernels that
+	// sum in another order (about one point in five differs in the 8th digit on W-BC), so on
+	// a CPU the sizes stay below that (TestBatchIndependence); an explanation streamed in
+	// chunks then gets the figures of one call.
+	UncertaintyRows, ProbeRows, PointRows int
 }
 
 // CPUBatching is the zero value's sizes. On a CPU a step costs the same per row beyond a
 // few hundred rows (docs/SPEED.md), so units of 2048 rows lose nothing and keep a step to a
 // fraction of a second; 2^18 row-steps are about a second of the loop engine's work.
-var CPUBatching = Batching{UnitRows: 2048, LoopRowSteps: 1 << 18, LoopKeptBytes: 64 << 20}
+var CPUBatching = Batching{UnitRows: 2048, LoopRowSteps: 1 << 18, LoopKeptBytes: 64 << 20,
+	UncertaintyRows: 256, ProbeRows: 1024, PointRows: 512}
 
 // AcceleratorBatching sizes executions for a GPU: units of 4096 rows, and the whole
 // 1000-step search of a unit as one execution of the loop engine. Measured on one H200
@@ -33,7 +43,12 @@ var CPUBatching = Batching{UnitRows: 2048, LoopRowSteps: 1 << 18, LoopKeptBytes:
 // executions) and 32 768 rows 960 executions and 4.8 s of search. Larger units are not yet
 // usable there: one unit of 32 768 rows did not finish its first run (compiling included)
 // within 109 s, for reasons not yet known.
-var AcceleratorBatching = Batching{UnitRows: 4096, LoopRowSteps: 4096 * 1024, LoopKeptBytes: 128 << 20}
+//
+// The ± integrals of a unit are one part there, in executions of 16 384 points (5 for
+// 4096 rows at K = 10) where CPUBatching takes 96: at 4096 rows they took 0.27 s of the 0.62
+// in parts of 256 rows. (Not yet measured with these sizes.)
+var AcceleratorBatching = Batching{UnitRows: 4096, LoopRowSteps: 4096 * 1024, LoopKeptBytes: 128 << 20,
+	UncertaintyRows: 4096, ProbeRows: 16384, PointRows: 4096}
 
 // resolved fills the fields left at zero from CPUBatching.
 func (b Batching) resolved() Batching {
@@ -45,6 +60,15 @@ func (b Batching) resolved() Batching {
 	}
 	if b.LoopKeptBytes <= 0 {
 		b.LoopKeptBytes = CPUBatching.LoopKeptBytes
+	}
+	if b.UncertaintyRows <= 0 {
+		b.UncertaintyRows = CPUBatching.UncertaintyRows
+	}
+	if b.ProbeRows <= 0 {
+		b.ProbeRows = CPUBatching.ProbeRows
+	}
+	if b.PointRows <= 0 {
+		b.PointRows = CPUBatching.PointRows
 	}
 	return b
 }

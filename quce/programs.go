@@ -165,11 +165,12 @@ func (pr programs) classProbs(ctx context.Context, pts [][]float32) ([][]float64
 	return pr.clf.probabilities(ctx, func(args ...any) ([]*tensors.Tensor, error) { return pr.run(ex, 0, args...) }, pts, false)
 }
 
-// probeChunk is the fixed row count of probe executions: one compiled shape serves all.
+// probeChunk is the fixed row count of a classifier's prediction executions (predict.go):
+// one compiled shape serves all.
 const probeChunk = 1024
 
-// probeMany returns F(τ|·) and its gradient at many points, in fixed-size chunks; targets
-// are one-hot rows.
+// probeMany returns F(τ|·) and its gradient at many points, in executions of a fixed size
+// (Batching.ProbeRows); targets are one-hot rows.
 func (pr programs) probeMany(ctx context.Context, pts, targets [][]float32) ([]float32, [][]float32, error) {
 	ex, err := pr.lazyExec(&pr.probe, func() (*graph.Exec, error) { return named(graph.NewExec(pr.backend, pr.probeGraph))("probe") })
 	if err != nil {
@@ -178,21 +179,22 @@ func (pr programs) probeMany(ctx context.Context, pts, targets [][]float32) ([]f
 	j, c := pr.numFeatures(), pr.clf.NumClasses()
 	probs := make([]float32, 0, len(pts))
 	grads := make([][]float32, 0, len(pts))
-	buf := make([]float32, probeChunk*j)
-	tg := make([]float32, probeChunk*c)
-	for start := 0; start < len(pts); start += probeChunk {
+	size := pr.batching.ProbeRows
+	buf := make([]float32, size*j)
+	tg := make([]float32, size*c)
+	for start := 0; start < len(pts); start += size {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		end := min(start+probeChunk, len(pts))
+		end := min(start+size, len(pts))
 		clear(buf)
 		clear(tg)
 		for i := start; i < end; i++ {
 			copy(buf[(i-start)*j:], pts[i])
 			copy(tg[(i-start)*c:], targets[i])
 		}
-		out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), probeChunk, j),
-			tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), probeChunk, c))
+		out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), size, j),
+			tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), size, c))
 		if err != nil {
 			return nil, nil, fmt.Errorf("quce: probing the classifier: %w", err)
 		}
@@ -206,18 +208,13 @@ func (pr programs) probeMany(ctx context.Context, pts, targets [][]float32) ([]f
 	return probs, grads, nil
 }
 
-// pointsChunk is the most points one VAE execution evaluates. From some thousand points on,
-// the pure-Go backend computes larger executions another way, whose last bits differ (about
-// one point in five in the 8th digit on W-BC), so a row's L_ε would depend on how many rows
-// its call had; in pieces of this size it does not, and a file explained in chunks
-// (ExplainStream) gets the figures of one call.
-const pointsChunk = 512
-
 // pointsMany returns L_ε (trained and paper form) and the reconstruction at points, in
-// pieces of at most pointsChunk.
+// pieces of at most Batching.PointRows (so that a row's L_ε does not depend on how many
+// rows its call had, see Batching).
 func (pr programs) pointsMany(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
-	for start := 0; start < len(pts); start += pointsChunk {
-		u, up, r, err := pr.pointsPiece(pts[start:min(start+pointsChunk, len(pts))])
+	size := pr.batching.PointRows
+	for start := 0; start < len(pts); start += size {
+		u, up, r, err := pr.pointsPiece(pts[start:min(start+size, len(pts))])
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -226,7 +223,7 @@ func (pr programs) pointsMany(pts [][]float32) (unc, uncPaper []float32, recon [
 	return unc, uncPaper, recon, nil
 }
 
-// pointsPiece is pointsMany for at most pointsChunk points, in one execution.
+// pointsPiece is pointsMany for at most Batching.PointRows points, in one execution.
 func (pr programs) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon [][]float32, err error) {
 	if len(pts) == 0 {
 		return nil, nil, nil, nil

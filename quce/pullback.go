@@ -123,19 +123,20 @@ func (in inputs) towardsX(r *row, t float64) []float32 {
 func (pr programs) uncertaintyChunked(ctx context.Context, pts [][]float32) ([]float32, error) {
 	out := make([]float32, 0, len(pts))
 	zero := make([]float32, pr.numFeatures())
-	for start := 0; start < len(pts); start += probeChunk {
+	size := pr.batching.ProbeRows
+	for start := 0; start < len(pts); start += size {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		chunk := slices.Clone(pts[start:min(start+probeChunk, len(pts))])
-		for len(chunk) < probeChunk {
+		chunk := slices.Clone(pts[start:min(start+size, len(pts))])
+		for len(chunk) < size {
 			chunk = append(chunk, zero)
 		}
 		unc, _, _, err := pr.pointsMany(chunk)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, unc[:min(probeChunk, len(pts)-start)]...)
+		out = append(out, unc[:min(size, len(pts)-start)]...)
 	}
 	return out, nil
 }

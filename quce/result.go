@@ -167,16 +167,10 @@ func (e *Explanation) ValidRate() float64 {
 	return float64(n) / float64(len(e.Paths))
 }
 
-// uncertaintyPartRows is how many rows' ± integrals one execution computes: parts of a
-// fixed size, so that a row's figures do not depend on how many cores the call has (the
-// products of a batch of a few hundred rows and more run on kernels that sum in another
-// order than the small ones, see TestBatchIndependence), computed as many at the same time
-// as the call has shards, and small enough that two of them keep two cores busy in the
-// speed issue's work unit (455 rows).
-const uncertaintyPartRows = 256
-
 // assemble adds ε and the ± integrals to the walked rows and builds the results. The rows'
-// ± integrals are computed in parts of uncertaintyPartRows, up to as many at the same time
+// ± integrals are computed in parts of Batching.UncertaintyRows (a fixed size, so that a
+// row's figures do not depend on how many cores the call has, see Batching; on a CPU small
+// enough that two of them keep two cores busy for 455 rows), up to as many at the same time
 // as the call has shards (job.eachShard over the parts); the paths are then built on every
 // CPU core (eachOnCores), since turning each kept point into the data's units is most of
 // this phase's time and, on a backend of one shard such as XLA on a GPU, would otherwise
@@ -195,14 +189,15 @@ func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred []
 		}
 	}
 	unc := make([]rowUncertainty, len(rows))
-	parts := (len(rows) + uncertaintyPartRows - 1) / uncertaintyPartRows
+	size := jb.pr.batching.UncertaintyRows
+	parts := (len(rows) + size - 1) / size
 	if _, err := jb.eachShard(ctx, parts, func(_, first, last int, _ compute.DeviceNum) error {
 		for p := first; p < last; p++ {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			lo := p * uncertaintyPartRows
-			part, err := uncertaintyAttributions(ctx, cfg, jb.pr, rows[lo:min(lo+uncertaintyPartRows, len(rows))])
+			lo := p * size
+			part, err := uncertaintyAttributions(ctx, cfg, jb.pr, rows[lo:min(lo+size, len(rows))])
 			if err != nil {
 				return err
 			}
