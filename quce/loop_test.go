@@ -196,6 +196,12 @@ func TestBatchingChangesNoResult(t *testing.T) {
 		}
 		for i := range qs {
 			compareExplanations(t, i, small[i], big[i])
+			for k, pa := range small[i].Paths {
+				pb := big[i].Paths[k]
+				if d := max(maxDiff(pa.AttributionPlus, pb.AttributionPlus), maxDiff(pa.AttributionMinus, pb.AttributionMinus)); d != 0 {
+					t.Errorf("row %d path %d: ± attribution differs by %.2e", i, k, d)
+				}
+			}
 		}
 	}
 }
