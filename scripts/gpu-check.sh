@@ -22,16 +22,17 @@
 #   BUDGET        seconds for the whole sitting (default 540, so that it fits one 10-minute
 #                 command on a lent machine); a run gets at most what is left of it
 #   PYTHON        the Python with PyTorch for the peer (default python3)
-#   SKIP          runs to leave out, by name, separated by spaces: xla peer xla-big peer-big
-#                 go xla-steps xla-cmdbuf go-big (e.g. SKIP="peer-big go-big" when a million
+#   SKIP          runs to leave out, by name, separated by spaces: xla peer xla-cmdbuf xla-conc
+#                 xla-big peer-big go xla-steps go-big (e.g. SKIP="peer-big go-big" when a million
 #                 rows are known not to fit the time or the GPU)
 #   CMDBUF_FLAGS  the XLA_FLAGS of the xla-cmdbuf run (default
 #                 --xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE)
+#   CONCURRENT    the executions at a time of the xla-conc run (quce -concurrent; default 4)
 # A run that fails or runs out of time is a cell saying so; the others still run. The runs go
 # in order of what the table is for, so that a spent budget leaves out the least: quce on XLA
-# and the peer (up to 32 768 rows, with training), XLA with CUDA graphs, both at a million
-# rows, then the pure-Go backend, XLA on the step engine, and the pure-Go backend at a million
-# rows.
+# and the peer (up to 32 768 rows, with training), XLA with CUDA graphs, XLA with several
+# executions at a time, both at a million rows, then the pure-Go backend, XLA on the step
+# engine, and the pure-Go backend at a million rows.
 set -euo pipefail
 
 die() {
@@ -157,6 +158,12 @@ if cmdbuf is not None:
         "%d rows %s" % (rows, fmt_quce(cmdbuf, None, rows)) for rows in sorted(cmdbuf)))
 elif cmdbuf_err != "not run":
     print("XLA with While loops as CUDA graphs: " + cmdbuf_err)
+conc, conc_err, _ = quce_cells("xla-conc")
+if conc is not None:
+    print("XLA with several executions at a time (-concurrent): " + ", ".join(
+        "%d rows %s" % (rows, fmt_quce(conc, None, rows)) for rows in sorted(conc)))
+elif conc_err != "not run":
+    print("XLA with several executions at a time: " + conc_err)
 for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
     meta = col[4]
     if not meta:
@@ -326,6 +333,9 @@ attempt peer "${RUN_TIMEOUT:-300}" "$python" "$peer" "${peer_args[@]}" --out "$d
 # XLA runs a While's condition on the host between steps unless the loop is a CUDA graph.
 attempt xla-cmdbuf "${RUN_TIMEOUT:-300}" env XLA_FLAGS="${CMDBUF_FLAGS:---xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE}" \
 	"${on_xla[@]}" -rows 1,1,455
+# Several executions at a time on the one GPU (-concurrent): XLA runs a loop's steps from the
+# host, so one execution leaves the GPU idle between its small kernels.
+attempt xla-conc "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -concurrent "${CONCURRENT:-4}" -rows 4096,4096,32768
 attempt xla-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" xla-big xla:cuda "$quce"
 attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer-big.json" --B "$big_rows"
 attempt go "${RUN_TIMEOUT:-300}" "${on_go[@]}" -rows "$rows_csv"

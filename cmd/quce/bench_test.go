@@ -126,3 +126,41 @@ func TestBenchCountsTrainingExecutions(t *testing.T) {
 		t.Errorf("no phases %v in the report", want)
 	}
 }
+
+// -concurrent sets how many executions a call's searches run at the same time (each on a
+// part of the rows), whatever the backend's default; a negative number is refused.
+func TestConcurrentFlag(t *testing.T) {
+	for _, tc := range []struct {
+		flag       string
+		wantShards int // 0: refused
+	}{{"1", 1}, {"3", 3}, {"-1", 0}} {
+		t.Run(tc.flag, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := []string{"bench", "-rows", "3", "-steps", "5", "-epochs", "3", "-vae-epochs", "2", "-latent", "2", "-q", "-concurrent", tc.flag}
+			err := run(context.Background(), args, &stdout, &stderr)
+			if tc.wantShards == 0 {
+				if err == nil || !strings.Contains(err.Error(), "-concurrent "+tc.flag) || !strings.Contains(err.Error(), "fix:") {
+					t.Errorf("-concurrent %s: error %v, want one naming the flag and its fix", tc.flag, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("-concurrent %s: %v\n%s", tc.flag, err, stderr.String())
+			}
+			var doc struct {
+				Phases []struct {
+					Name   string `json:"name"`
+					Shards int    `json:"shards"`
+				} `json:"phases"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range doc.Phases {
+				if p.Name == "explain" && p.Shards != tc.wantShards {
+					t.Errorf("-concurrent %s: 3 rows searched in %d shards, want %d", tc.flag, p.Shards, tc.wantShards)
+				}
+			}
+		})
+	}
+}

@@ -58,6 +58,7 @@ type common struct {
 	epochs, latent     int
 	vaeEpochs          int
 	engine             string
+	concurrent         int
 	force              bool
 	quiet              bool
 	stderr             io.Writer
@@ -106,6 +107,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.epochs, "epochs", dc.Epochs, "training epochs of the built-in classifier")
 	fs.IntVar(&c.latent, "latent", dv.Latent, "latent dimensions of the VAE")
 	fs.IntVar(&c.vaeEpochs, "vae-epochs", dv.MaxEpochs, "most training epochs of the VAE (it stops earlier once its validation loss stops improving)")
+	fs.IntVar(&c.concurrent, "concurrent", 0, "the most executions of a call's searches run at the same time, each on a part of the rows (0: one per CPU core on the pure-Go backend, one on XLA and ONNX Runtime, which spread an execution over threads or a GPU of their own); the results are the same")
 	fs.StringVar(&c.engine, "engine", "auto", "how the searches run: loop (a batch's whole search as one compiled program), steps (one graph execution per optimisation step), replay (many steps an execution, their bookkeeping replayed on the host, for batches of up to 100 rows; steps for larger ones) or auto (replay on the pure-Go backend, where it is the faster, else loop wherever the backend runs it); the results are the same")
 	fs.BoolVar(&c.force, "force", false, "overwrite existing output files")
 	fs.BoolVar(&c.quiet, "q", false, "no progress messages on stderr")
@@ -145,6 +147,9 @@ func (c *common) config() (quce.Config, error) {
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, c.configError(err)
+	}
+	if c.concurrent < 0 {
+		return cfg, fmt.Errorf("-concurrent %d: a number of executions cannot be negative; fix: a positive number, or 0 for the backend's default", c.concurrent)
 	}
 	choice, err := c.engineChoice()
 	if err != nil {
@@ -449,6 +454,9 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	}
 	if choice != quce.EngineAuto {
 		s.Explainer.EngineChoice = choice
+	}
+	if c.concurrent > 0 {
+		s.Explainer.Shards = c.concurrent
 	}
 	// On XLA a program compiles in seconds, which a batch size's first run pays: say so,
 	// where it is long enough to be noticed (the pure-Go backend's take milliseconds).
