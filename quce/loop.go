@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -144,6 +145,9 @@ func (pr programs) loopRuns(cfg Config) bool {
 }
 
 func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
+	if l.pr.batching.PadRows {
+		rows = padded(rows)
+	}
 	if err := measureStarts(ctx, cfg, l.pr, rows, dev); err != nil {
 		return err
 	}
@@ -175,6 +179,21 @@ func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compu
 		}
 	}
 	return measure(ctx, cfg, l.pr, rows, cfg.Steps, dev)
+}
+
+// padded returns rows and, after them, copies of the first that never move, up to a power
+// of two rows (Batching.PadRows). The copies are measured and carried like stopped rows, on
+// state of their own; the caller keeps only its rows.
+func padded(rows []*row) []*row {
+	out := slices.Clone(rows)
+	for len(out) < padTo(len(rows)) {
+		d := *rows[0]
+		d.active = false
+		d.phi = slices.Clone(d.phi)
+		d.kept.points = slices.Clone(d.kept.points)
+		out = append(out, &d)
+	}
+	return out
 }
 
 // liveRows returns the active rows (nil if none), padded with rows that stopped up to a

@@ -190,18 +190,50 @@ func TestBatchingChangesNoResult(t *testing.T) {
 		}
 		small, nSmall := run(quce.Batching{UnitRows: 10, LoopRowSteps: 10 * 45})
 		big, nBig := run(quce.AcceleratorBatching)
+		padded, _ := run(quce.Batching{UnitRows: 10, PadRows: true}) // units of 10, 10 and 4 rows padded to 16, 16 and 4
 		t.Logf("early stop %d: %d executions in units of 10 rows and 45 steps, %d in one", early, nSmall, nBig)
 		if nBig >= nSmall {
 			t.Errorf("early stop %d: %d executions with AcceleratorBatching, not fewer than %d", early, nBig, nSmall)
 		}
-		for i := range qs {
-			compareExplanations(t, i, small[i], big[i])
-			for k, pa := range small[i].Paths {
-				pb := big[i].Paths[k]
-				if d := max(maxDiff(pa.AttributionPlus, pb.AttributionPlus), maxDiff(pa.AttributionMinus, pb.AttributionMinus)); d != 0 {
-					t.Errorf("row %d path %d: ± attribution differs by %.2e", i, k, d)
+		for _, other := range [][]*quce.Explanation{big, padded} {
+			for i := range qs {
+				compareExplanations(t, i, small[i], other[i])
+				for k, pa := range small[i].Paths {
+					pb := other[i].Paths[k]
+					if d := max(maxDiff(pa.AttributionPlus, pb.AttributionPlus), maxDiff(pa.AttributionMinus, pb.AttributionMinus)); d != 0 {
+						t.Errorf("row %d path %d: ± attribution differs by %.2e", i, k, d)
+					}
 				}
 			}
+		}
+	}
+}
+
+// With Batching.PadRows, batches of nearby sizes run the same compiled programs: a call of
+// 7 rows after one of 5 compiles nothing (both are padded to 8), where without it the
+// second compiles its own.
+func TestPadRowsSharesPrograms(t *testing.T) {
+	s := wbc(t)
+	was, wasB, wasS := s.Explainer.EngineChoice, s.Explainer.Batching, s.Explainer.Shards
+	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.Batching, s.Explainer.Shards = was, wasB, wasS })
+	s.Explainer.EngineChoice, s.Explainer.Shards = quce.EngineLoop, 1
+	cfg := quce.DefaultConfig()
+	cfg.Steps = 20
+	compiled := func(rows int) int64 {
+		before, _ := s.Explainer.Compiled()
+		explain(t, cfg, s.XTest[40:40+rows])
+		after, _ := s.Explainer.Compiled()
+		return after - before
+	}
+	for _, tc := range []struct {
+		pad         bool
+		first, then int // rows of the two calls (sizes no other test compiles)
+		wantSecond  bool
+	}{{false, 13, 11, true}, {true, 21, 19, false}} {
+		s.Explainer.Batching = quce.Batching{PadRows: tc.pad}
+		compiled(tc.first)
+		if second := compiled(tc.then); (second > 0) != tc.wantSecond {
+			t.Errorf("PadRows %v: %d rows after %d compiled %d programs; want some: %v", tc.pad, tc.then, tc.first, second, tc.wantSecond)
 		}
 	}
 }

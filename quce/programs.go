@@ -228,7 +228,11 @@ func (pr programs) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon 
 	if len(pts) == 0 {
 		return nil, nil, nil, nil
 	}
-	ex, release, err := pr.execs.get(execKey{points: true, rows: len(pts)}, func() (*graph.Exec, error) {
+	n := len(pts)
+	if pr.batching.PadRows {
+		n = padTo(n)
+	}
+	ex, release, err := pr.execs.get(execKey{points: true, rows: n}, func() (*graph.Exec, error) {
 		return named(graph.NewExec(pr.backend, pr.pointGraph))("points")
 	})
 	if err != nil {
@@ -236,16 +240,16 @@ func (pr programs) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon 
 	}
 	defer release()
 	j := pr.numFeatures()
-	flat := make([]float32, 0, len(pts)*j)
-	for _, p := range pts {
-		flat = append(flat, p...)
+	flat := make([]float32, n*j) // zeros after pts: points whose figures are dropped
+	for i, p := range pts {
+		copy(flat[i*j:], p)
 	}
-	out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
+	out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(flat, n, j))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("quce: evaluating the VAE: %w", err)
 	}
-	unc = tensors.MustCopyFlatData[float32](out[0])
-	uncPaper = tensors.MustCopyFlatData[float32](out[1])
+	unc = tensors.MustCopyFlatData[float32](out[0])[:len(pts)]
+	uncPaper = tensors.MustCopyFlatData[float32](out[1])[:len(pts)]
 	rf := tensors.MustCopyFlatData[float32](out[2])
 	recon = make([][]float32, len(pts))
 	for i := range recon {
