@@ -13,12 +13,12 @@ package quce
 type Batching struct {
 	// UnitRows is the most rows one execution walks: a larger job is walked in units of this
 	// many rows, one after another, so that its tensors stay bounded.
-	UnitRows int
+	UnitRows int `json:"unit_rows"`
 	// LoopRowSteps bounds the work of one execution of the loop engine, rows × steps, so
 	// that a cancelled context is seen and progress is reported as the search goes.
-	LoopRowSteps int
+	LoopRowSteps int `json:"loop_row_steps"`
 	// LoopKeptBytes bounds the buffer of kept path points one loop execution returns.
-	LoopKeptBytes int
+	LoopKeptBytes int `json:"loop_kept_bytes"`
 	// UncertaintyRows is how many rows' ± integrals are computed together, in executions of
 	// ProbeRows points (a part's K right-endpoint points on each side of every row) and of
 	// PointRows points for the VAE. Parts and executions of fixed sizes keep a row's figures
@@ -27,14 +27,16 @@ type Batching struct {
 	// sum in another order (about one point in five differs in the 8th digit on W-BC), so on
 	// a CPU the sizes stay below that (TestBatchIndependence); an explanation streamed in
 	// chunks then gets the figures of one call.
-	UncertaintyRows, ProbeRows, PointRows int
+	UncertaintyRows int `json:"uncertainty_rows"`
+	ProbeRows       int `json:"probe_rows"`
+	PointRows       int `json:"point_rows"`
 	// PadRows pads the loop engine's batches, and the VAE's executions, to a power of two
 	// rows (with copies of a batch's first row that never move, and with points whose
 	// figures are dropped), so that calls of nearby sizes share their compiled programs: on
 	// XLA a program compiles in seconds (2.4 s for one row, 6.7 s for 455 on an H200), which
 	// a notebook pays for every new number of rows. A padded batch costs a GPU about what the
 	// batch does; on a CPU it costs its rows, so CPUBatching leaves it off.
-	PadRows bool
+	PadRows bool `json:"pad_rows"`
 }
 
 // CPUBatching is the zero value's sizes. On a CPU a step costs the same per row beyond a

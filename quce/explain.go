@@ -166,6 +166,10 @@ func (e *Explainer) NumFeatures() int { return len(e.features) }
 // per-execution overhead (quce bench reports it per phase).
 func (e *Explainer) Executions() int64 { return e.compiled.executions.Load() }
 
+// BatchingInUse is the sizes the searches' executions have now: Batching, with the fields
+// left at zero taken from CPUBatching.
+func (e *Explainer) BatchingInUse() Batching { return e.Batching.resolved() }
+
 // Compiled is how many programs this explainer has compiled since it was made, and the
 // seconds compiling took (included in the calls' times; see OnCompile).
 func (e *Explainer) Compiled() (programs int64, seconds float64) {

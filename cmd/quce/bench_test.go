@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/quce-go/quce/quce"
 )
 
 // quce bench says what ran: per explain phase the engine, the graph executions it ran and
@@ -21,9 +23,11 @@ func TestBenchSaysWhatRan(t *testing.T) {
 	// at most 3 a shard (its first points, the loop, its last points) and 5 for the call.
 	oneSearchPerShard := func(short, long, shards int64) bool { return short == long && short <= 5+3*shards }
 	type benchDoc struct {
-		SIMD    string `json:"simd"`
-		Devices int    `json:"devices"`
-		Phases  []struct {
+		SIMD        string        `json:"simd"`
+		Devices     int           `json:"devices"`
+		Accelerator bool          `json:"accelerator"`
+		Batching    quce.Batching `json:"batching"`
+		Phases      []struct {
 			Name       string `json:"name"`
 			Rows       int    `json:"rows"`
 			Engine     string `json:"engine"`
@@ -59,6 +63,9 @@ func TestBenchSaysWhatRan(t *testing.T) {
 	} {
 		t.Run(strings.Join(append([]string{tc.engine}, tc.flags...), " "), func(t *testing.T) {
 			short, long := bench(5, tc.flags...), bench(9, tc.flags...)
+			if short.Accelerator || short.Batching != quce.CPUBatching {
+				t.Errorf(`"accelerator" %v, "batching" %+v; want false and the CPU's sizes %+v`, short.Accelerator, short.Batching, quce.CPUBatching)
+			}
 			if short.SIMD != "avx2" && short.SIMD != "avx512" && short.SIMD != "generic" {
 				t.Errorf(`"simd" is %q, want the pure-Go backend's kernel set: avx2, avx512 or generic`, short.SIMD)
 			}
