@@ -185,6 +185,9 @@ func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compu
 // of two rows (Batching.PadRows). The copies are measured and carried like stopped rows, on
 // state of their own; the caller keeps only its rows.
 func padded(rows []*row) []*row {
+	if len(rows) == 0 {
+		return rows
+	}
 	out := slices.Clone(rows)
 	for len(out) < padTo(len(rows)) {
 		d := *rows[0]
