@@ -69,25 +69,19 @@ func padTo(n int) int {
 	return size
 }
 
-// resolved fills the fields left at zero from CPUBatching.
+// resolved fills the sizes left at zero from CPUBatching.
 func (b Batching) resolved() Batching {
-	if b.UnitRows <= 0 {
-		b.UnitRows = CPUBatching.UnitRows
-	}
-	if b.LoopRowSteps <= 0 {
-		b.LoopRowSteps = CPUBatching.LoopRowSteps
-	}
-	if b.LoopKeptBytes <= 0 {
-		b.LoopKeptBytes = CPUBatching.LoopKeptBytes
-	}
-	if b.UncertaintyRows <= 0 {
-		b.UncertaintyRows = CPUBatching.UncertaintyRows
-	}
-	if b.ProbeRows <= 0 {
-		b.ProbeRows = CPUBatching.ProbeRows
-	}
-	if b.PointRows <= 0 {
-		b.PointRows = CPUBatching.PointRows
+	cpu := CPUBatching
+	defaults := cpu.sizes()
+	for i, f := range b.sizes() {
+		if *f <= 0 {
+			*f = *defaults[i]
+		}
 	}
 	return b
+}
+
+// sizes are b's sizes, in one order.
+func (b *Batching) sizes() []*int {
+	return []*int{&b.UnitRows, &b.LoopRowSteps, &b.LoopKeptBytes, &b.UncertaintyRows, &b.ProbeRows, &b.PointRows}
 }

@@ -152,18 +152,13 @@ if steps is not None:
         "%d rows %.3g s" % (rows, ps[-1]["wall_seconds"]) for rows, ps in sorted(steps.items())))
 elif steps_err != "not run":
     print("XLA on the step engine: " + steps_err)
-cmdbuf, cmdbuf_err, _ = quce_cells("xla-cmdbuf")
-if cmdbuf is not None:
-    print("XLA with While loops as CUDA graphs (CMDBUF_FLAGS): " + ", ".join(
-        "%d rows %s" % (rows, fmt_quce(cmdbuf, None, rows)) for rows in sorted(cmdbuf)))
-elif cmdbuf_err != "not run":
-    print("XLA with While loops as CUDA graphs: " + cmdbuf_err)
-conc, conc_err, _ = quce_cells("xla-conc")
-if conc is not None:
-    print("XLA with several executions at a time (-concurrent): " + ", ".join(
-        "%d rows %s" % (rows, fmt_quce(conc, None, rows)) for rows in sorted(conc)))
-elif conc_err != "not run":
-    print("XLA with several executions at a time: " + conc_err)
+for name, label, how in (("xla-cmdbuf", "XLA with While loops as CUDA graphs", " (CMDBUF_FLAGS)"),
+                         ("xla-conc", "XLA with several executions at a time", " (-concurrent)")):
+    cells, err, _ = quce_cells(name)
+    if cells is not None:
+        print(label + how + ": " + ", ".join("%d rows %s" % (rows, fmt_quce(cells, None, rows)) for rows in sorted(cells)))
+    elif err != "not run":
+        print(label + ": " + err)
 for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
     meta = col[4]
     if not meta:
