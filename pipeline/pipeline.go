@@ -355,14 +355,21 @@ func (s *Setup) buildExplainer(clf *quce.Classifier) error {
 			return err
 		}
 	}
-	s.Explainer.Shards = s.BackendInfo.Shards()
-	if s.BackendInfo.ExecutionsCheap() {
-		s.Explainer.EngineChoice = quce.EngineReplay
-	}
-	if s.BackendInfo.Accelerator {
-		s.Explainer.Batching = quce.AcceleratorBatching
-	}
+	tuneFor(s.Explainer, s.BackendInfo)
 	return nil
+}
+
+// tuneFor sets e's concurrent executions, engine and execution sizes for the backend info
+// describes: the replay engine where an execution costs little beyond its operations (the
+// pure-Go backend), and executions sized for a GPU on an accelerator.
+func tuneFor(e *quce.Explainer, info backend.Info) {
+	e.Shards = info.Shards()
+	if info.ExecutionsCheap() {
+		e.EngineChoice = quce.EngineReplay
+	}
+	if info.Accelerator {
+		e.Batching = quce.AcceleratorBatching
+	}
 }
 
 // diagnose measures the model's test accuracy and the VAE's reconstruction on both splits
