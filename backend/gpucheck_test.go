@@ -166,7 +166,8 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 	}
 	all := []string{"xla:cuda 1,1,455,455,4096,4096,32768,32768", "peer 32768",
 		"xla:cuda flags=--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE", "xla:cuda 4096,4096,32768",
-		"xla:cuda big.csv", "peer 1000000", "go 1,1,455,455,4096,4096,32768,32768", "xla:cuda steps", "go big.csv"}
+		"xla:cuda big.csv", "peer 1000000", "go 1,1,455,455,4096,4096,32768,32768", "xla:cuda 16384,16384,32768",
+		"xla:cuda steps", "go big.csv"}
 	for _, tc := range []struct {
 		name     string
 		env      []string
@@ -175,8 +176,9 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 	}{
 		{"the whole sitting", nil, all, []string{"| 455 | 0.5 s | 0.5 s | 0.9 s |",
 			"XLA with While loops as CUDA graphs (CMDBUF_FLAGS): 455 rows 0.5 s",
-			"XLA with several executions at a time (-concurrent): 455 rows 0.5 s"}},
-		{"runs left out", []string{"SKIP=peer-big go-big"}, []string{all[0], all[1], all[2], all[3], all[4], all[6], all[7]}, []string{
+			"XLA with several executions at a time (-concurrent): 455 rows 0.5 s",
+			"XLA with larger units (-unit-rows): 455 rows 0.5 s"}},
+		{"runs left out", []string{"SKIP=peer-big go-big"}, []string{all[0], all[1], all[2], all[3], all[4], all[6], all[7], all[8]}, []string{
 			"| 1 000 000 | 0.",
 			"| not run: left out (SKIP) | not run: left out (SKIP) |",
 		}},

@@ -59,6 +59,15 @@ var CPUBatching = Batching{UnitRows: 2048, LoopRowSteps: 1 << 18, LoopKeptBytes:
 var AcceleratorBatching = Batching{UnitRows: 4096, LoopRowSteps: 4096 * 1024, LoopKeptBytes: 128 << 20,
 	UncertaintyRows: 4096, ProbeRows: 16384, PointRows: 4096, PadRows: true}
 
+// WithUnitRows is b with units of n rows, its budgets for one loop execution (row-steps and
+// kept bytes) scaled with them, so that a unit's search takes as many executions as before.
+func (b Batching) WithUnitRows(n int) Batching {
+	r := b.resolved()
+	scale := func(v int) int { return int(int64(v) * int64(n) / int64(r.UnitRows)) }
+	r.LoopRowSteps, r.LoopKeptBytes, r.UnitRows = max(1, scale(r.LoopRowSteps)), max(1, scale(r.LoopKeptBytes)), n
+	return r
+}
+
 // padTo is the size a batch of n rows is padded to under PadRows: the power of two at or
 // above n.
 func padTo(n int) int {

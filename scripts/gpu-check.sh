@@ -23,16 +23,18 @@
 #                 command on a lent machine); a run gets at most what is left of it
 #   PYTHON        the Python with PyTorch for the peer (default python3)
 #   SKIP          runs to leave out, by name, separated by spaces: xla peer xla-cmdbuf xla-conc
-#                 xla-big peer-big go xla-steps go-big (e.g. SKIP="peer-big go-big" when a million
+#                 xla-big peer-big go xla-units xla-steps go-big (e.g. SKIP="peer-big go-big" when a million
 #                 rows are known not to fit the time or the GPU)
 #   CMDBUF_FLAGS  the XLA_FLAGS of the xla-cmdbuf run (default
 #                 --xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE)
 #   CONCURRENT    the executions at a time of the xla-conc run (quce -concurrent; default 4)
+#   UNIT_ROWS     the rows an execution walks in the xla-units run (quce -unit-rows; default
+#                 16384), which has UNITS_TIMEOUT seconds (default 120)
 # A run that fails or runs out of time is a cell saying so; the others still run. The runs go
 # in order of what the table is for, so that a spent budget leaves out the least: quce on XLA
 # and the peer (up to 32 768 rows, with training), XLA with CUDA graphs, XLA with several
-# executions at a time, both at a million rows, then the pure-Go backend, XLA on the step
-# engine, and the pure-Go backend at a million rows.
+# executions at a time, both at a million rows, then the pure-Go backend, XLA with larger
+# units, XLA on the step engine, and the pure-Go backend at a million rows.
 set -euo pipefail
 
 die() {
@@ -153,7 +155,8 @@ if steps is not None:
 elif steps_err != "not run":
     print("XLA on the step engine: " + steps_err)
 for name, label, how in (("xla-cmdbuf", "XLA with While loops as CUDA graphs", " (CMDBUF_FLAGS)"),
-                         ("xla-conc", "XLA with several executions at a time", " (-concurrent)")):
+                         ("xla-conc", "XLA with several executions at a time", " (-concurrent)"),
+                         ("xla-units", "XLA with larger units", " (-unit-rows)")):
     cells, err, _ = quce_cells(name)
     if cells is not None:
         print(label + how + ": " + ", ".join("%d rows %s" % (rows, fmt_quce(cells, None, rows)) for rows in sorted(cells)))
@@ -334,6 +337,9 @@ attempt xla-conc "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -concurrent "${CONCURRENT:
 attempt xla-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" xla-big xla:cuda "$quce"
 attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer-big.json" --B "$big_rows"
 attempt go "${RUN_TIMEOUT:-300}" "${on_go[@]}" -rows "$rows_csv"
+# Larger units than the explainer's on a GPU (4 096 rows): where they stop working, and
+# whether compiling (logged, and in the JSON) or running is what takes the time.
+attempt xla-units "${UNITS_TIMEOUT:-120}" "${on_xla[@]}" -unit-rows "${UNIT_ROWS:-16384}" -rows "${UNIT_ROWS:-16384},${UNIT_ROWS:-16384},32768"
 # The same GPU on the step engine, to show what the loop engine changes there.
 attempt xla-steps "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -rows 1,1,455 -engine steps
 attempt go-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" go-big go "$quce"

@@ -135,27 +135,36 @@ func TestBenchCountsTrainingExecutions(t *testing.T) {
 }
 
 // -concurrent sets how many executions a call's searches run at the same time (each on a
-// part of the rows), whatever the backend's default; a negative number is refused.
-func TestConcurrentFlag(t *testing.T) {
+// part of the rows), and -unit-rows how many rows one execution walks, whatever the
+// backend's defaults; a negative number is refused.
+func TestExecutionFlags(t *testing.T) {
 	for _, tc := range []struct {
-		flag       string
-		wantShards int // 0: refused
-	}{{"1", 1}, {"3", 3}, {"-1", 0}} {
-		t.Run(tc.flag, func(t *testing.T) {
+		flag, value string
+		check       func(shards, unitRows int) bool // nil: refused
+		want        string
+	}{
+		{"-concurrent", "1", func(shards, _ int) bool { return shards == 1 }, "3 rows in 1 shard"},
+		{"-concurrent", "3", func(shards, _ int) bool { return shards == 3 }, "3 rows in 3 shards"},
+		{"-concurrent", "-1", nil, ""},
+		{"-unit-rows", "2", func(_, unitRows int) bool { return unitRows == 2 }, "units of 2 rows"},
+		{"-unit-rows", "-2", nil, ""},
+	} {
+		t.Run(tc.flag+" "+tc.value, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := []string{"bench", "-rows", "3", "-steps", "5", "-epochs", "3", "-vae-epochs", "2", "-latent", "2", "-q", "-concurrent", tc.flag}
+			args := []string{"bench", "-rows", "3", "-steps", "5", "-epochs", "3", "-vae-epochs", "2", "-latent", "2", "-q", tc.flag, tc.value}
 			err := run(context.Background(), args, &stdout, &stderr)
-			if tc.wantShards == 0 {
-				if err == nil || !strings.Contains(err.Error(), "-concurrent "+tc.flag) || !strings.Contains(err.Error(), "fix:") {
-					t.Errorf("-concurrent %s: error %v, want one naming the flag and its fix", tc.flag, err)
+			if tc.check == nil {
+				if err == nil || !strings.Contains(err.Error(), tc.flag+" "+tc.value) || !strings.Contains(err.Error(), "fix:") {
+					t.Errorf("error %v, want one naming the flag and its fix", err)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("-concurrent %s: %v\n%s", tc.flag, err, stderr.String())
+				t.Fatalf("%v\n%s", err, stderr.String())
 			}
 			var doc struct {
-				Phases []struct {
+				Batching quce.Batching `json:"batching"`
+				Phases   []struct {
 					Name   string `json:"name"`
 					Shards int    `json:"shards"`
 				} `json:"phases"`
@@ -164,8 +173,8 @@ func TestConcurrentFlag(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, p := range doc.Phases {
-				if p.Name == "explain" && p.Shards != tc.wantShards {
-					t.Errorf("-concurrent %s: 3 rows searched in %d shards, want %d", tc.flag, p.Shards, tc.wantShards)
+				if p.Name == "explain" && !tc.check(p.Shards, doc.Batching.UnitRows) {
+					t.Errorf("%d shards, units of %d rows; want %s", p.Shards, doc.Batching.UnitRows, tc.want)
 				}
 			}
 		})
