@@ -112,6 +112,9 @@ func (pr programs) compileOnce(ex *graph.Exec, args []any) error {
 	shs := make([]shapes.Shape, len(args))
 	for i, a := range args {
 		t, ok := a.(*tensors.Tensor)
+		if ok && t == nil {
+			return nil // the execution itself says what is wrong
+		}
 		if !ok {
 			var err error
 			if t, err = tensors.FromAnyValue(a); err != nil {
