@@ -39,8 +39,8 @@ import (
 // compiles it: the batch's fixed inputs reach the body as the loop's consts.
 //
 // The execution count falls from one per step to one per Batching.LoopRowSteps row-steps
-// (on a CPU, a 1000-step search of up to 262 rows is one execution; on a GPU, of up to
-// 32 768), plus the measurements of the path's first points and of its last. Every
+// (on a CPU, a 1000-step search of up to 262 rows is one execution; on a GPU, of a unit of
+// up to 4096 rows), plus the measurements of the path's first points and of its last. Every
 // execution of a batch runs one compiled program: the kept buffer is sized for the longest
 // execution, and a shorter last one leaves slots unwritten.
 
