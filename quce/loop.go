@@ -35,9 +35,10 @@ import (
 // pure-Go backend this makes a step of a one-row batch cost more than the step engine's
 // (docs/SPEED.md), which is why -engine auto runs the replay or step engine there; on
 // backends where an execution costs far more than an operation (a GPU) the loop is the
-// point (on one H200: 455 rows in 0.13–0.24 s, where the step engine took 8.3 s for its
-// first run and the PyTorch peer 1.4–1.8 s; docs/GPU.md). The loop is built by package whileloop, so that XLA
-// compiles it: the batch's fixed inputs reach the body as the loop's consts.
+// point (on one H200: 455 rows in 0.13–0.24 s once compiled, where the step engine had
+// taken 6–8 s and the PyTorch peer took 1.4–1.8 s; docs/GPU.md). The loop is built by
+// package whileloop, so that XLA compiles it: the batch's fixed inputs reach the body as
+// the loop's consts.
 //
 // The execution count falls from one per step to one per Batching.LoopRowSteps row-steps
 // (on a CPU, a 1000-step search of up to 262 rows is one execution; on a GPU, of a unit of
