@@ -94,7 +94,7 @@ func (i Info) Shards() int {
 // the pure-Go backend, which runs it in-process, so a search runs faster in executions of
 // many steps with its bookkeeping in Go (the replay engine), or one execution per step, than
 // as one program that does the bookkeeping as graph operations (on 2 cores, one sitting:
-// 35–43% faster for one row, 12–20% for 50, about as fast from 455 rows on; see
+// 31–43% faster for one row, 7–14% for 50, about as fast from 455 rows on; see
 // docs/SPEED.md); false on XLA, where an execution on a GPU costs about a millisecond.
 func (i Info) ExecutionsCheap() bool { return i.pureGo() }
 
