@@ -327,6 +327,9 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"sequential_test.go", "func TestSequentialFusedViews(", 1},
 		{"executable.go", "run = fe.foldConstants(run)", 1},
 		{"sequential_test.go", "func TestSequentialFoldsConstants(", 1},
+		{"dot/matmul/avx2.go", "rhsCrossSize*contractingSize <= avx2SmallRHSMaxSize", 1},
+		{"dot/matmul/avx2_router.go", "if avx2Small(lhsCrossSize, rhsCrossSize, contractingSize) {", 1},
+		{"dot/matmul/avx2_internal_test.go", "func TestAVX2SmallChosen(", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

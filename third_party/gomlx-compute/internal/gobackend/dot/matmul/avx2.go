@@ -14,6 +14,25 @@ import (
 	"github.com/gomlx/compute/support/envutil"
 )
 
+// avx2SmallRHSMaxSize bounds, in elements, the right-hand side of a product that runs on the
+// small kernels however many rows its left-hand side has: the small kernels stream the rows
+// past a right-hand side of up to 64 KB (float32) held in L2, where the large ones pack both
+// sides into panels for every call, which for such products costs more than it saves (the
+// explainer's step on W-BC at 700 rows a shard: the products 28% of the time in the large
+// kernel, 35% less time for the whole batch on the small ones).
+const avx2SmallRHSMaxSize = 128 * 128
+
+// avx2Small reports whether a product of lhsCrossSize × contractingSize by contractingSize ×
+// rhsCrossSize runs on the small kernels: a product of few operations, or of a small
+// right-hand side (avx2SmallRHSMaxSize), unless a test forces the choice.
+func avx2Small(lhsCrossSize, rhsCrossSize, contractingSize int) bool {
+	if ForceLargeVariant || ForceSmallVariant {
+		return ForceSmallVariant && !ForceLargeVariant
+	}
+	return lhsCrossSize*rhsCrossSize*contractingSize < noSIMDSmallMatMulSizeThreshold ||
+		rhsCrossSize*contractingSize <= avx2SmallRHSMaxSize
+}
+
 var (
 	// AVX2ParamsFloat32 are the parameters to use for Float32, tuned for the 16 registers implementations.
 	AVX2ParamsFloat32 = CacheParams{

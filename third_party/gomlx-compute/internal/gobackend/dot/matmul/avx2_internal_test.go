@@ -105,3 +105,25 @@ func TestAVX2(t *testing.T) {
 		}
 	})
 }
+
+// A product runs on the small kernels when it has few operations, or a right-hand side of
+// at most avx2SmallRHSMaxSize elements however many rows: the products of a small network
+// on a batch of any size; large square products still run on the large kernels.
+func TestAVX2SmallChosen(t *testing.T) {
+	for _, tc := range []struct {
+		rows, cols, contracting int
+		want                    bool
+	}{
+		{1, 128, 31, true},
+		{300, 128, 64, true},     // few operations
+		{1400, 128, 64, true},    // 11.5M operations, an 8192-element right-hand side
+		{65536, 128, 128, true},  // the largest right-hand side that counts as small
+		{65536, 129, 128, false}, // one column more
+		{1024, 1024, 1024, false},
+		{2, 2048, 2048, false}, // 8.4M operations, a 4M-element right-hand side
+	} {
+		if got := avx2Small(tc.rows, tc.cols, tc.contracting); got != tc.want {
+			t.Errorf("%d×%d by %d×%d: small kernels %v, want %v", tc.rows, tc.contracting, tc.contracting, tc.cols, got, tc.want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func avx2RouterBFloat16( //alt:bf16
 	// VZEROUPPER before scalar SSE code.
 	defer archsimd.ClearAVXUpperBits()
 
-	if !ForceLargeVariant && (ForceSmallVariant || (lhsCrossSize*rhsCrossSize*contractingSize < noSIMDSmallMatMulSizeThreshold)) {
+	if avx2Small(lhsCrossSize, rhsCrossSize, contractingSize) {
 		//alt:f32 avx2SmallFloat32Parallel(backend, layout, lhs, rhs, batchSize, lhsCrossSize, rhsCrossSize, contractingSize, output)
 		avx2SmallBFloat16Parallel(backend, layout, lhs, rhs, batchSize, lhsCrossSize, rhsCrossSize, contractingSize, output) //alt:bf16
 		//alt:f16  avx2SmallFloat16Parallel(backend, layout, lhs, rhs, batchSize, lhsCrossSize, rhsCrossSize, contractingSize, output)
