@@ -22,11 +22,12 @@ type Batching struct {
 	// UncertaintyRows is how many rows' ± integrals are computed together, in executions of
 	// ProbeRows points (a part's K right-endpoint points on each side of every row) and of
 	// PointRows points for the VAE. Parts and executions of fixed sizes keep a row's figures
-	// independent of how many rows its call had: on the pure-Go backend, products of a few
-	// hundred rows and more, and VAE executions of some thousand points, run on kernels that
-	// sum in another order (about one point in five differs in the 8th digit on W-BC), so on
-	// a CPU the sizes stay below that (TestBatchIndependence); an explanation streamed in
-	// chunks then gets the figures of one call.
+	// independent of how many rows its call had: on the pure-Go backend, a product of 4M
+	// multiply-adds or more whose right-hand side is larger than 128 × 128 elements (a
+	// layer wider than W-BC's networks') runs on kernels that sum in another order (about
+	// one point in five differed in the 8th digit on W-BC before the small products kept to
+	// one kind of kernel), so on a CPU the sizes stay below that (TestBatchIndependence); an
+	// explanation streamed in chunks then gets the figures of one call.
 	UncertaintyRows int `json:"uncertainty_rows"`
 	ProbeRows       int `json:"probe_rows"`
 	PointRows       int `json:"point_rows"`
