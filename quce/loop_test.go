@@ -175,9 +175,25 @@ func TestBatchingChangesNoResult(t *testing.T) {
 	was, wasB := s.Explainer.EngineChoice, s.Explainer.Batching
 	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.Batching = was, wasB })
 	s.Explainer.EngineChoice = quce.EngineLoop
-	for _, early := range []int{0, 5} {
+	auto := quce.DefaultConfig()
+	auto.Auto, auto.Sparse = quce.DefaultAuto(), true
+	auto, err := s.WithPlausibility(auto, quce.DefaultPlausibilityQuantile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		set  func(*quce.Config)
+	}{
+		{"defaults", func(*quce.Config) {}},
+		{"early stop", func(c *quce.Config) { c.EarlyStop = 5 }},
+		// Candidates of several λ, resets: measurements of odd numbers of segments.
+		{"automatic λ, sparse", func(c *quce.Config) { *c = auto }},
+	} {
 		cfg := quce.DefaultConfig()
-		cfg.Steps, cfg.Paths, cfg.EarlyStop = 300, 2, early
+		tc.set(&cfg)
+		cfg.Steps, cfg.Paths = 300, 2
+		early := tc.name
 		qs := queries(s.XTest[:12])
 		run := func(b quce.Batching) ([]*quce.Explanation, int64) {
 			s.Explainer.Batching = b
@@ -191,9 +207,9 @@ func TestBatchingChangesNoResult(t *testing.T) {
 		small, nSmall := run(quce.Batching{UnitRows: 10, LoopRowSteps: 10 * 45})
 		big, nBig := run(quce.AcceleratorBatching)
 		padded, _ := run(quce.Batching{UnitRows: 10, PadRows: true}) // units of 10, 10 and 4 rows padded to 16, 16 and 4
-		t.Logf("early stop %d: %d executions in units of 10 rows and 45 steps, %d in one", early, nSmall, nBig)
+		t.Logf("%s: %d executions in units of 10 rows and 45 steps, %d in one", early, nSmall, nBig)
 		if nBig >= nSmall {
-			t.Errorf("early stop %d: %d executions with AcceleratorBatching, not fewer than %d", early, nBig, nSmall)
+			t.Errorf("%s: %d executions with AcceleratorBatching, not fewer than %d", early, nBig, nSmall)
 		}
 		for _, other := range [][]*quce.Explanation{big, padded} {
 			for i := range qs {

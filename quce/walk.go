@@ -297,8 +297,9 @@ func measure(ctx context.Context, cfg Config, pr programs, rows []*row, step int
 // the rule's interior gradients on prev → cur, for the target τ given as onehot.
 type segment struct{ prev, cur, onehot []float32 }
 
-// measureSegments measures segments, at most Batching.UnitRows an execution, on device dev, and
-// returns the measures in their order.
+// measureSegments measures segments, at most Batching.UnitRows an execution (padded to a
+// power of two under Batching.PadRows), on device dev, and returns the measures in their
+// order.
 func (pr programs) measureSegments(ctx context.Context, cfg Config, segs []segment, dev compute.DeviceNum) (measured, error) {
 	kind := execKind{rule: cfg.Rule, k: cfg.K}
 	j, c := pr.numFeatures(), pr.clf.NumClasses()
@@ -309,6 +310,12 @@ func (pr programs) measureSegments(ctx context.Context, cfg Config, segs []segme
 			return all, err
 		}
 		unit := segs[lo:min(lo+size, len(segs))]
+		n := len(unit)
+		if pr.batching.PadRows { // copies of the first segment, whose measures are dropped
+			for len(unit) < padTo(n) {
+				unit = append(unit[:len(unit):len(unit)], unit[0])
+			}
+		}
 		ex, release, err := pr.stepExec(kind, len(unit))
 		if err != nil {
 			return all, err
@@ -324,10 +331,10 @@ func (pr programs) measureSegments(ctx context.Context, cfg Config, segs []segme
 		}
 		m := readMeasured(readStep(kind, out))
 		finalize(out)
-		all.p, all.unc, all.uncPaper = append(all.p, m.p...), append(all.unc, m.unc...), append(all.uncPaper, m.uncPaper...)
-		all.grad = append(all.grad, m.grad...)
+		all.p, all.unc, all.uncPaper = append(all.p, m.p[:n]...), append(all.unc, m.unc[:n]...), append(all.uncPaper, m.uncPaper[:n]...)
+		all.grad = append(all.grad, m.grad[:n*j]...)
 		if m.interior != nil {
-			all.interior = append(all.interior, m.interior...)
+			all.interior = append(all.interior, m.interior[:n*j]...)
 		}
 	}
 	return all, nil
