@@ -31,9 +31,10 @@ type Batching struct {
 	UncertaintyRows int `json:"uncertainty_rows"`
 	ProbeRows       int `json:"probe_rows"`
 	PointRows       int `json:"point_rows"`
-	// PadRows pads the loop engine's batches, and the VAE's executions, to a power of two
-	// rows (with copies of a batch's first row that never move, and with points whose
-	// figures are dropped), so that calls of nearby sizes share their compiled programs: on
+	// PadRows pads the loop engine's batches, the measurements of path segments (automatic
+	// λ, resets, projections) and the VAE's executions to a power of two rows (with copies of
+	// a batch's first row that never move, and with segments and points whose figures are
+	// dropped), so that calls of nearby sizes share their compiled programs: on
 	// XLA a program compiles in seconds (2.4 s for one row, 6.7 s for 455 on an H200), which
 	// a notebook pays for every new number of rows. A padded batch costs a GPU about what the
 	// batch does; on a CPU it costs its rows, so CPUBatching leaves it off.
