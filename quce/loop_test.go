@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
@@ -20,12 +21,7 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 	t.Cleanup(func() { s.Explainer.EngineChoice = was })
 	base := quce.DefaultConfig()
 	base.Steps = 300
-	auto := base
-	auto.Auto, auto.Sparse = quce.DefaultAuto(), true
-	auto, err := s.WithPlausibility(auto, quce.DefaultPlausibilityQuantile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	auto := autoSparse(t, s, base)
 	// want checks that the setting did what it is there for (so the comparison covers it).
 	for _, tc := range []struct {
 		name string
@@ -86,6 +82,18 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// autoSparse is base with automatic λ and -sparse, its bound on L_ε taken from s's training
+// rows.
+func autoSparse(t *testing.T, s *pipeline.Setup, base quce.Config) quce.Config {
+	t.Helper()
+	base.Auto, base.Sparse = quce.DefaultAuto(), true
+	cfg, err := s.WithPlausibility(base, quce.DefaultPlausibilityQuantile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 func compareExplanations(t *testing.T, i int, a, b *quce.Explanation) {
@@ -175,12 +183,7 @@ func TestBatchingChangesNoResult(t *testing.T) {
 	was, wasB := s.Explainer.EngineChoice, s.Explainer.Batching
 	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.Batching = was, wasB })
 	s.Explainer.EngineChoice = quce.EngineLoop
-	auto := quce.DefaultConfig()
-	auto.Auto, auto.Sparse = quce.DefaultAuto(), true
-	auto, err := s.WithPlausibility(auto, quce.DefaultPlausibilityQuantile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	auto := autoSparse(t, s, quce.DefaultConfig())
 	for _, tc := range []struct {
 		name string
 		set  func(*quce.Config)
