@@ -80,6 +80,17 @@ func padTo(n int) int {
 	return size
 }
 
+// padded returns s followed by fill()'s results up to padTo(len(s)) items (Batching.PadRows);
+// s itself is left as it is.
+func padded[T any](s []T, fill func() T) []T {
+	out := make([]T, len(s), padTo(len(s)))
+	copy(out, s)
+	for len(out) < cap(out) {
+		out = append(out, fill())
+	}
+	return out
+}
+
 // resolved fills the sizes left at zero from CPUBatching.
 func (b Batching) resolved() Batching {
 	cpu := CPUBatching

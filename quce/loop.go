@@ -147,8 +147,8 @@ func (pr programs) loopRuns(cfg Config) bool {
 }
 
 func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error {
-	if l.pr.batching.PadRows {
-		rows = padded(rows)
+	if l.pr.batching.PadRows && len(rows) > 0 {
+		rows = padded(rows, func() *row { return rows[0].inert() })
 	}
 	if err := measureStarts(ctx, cfg, l.pr, rows, dev); err != nil {
 		return err
@@ -183,22 +183,14 @@ func (l loopEngine) walk(ctx context.Context, cfg Config, rows []*row, dev compu
 	return measure(ctx, cfg, l.pr, rows, cfg.Steps, dev)
 }
 
-// padded returns rows and, after them, copies of the first that never move, up to a power
-// of two rows (Batching.PadRows). The copies are measured and carried like stopped rows, on
-// state of their own; the caller keeps only its rows.
-func padded(rows []*row) []*row {
-	if len(rows) == 0 {
-		return rows
-	}
-	out := slices.Clone(rows)
-	for len(out) < padTo(len(rows)) {
-		d := *rows[0]
-		d.active = false
-		d.phi = slices.Clone(d.phi)
-		d.kept.points = slices.Clone(d.kept.points)
-		out = append(out, &d)
-	}
-	return out
+// inert is a copy of r that never moves, padding a batch (Batching.PadRows): it is measured
+// and carried like a stopped row, on state of its own, and dropped after the walk.
+func (r *row) inert() *row {
+	d := *r
+	d.active = false
+	d.phi = slices.Clone(d.phi)
+	d.kept.points = slices.Clone(d.kept.points)
+	return &d
 }
 
 // liveRows returns the active rows (nil if none), padded with rows that stopped up to a
@@ -216,11 +208,7 @@ func liveRows(rows []*row) []*row {
 	if len(live) == 0 {
 		return nil
 	}
-	size := 1
-	for size < len(live) {
-		size *= 2
-	}
-	return append(live, stopped[:min(size, len(rows))-len(live)]...)
+	return append(live, stopped[:min(padTo(len(live)), len(rows))-len(live)]...)
 }
 
 // loopChunk runs steps first..last of the rows' search in one execution, on device dev,

@@ -231,30 +231,30 @@ func (pr programs) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon 
 	if len(pts) == 0 {
 		return nil, nil, nil, nil
 	}
-	n := len(pts)
-	if pr.batching.PadRows {
-		n = padTo(n)
+	n, j := len(pts), pr.numFeatures()
+	if pr.batching.PadRows { // zero points, whose figures are dropped
+		zero := make([]float32, j)
+		pts = padded(pts, func() []float32 { return zero })
 	}
-	ex, release, err := pr.execs.get(execKey{points: true, rows: n}, func() (*graph.Exec, error) {
+	ex, release, err := pr.execs.get(execKey{points: true, rows: len(pts)}, func() (*graph.Exec, error) {
 		return named(graph.NewExec(pr.backend, pr.pointGraph))("points")
 	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer release()
-	j := pr.numFeatures()
-	flat := make([]float32, n*j) // zeros after pts: points whose figures are dropped
-	for i, p := range pts {
-		copy(flat[i*j:], p)
+	flat := make([]float32, 0, len(pts)*j)
+	for _, p := range pts {
+		flat = append(flat, p...)
 	}
-	out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(flat, n, j))
+	out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("quce: evaluating the VAE: %w", err)
 	}
-	unc = tensors.MustCopyFlatData[float32](out[0])[:len(pts)]
-	uncPaper = tensors.MustCopyFlatData[float32](out[1])[:len(pts)]
+	unc = tensors.MustCopyFlatData[float32](out[0])[:n]
+	uncPaper = tensors.MustCopyFlatData[float32](out[1])[:n]
 	rf := tensors.MustCopyFlatData[float32](out[2])
-	recon = make([][]float32, len(pts))
+	recon = make([][]float32, n)
 	for i := range recon {
 		recon[i] = rf[i*j : (i+1)*j : (i+1)*j]
 	}

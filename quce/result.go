@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -172,7 +170,7 @@ func (e *Explanation) ValidRate() float64 {
 // row's figures do not depend on how many cores the call has, see Batching; on a CPU small
 // enough that two of them keep two cores busy for 455 rows), up to as many at the same time
 // as the call has shards (job.eachShard over the parts); the paths are then built on every
-// CPU core (eachOnCores), since turning each kept point into the data's units is most of
+// CPU core (job.eachShard over the rows, a shard a core), since turning each kept point into the data's units is most of
 // this phase's time and, on a backend of one shard such as XLA on a GPU, would otherwise
 // run on one core (on one H200 with 16 cores, 32 768 rows took 8.7 s so). fix is the fix
 // named when a path's attribution is not fit to report.
@@ -208,7 +206,9 @@ func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred []
 		return nil, err
 	}
 	paths := make([]*Path, len(rows))
-	eachOnCores(len(rows), func(lo, hi int) {
+	cores := jb
+	cores.shards = maxShards(0, jb.pr.devices())
+	if _, err := cores.eachShard(ctx, len(rows), func(_, lo, hi int, _ compute.DeviceNum) error {
 		for i := lo; i < hi; i++ {
 			u := unc[i]
 			paths[i] = jb.in.pathResult(cfg, rows[i], u.plus, u.minus, u.eps, fix)
@@ -216,7 +216,10 @@ func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred []
 				paths[i].CFReconError = u.reconErr
 			}
 		}
-	})
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	for i, r := range rows {
 		out[r.query].Paths = append(out[r.query].Paths, paths[i])
 	}
@@ -226,17 +229,6 @@ func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred []
 	}
 	tm.Uncertainty += time.Since(t0).Seconds()
 	return out, nil
-}
-
-// eachOnCores runs f on n items split into contiguous parts, one per CPU core, at the same
-// time.
-func eachOnCores(n int, f func(lo, hi int)) {
-	parts := max(1, min(runtime.GOMAXPROCS(0), n))
-	var wg sync.WaitGroup
-	for k := range parts {
-		wg.Go(func() { f(k*n/parts, (k+1)*n/parts) })
-	}
-	wg.Wait()
 }
 
 // rowUncertainty is what uncertaintyAttributions finds for a row: ε, the ± integrals Φ±, and

@@ -312,9 +312,8 @@ func (pr programs) measureSegments(ctx context.Context, cfg Config, segs []segme
 		unit := segs[lo:min(lo+size, len(segs))]
 		n := len(unit)
 		if pr.batching.PadRows { // copies of the first segment, whose measures are dropped
-			for len(unit) < padTo(n) {
-				unit = append(unit[:len(unit):len(unit)], unit[0])
-			}
+			first := unit[0]
+			unit = padded(unit, func() segment { return first })
 		}
 		ex, release, err := pr.stepExec(kind, len(unit))
 		if err != nil {
