@@ -330,6 +330,11 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"dot/matmul/avx2.go", "rhsCrossSize*contractingSize <= avx2SmallRHSMaxSize", 1},
 		{"dot/matmul/avx2_router.go", "if avx2Small(lhsCrossSize, rhsCrossSize, contractingSize) {", 1},
 		{"dot/matmul/avx2_internal_test.go", "func TestAVX2SmallChosen(", 1},
+		{"ops/avx2_elementwise.go", "return avx2Float64BinaryExec(opType, backend, node, inputs, inputsOwned, planned, lhs, rhs, size)", 1},
+		{"ops/avx2_convert.go", "ConvertDTypePairMap.Register(dtypes.Float32, dtypes.Float64, gobackend.PriorityArch", 1},
+		{"ops/avx2_where.go", "whereSelect64Vector = avx2WhereSelect64", 1},
+		{"ops/avx2_elementwise.go", "avx2Float32UnaryExecutor(compute.OpTypeAbs, execAbs), unaryKernel)", 1},
+		{"ops/broadcastindim.go", "case repeat >= 8 && unsafe.Sizeof(operandFlat[0]) == 1:", 1},
 	} {
 		src, err := os.ReadFile(filepath.Join(backendDir, filepath.FromSlash(tc.file)))
 		if err != nil {

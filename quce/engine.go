@@ -28,13 +28,14 @@ const (
 	EngineAuto   EngineChoice = ""       // the loop engine wherever it can run, else the steps
 	EngineLoop   EngineChoice = "loop"   // the loop engine, or an error where it cannot run
 	EngineSteps  EngineChoice = "steps"  // one execution per optimisation step
-	EngineReplay EngineChoice = "replay" // many steps an execution for batches of up to replayMaxRows rows, where it can run; else the steps
+	EngineReplay EngineChoice = "replay" // many steps an execution for batches of up to replayMaxRows rows, the loop for larger ones, where they can run; else the steps
 )
 
 // replayMaxRows is the largest batch EngineReplay runs on the replay engine. On the pure-Go
-// backend it is 13–16% faster than the step engine for one row and as fast at 100 rows,
-// where its outputs per step (which the step engine mostly leaves on the device) have grown
-// to a cost of their own; at 455 rows it was 8% slower (docs/SPEED.md).
+// backend it is 13–16% faster than the step engine for one row, 20–40% faster than the loop
+// engine up to 10 rows and 2–10% up to 100, where its outputs per step (which the loop keeps
+// on the device) have grown to a cost of their own; at 455 rows a batch it was 15–20% slower
+// than the loop, which is as fast as the step engine there (docs/SPEED.md).
 const replayMaxRows = 100
 
 // ParseEngineChoice accepts auto, loop, steps or replay (any case).
@@ -68,8 +69,6 @@ func engineFor(choice EngineChoice, pr programs, cfg Config, rows int) (engine, 
 		return stepsEngine{pr}, nil
 	case choice == EngineReplay && rows <= replayMaxRows && pr.loopRuns(cfg):
 		return replayEngine{pr}, nil
-	case choice == EngineReplay:
-		return stepsEngine{pr}, nil
 	case pr.loopRuns(cfg):
 		return loopEngine{pr}, nil
 	case choice == EngineLoop:

@@ -81,7 +81,7 @@ type Explainer struct {
 	// EngineChoice chooses the engine the searches run on (see Engine): EngineAuto (the
 	// zero value) the loop wherever it can run, EngineLoop the loop or an error, EngineSteps
 	// one execution per step, EngineReplay many steps an execution for batches of up to 100
-	// rows and the steps for larger ones. Package pipeline sets EngineReplay on the pure-Go
+	// rows and the loop for larger ones. Package pipeline sets EngineReplay on the pure-Go
 	// backend, where an execution costs little beyond its operations and the loop's
 	// bookkeeping as graph operations costs more (backend.Info.ExecutionsCheap).
 	EngineChoice EngineChoice

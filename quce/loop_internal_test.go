@@ -32,7 +32,7 @@ func (b unlistedWhile) Capabilities() compute.Capabilities {
 // The loop engine runs wherever it can unless the steps are chosen; the step engine where
 // the backend has no While or the objective samples latent codes; a loop asked for where it
 // cannot run is an error. The replay engine, where chosen, runs batches of up to
-// replayMaxRows rows where it can, and the steps where it cannot.
+// replayMaxRows rows where it can, larger ones on the loop, and the steps where neither can.
 func TestEngineChoice(t *testing.T) {
 	b, _, err := backend.Default()
 	if err != nil {
@@ -56,7 +56,8 @@ func TestEngineChoice(t *testing.T) {
 		{"loop, a backend without While", EngineLoop, noWhile{b}, DefaultConfig(), "lacks While"},
 		{"loop, sampled latent codes", EngineLoop, b, sampled, "samples = 2 is not allowed"},
 		{"replay", EngineReplay, b, DefaultConfig(), "replay"},
-		{"replay, a batch over replayMaxRows", EngineReplay, b, DefaultConfig(), "steps"},
+		{"replay, a batch over replayMaxRows", EngineReplay, b, DefaultConfig(), "loop"},
+		{"replay, a batch over replayMaxRows, a backend without While", EngineReplay, noWhile{b}, DefaultConfig(), "steps"},
 		{"replay, a backend without While", EngineReplay, noWhile{b}, DefaultConfig(), "steps"},
 		{"replay, sampled latent codes", EngineReplay, b, sampled, "steps"},
 	} {
@@ -73,6 +74,38 @@ func TestEngineChoice(t *testing.T) {
 		}
 		if !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A replay search runs in at most replayStretches executions of at most replayMaxOutBytes of
+// outputs each while they fit, one execution where a whole search is under
+// replayMinOutBytes, and more executions (never more bytes) where four would not fit.
+func TestReplayStretch(t *testing.T) {
+	const wbc = 4 * 154 // the built-in W-BC networks' per-step outputs with K = 3, bytes a row
+	for _, tc := range []struct {
+		steps, rows, rowStepBytes int
+		executions                int
+	}{
+		{1000, 1, wbc, 1},
+		{1000, 3, wbc, 1},
+		{1000, 5, wbc, 2},
+		{1000, 25, wbc, 4},
+		{1000, 100, wbc, 4},
+		{5000, 100, wbc, 19},     // 272 steps an execution: the ceiling
+		{1000, 100, 4 * 504, 13}, // 100 inputs a row: 83 steps an execution
+		{7, 100, wbc, 1},
+		{1, 1, wbc, 1},
+		{1000, 100, 1 << 30, 1000}, // a step over the ceiling: one step an execution
+	} {
+		stretch := replayStretch(tc.steps, tc.rows, tc.rowStepBytes)
+		executions := (tc.steps + stretch - 1) / stretch
+		if executions != tc.executions || stretch < 1 || stretch > tc.steps {
+			t.Errorf("%d steps of %d rows, %d bytes a row and step: %d steps an execution, %d executions; want %d",
+				tc.steps, tc.rows, tc.rowStepBytes, stretch, executions, tc.executions)
+		}
+		if out := stretch * tc.rows * tc.rowStepBytes; stretch > 1 && out > replayMaxOutBytes {
+			t.Errorf("%d steps of %d rows: %d bytes an execution, over %d", tc.steps, tc.rows, out, replayMaxOutBytes)
 		}
 	}
 }

@@ -38,12 +38,27 @@ import (
 // batches (EngineReplay keeps it to small ones). A 1000-step search of one row is one
 // execution, plus the measurements of its first points and of its last.
 
-// replayOutBytes bounds the per-step outputs one replay execution returns: a 1000-step
-// search of a batch of up to 3 rows in one execution, of 50 rows in 15 (616 bytes a row and
-// step with the built-in W-BC networks and K = 3). Small enough that the
-// backend's pool reuses the buffers: at 64 MB, their zeroing and first touch took a fifth
-// of a 455-row search.
-const replayOutBytes = 2 << 20
+// A replay execution's steps (replayStretch): a search of a batch in at most
+// replayStretches executions, each returning at least replayMinOutBytes of per-step outputs
+// and at most replayMaxOutBytes. The floor keeps small batches (up to 3 rows with the built-in
+// W-BC networks and K = 3, 616 bytes a row and step) in one execution; the ceiling bounds the
+// memory (a 1000-step search of 100 rows in four executions of 15 MB), and a batch whose steps
+// need more memory than that takes more executions. A whole search in one execution of up to
+// 62 MB was 7% slower for 25 rows a batch than four of 4 MB (its buffer zeroed and first
+// touched, where four executions reuse one from the backend's pool).
+const (
+	replayStretches   = 4
+	replayMinOutBytes = 2 << 20
+	replayMaxOutBytes = 16 << 20
+)
+
+// replayStretch is the steps of one replay execution for a search of steps steps of a batch
+// of rows rows whose per-step outputs take rowStepBytes a row (see the constants above).
+func replayStretch(steps, rows, rowStepBytes int) int {
+	perStep := rows * rowStepBytes
+	stretch := max((steps+replayStretches-1)/replayStretches, replayMinOutBytes/perStep)
+	return max(1, min(steps, stretch, replayMaxOutBytes/perStep))
+}
 
 // replayKey names a compiled replay program: the step kind, the rows and the steps it can
 // hold.
@@ -136,7 +151,7 @@ func (e replayEngine) walk(ctx context.Context, cfg Config, rows []*row, dev com
 				group = append(group, r)
 			}
 		}
-		steps := max(1, min(cfg.Steps, replayOutBytes/(4*len(group)*(scalars+vectors))))
+		steps := replayStretch(cfg.Steps, len(group), 4*(scalars+vectors))
 		if cfg.EarlyStop > 0 {
 			// Rows that stop early would walk on to the stretch's end for nothing (with
 			// -early-stop 5 most rows stop within the first hundred steps).
@@ -188,7 +203,7 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 		return fmt.Errorf("quce: optimisation steps %d to %d on the replay engine: %w; fix: if the backend cannot run this program, the steps engine (-engine steps)", first, last, err)
 	}
 	// Read in place (the replay copies what the rows keep): the outputs are up to
-	// replayOutBytes.
+	// replayMaxOutBytes.
 	tensors.MustConstFlatData(out[0], func(rec []float32) {
 		e.replay(cfg, kind, rows, first, last, rec, next)
 	})

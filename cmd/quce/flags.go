@@ -110,7 +110,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.vaeEpochs, "vae-epochs", dv.MaxEpochs, "most training epochs of the VAE (it stops earlier once its validation loss stops improving)")
 	fs.IntVar(&c.concurrent, "concurrent", 0, "the most executions of a call's searches run at the same time, each on a part of the rows (0: one per CPU core on the pure-Go backend, one on XLA and ONNX Runtime, which spread an execution over threads or a GPU of their own); the results are the same")
 	fs.IntVar(&c.unitRows, "unit-rows", 0, "the most rows one execution of a search walks (0: 2048 on a CPU, 4096 on a GPU); a larger job is walked in units of this many rows, one after another; the results are the same")
-	fs.StringVar(&c.engine, "engine", "auto", "how the searches run: loop (a batch's whole search as one compiled program), steps (one graph execution per optimisation step), replay (many steps an execution, their bookkeeping replayed on the host, for batches of up to 100 rows; steps for larger ones) or auto (replay on the pure-Go backend, where it is the faster, else loop wherever the backend runs it); the results are the same")
+	fs.StringVar(&c.engine, "engine", "auto", "how the searches run: loop (a batch's whole search as one compiled program), steps (one graph execution per optimisation step), replay (many steps an execution, their bookkeeping replayed on the host, for batches of up to 100 rows; loop for larger ones) or auto (replay on the pure-Go backend, where it is the faster, else loop wherever the backend runs it); the results are the same")
 	fs.BoolVar(&c.force, "force", false, "overwrite existing output files")
 	fs.BoolVar(&c.quiet, "q", false, "no progress messages on stderr")
 }

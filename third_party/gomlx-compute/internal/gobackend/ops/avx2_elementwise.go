@@ -41,6 +41,7 @@ func init() {
 	unaryKernel := func(opType compute.OpType, out, a, _ []float32) { avx2Float32Unary(opType, a, out) }
 	gobackend.SetFusibleNodeExecutor(compute.OpTypeSign, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSign, execSign), unaryKernel)
 	gobackend.SetFusibleNodeExecutor(compute.OpTypeSqrt, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSqrt, execSqrt), unaryKernel)
+	gobackend.SetFusibleNodeExecutor(compute.OpTypeAbs, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeAbs, execAbs), unaryKernel)
 }
 
 // avx2Float32UnaryExecutor runs float32 operands on AVX2 and everything else on generic.
@@ -58,25 +59,34 @@ func avx2Float32UnaryExecutor(opType compute.OpType, generic gobackend.PlannedNo
 	}
 }
 
-// avx2Float32Unary sets output to Sign or Sqrt of input. Sign is (x > 0) − (x < 0) from two
+// avx2Float32Unary sets output to Sign, Sqrt or Abs of input. Sign is (x > 0) − (x < 0) from two
 // ordered comparisons, so ±0 and NaN give +0, as execSignGeneric does; VSQRTPS rounds the
-// square root correctly, as the generic float64 square root rounded to float32 does.
+// square root correctly, as the generic float64 square root rounded to float32 does; Abs
+// flips the sign bit where x < 0, so −0 and NaN keep theirs, as execAbsGeneric's branch does
+// (whose mispredictions, with signs at random, cost more than the rest of the loop).
 func avx2Float32Unary(opType compute.OpType, input, output []float32) {
 	zero, one := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(1)
+	sign := archsimd.BroadcastUint32x8(1 << 31)
 	n := len(output)
 	i := 0
 	for ; i+8 <= n; i += 8 {
 		x := archsimd.LoadFloat32x8Slice(input[i : i+8])
-		if opType == compute.OpTypeSqrt {
+		switch opType {
+		case compute.OpTypeSqrt:
 			x.Sqrt().StoreSlice(output[i : i+8])
-		} else {
+		case compute.OpTypeAbs:
+			x.AsUint32x8().Xor(sign.Masked(x.Less(zero))).AsFloat32x8().StoreSlice(output[i : i+8])
+		default:
 			one.Masked(x.Greater(zero)).Sub(one.Masked(x.Less(zero))).StoreSlice(output[i : i+8])
 		}
 	}
 	archsimd.ClearAVXUpperBits() // the scalar SSE code that follows pays no transition penalty
-	if opType == compute.OpTypeSqrt {
+	switch opType {
+	case compute.OpTypeSqrt:
 		execSqrtGeneric(input[i:], output[i:])
-	} else {
+	case compute.OpTypeAbs:
+		execAbsGeneric(input[i:], output[i:])
+	default:
 		execSignGeneric(input[i:], output[i:])
 	}
 }
@@ -90,7 +100,13 @@ func avx2Float32BinaryExecutor(opType compute.OpType, generic gobackend.NodeExec
 		lhsFlat, lhsOk := inputs[0].Flat.([]float32)
 		rhsFlat, rhsOk := inputs[1].Flat.([]float32)
 		size, static := node.StaticSize()
-		if !lhsOk || !rhsOk || !static {
+		if !static {
+			return generic(backend, node, inputs, inputsOwned)
+		}
+		if !lhsOk || !rhsOk {
+			if lhs, rhs, ok := float64Operands(inputs, size); ok && !isMinMax {
+				return avx2Float64BinaryExec(opType, backend, node, inputs, inputsOwned, planned, lhs, rhs, size)
+			}
 			return generic(backend, node, inputs, inputsOwned)
 		}
 		// The operands' lengths say it all, without comparing shapes (whose dimensions are a
@@ -259,4 +275,88 @@ func float32x8Max(x, y archsimd.Float32x8) archsimd.Float32x8 {
 	sign := archsimd.BroadcastUint32x8(1 << 31)
 	neg := func(v archsimd.Float32x8) archsimd.Float32x8 { return v.AsUint32x8().Xor(sign).AsFloat32x8() }
 	return neg(float32x8Min(neg(x), neg(y)))
+}
+
+// float64Operands are a binary operation's float64 operands when neither is broadcast along
+// axes (each has the output's length or length 1).
+func float64Operands(inputs []*gobackend.Buffer, size int) (lhs, rhs []float64, ok bool) {
+	lhs, lhsOk := inputs[0].Flat.([]float64)
+	rhs, rhsOk := inputs[1].Flat.([]float64)
+	if !lhsOk || !rhsOk || !(len(lhs) == size || len(lhs) == 1) || !(len(rhs) == size || len(rhs) == 1) {
+		return nil, nil, false
+	}
+	return lhs, rhs, true
+}
+
+// avx2Float64BinaryExec is Add, Sub, Mul or Div of float64 operands that are not broadcast
+// along axes, four lanes at a time: accumulations kept in float64 (an attribution integrated
+// over a path's thousand steps) run these on arrays of a batch's rows every step. Each lane is
+// the same IEEE operation on the same operands as the generic loop's, so the results are
+// bit-identical.
+func avx2Float64BinaryExec(opType compute.OpType, backend *gobackend.Backend, node *gobackend.Node, inputs []*gobackend.Buffer, inputsOwned []bool, planned *gobackend.Buffer, lhs, rhs []float64, size int) (*gobackend.Buffer, error) {
+	var output *gobackend.Buffer
+	switch {
+	case inputsOwned[1] && len(rhs) == size:
+		output, inputs[1] = inputs[1], nil
+		output.RawShape = node.Shape
+	case inputsOwned[0] && len(lhs) == size:
+		output, inputs[0] = inputs[0], nil
+		output.RawShape = node.Shape
+	default:
+		output, _ = backend.PlannedOutput(node.Shape, planned)
+	}
+	if len(lhs) == 1 && len(rhs) != 1 && opType != compute.OpTypeSub && opType != compute.OpTypeDiv {
+		lhs, rhs = rhs, lhs // as the generic executors of commutative ops do
+	}
+	avx2Float64Binary(opType, lhs, rhs, output.Flat.([]float64))
+	return output, nil
+}
+
+// avx2Float64Binary is avx2Float32Binary for float64.
+func avx2Float64Binary(opType compute.OpType, lhs, rhs, output []float64) {
+	n := len(output)
+	i := 0
+	switch {
+	case len(rhs) == 1:
+		y := archsimd.BroadcastFloat64x4(rhs[0])
+		for ; i+4 <= n; i += 4 {
+			float64x4Op(opType, archsimd.LoadFloat64x4Slice(lhs[i:i+4]), y).StoreSlice(output[i : i+4])
+		}
+	case len(lhs) == 1:
+		x := archsimd.BroadcastFloat64x4(lhs[0])
+		for ; i+4 <= n; i += 4 {
+			float64x4Op(opType, x, archsimd.LoadFloat64x4Slice(rhs[i:i+4])).StoreSlice(output[i : i+4])
+		}
+	default:
+		for ; i+4 <= n; i += 4 {
+			float64x4Op(opType, archsimd.LoadFloat64x4Slice(lhs[i:i+4]), archsimd.LoadFloat64x4Slice(rhs[i:i+4])).StoreSlice(output[i : i+4])
+		}
+	}
+	archsimd.ClearAVXUpperBits() // the scalar SSE code that follows pays no transition penalty
+	for ; i < n; i++ {
+		x, y := lhs[min(i, len(lhs)-1)], rhs[min(i, len(rhs)-1)]
+		switch opType {
+		case compute.OpTypeAdd:
+			output[i] = x + y
+		case compute.OpTypeSub:
+			output[i] = x - y
+		case compute.OpTypeMul:
+			output[i] = x * y
+		default:
+			output[i] = x / y
+		}
+	}
+}
+
+func float64x4Op(opType compute.OpType, x, y archsimd.Float64x4) archsimd.Float64x4 {
+	switch opType {
+	case compute.OpTypeAdd:
+		return x.Add(y)
+	case compute.OpTypeSub:
+		return x.Sub(y)
+	case compute.OpTypeMul:
+		return x.Mul(y)
+	default:
+		return x.Div(y)
+	}
 }

@@ -2,8 +2,9 @@
 
 package ops
 
-// The AVX2 executors of float32 Add, Sub, Mul, Div, Max, Min, Sign and Sqrt must write bit for
-// bit what the generic executors write, with and without broadcasting.
+// The AVX2 executors of float32 Add, Sub, Mul, Div, Max, Min, Sign, Sqrt and Abs (and of float64
+// Add, Sub, Mul and Div, and the conversion from float32 to float64) must write bit for bit
+// what the generic executors write, with and without broadcasting.
 
 import (
 	"fmt"
@@ -92,6 +93,73 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 			}
 		}
 	}
+	// float64 Add, Sub, Mul and Div of operands of the output's length or scalars.
+	values64 := func(n int) []float64 {
+		v := make([]float64, n)
+		for i, x := range values(n) {
+			v[i] = float64(x) * (1 + rng.Float64()*1e-9) // bits beyond float32's
+		}
+		return v
+	}
+	for _, op := range []struct {
+		opType  compute.OpType
+		generic gobackend.NodeExecutor
+	}{
+		{compute.OpTypeAdd, execAdd},
+		{compute.OpTypeSub, execSub},
+		{compute.OpTypeMul, execMul},
+		{compute.OpTypeDiv, execDiv},
+	} {
+		avx2 := avx2Float32BinaryExecutor(op.opType, op.generic).Executor()
+		for _, n := range []int{1, 3, 4, 5, 31, 1000} {
+			for _, form := range []struct {
+				name       string
+				lhsN, rhsN int
+			}{{"same shape", n, n}, {"scalar rhs", n, 1}, {"scalar lhs", 1, n}} {
+				lhs, rhs := values64(form.lhsN), values64(form.rhsN)
+				for i := range rhs {
+					if rhs[i] != rhs[i] { // no NaN against NaN: x86 keeps either payload
+						rhs[i] = 2
+					}
+				}
+				shapeOf := func(size int) shapes.Shape {
+					if size == 1 && n > 1 {
+						return shapes.Make(dtypes.Float64)
+					}
+					return shapes.Make(dtypes.Float64, size)
+				}
+				node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float64, n)}
+				run := func(executor gobackend.NodeExecutor) []float64 {
+					inputs := []*gobackend.Buffer{
+						{Flat: append([]float64(nil), lhs...), RawShape: shapeOf(form.lhsN)},
+						{Flat: append([]float64(nil), rhs...), RawShape: shapeOf(form.rhsN)}}
+					output, err := executor(backend, node, inputs, make([]bool, 2))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return output.Flat.([]float64)
+				}
+				want, got := run(op.generic), run(avx2)
+				for i := range want {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("float64 %s, %s, n=%d: element %d: got %v, want %v", op.opType, form.name, n, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+	// The conversion from float32 to float64.
+	for _, n := range []int{1, 4, 7, 1000} {
+		in := values(n)
+		want, got := make([]float64, n), make([]float64, n)
+		execConvertDTypeGeneric[float32, float64](&gobackend.Buffer{Flat: in}, &gobackend.Buffer{Flat: want})
+		avx2ConvertFloat32ToFloat64(&gobackend.Buffer{Flat: in}, &gobackend.Buffer{Flat: got})
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("float32 to float64, n=%d: element %d (%v): got %v, want %v", n, i, in[i], got[i], want[i])
+			}
+		}
+	}
 	// Broadcasting of non-scalar operands (Add, Sub, Mul, Div: a run along the last axis at a
 	// time): runs of 1 to 30, either operand or both broadcast, along the last axis or before
 	// it; a NaN in one operand at a time (x86 keeps either payload of a NaN against a NaN).
@@ -171,12 +239,16 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 	}{
 		{compute.OpTypeSign, execSign},
 		{compute.OpTypeSqrt, execSqrt},
+		{compute.OpTypeAbs, execAbs},
 	} {
 		avx2 := avx2Float32UnaryExecutor(op.opType, op.generic)
 		for _, n := range []int{1, 7, 8, 9, 31, 1000} {
 			input := values(n)
 			input[n/2] = -input[n/2] - 1 // a negative (Sqrt gives NaN)
 			input[0] = float32(math.Copysign(0, -1))
+			if op.opType == compute.OpTypeAbs && n > 2 {
+				input[2] = math.Float32frombits(0xffc00003) // a NaN with its sign bit set
+			}
 			node := &gobackend.Node{OpType: op.opType, Shape: shapes.Make(dtypes.Float32, n)}
 			operand := &gobackend.Buffer{Flat: input, RawShape: node.Shape}
 			want, got := execute(op.generic.Executor(), node, operand), execute(avx2.Executor(), node, operand)

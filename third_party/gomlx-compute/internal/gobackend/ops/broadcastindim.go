@@ -1,7 +1,9 @@
 package ops
 
 import (
+	"encoding/binary"
 	"slices"
+	"unsafe"
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -257,6 +259,10 @@ func execBroadcastInDimGeneric[T gobackend.SupportedTypesConstraints](
 		case len(operandFlat) == 1:
 			// 1. Where operand is a scalar (or size 1) that is broadcast everywhere.
 			xslices.FillSlice(outputFlat, operandFlat[0])
+		case repeat >= 8 && unsafe.Sizeof(operandFlat[0]) == 1:
+			// 2a. As 2 below, for bytes (bool masks widened to a row's length): eight at a time.
+			repeatBytes(unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(operandFlat))), len(operandFlat)),
+				unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(outputFlat))), len(outputFlat)), repeat)
 		case repeat > 0:
 			// 2. Where each element is broadcast along the last axes.
 			for i, value := range operandFlat {
@@ -280,5 +286,21 @@ func execBroadcastInDimGeneric[T gobackend.SupportedTypesConstraints](
 	// Arbitrary broadcasting using the flexible but slower broadcast iterator:
 	for operandFlatIdx, outputFlatIdx := range iter.IterFlatIndices() {
 		outputFlat[outputFlatIdx] = operandFlat[operandFlatIdx]
+	}
+}
+
+// repeatBytes writes each byte of operand repeat (≥ 8) times in a row into output, a word of
+// eight at a time: a byte loop took 1.6 ns a byte, more than the Where that reads the mask.
+func repeatBytes(operand, output []uint8, repeat int) {
+	for i, value := range operand {
+		word := uint64(value) * 0x0101010101010101
+		run := output[i*repeat : (i+1)*repeat]
+		j := 0
+		for ; j+8 <= len(run); j += 8 {
+			binary.LittleEndian.PutUint64(run[j:], word)
+		}
+		for ; j < len(run); j++ {
+			run[j] = value
+		}
 	}
 }

@@ -86,6 +86,10 @@ func execWhereGeneric[T gobackend.SupportedTypesConstraints](conditionBuf, onTru
 		whereSelect32(conditionFlat, onTrueFlat, onFalseFlat, outputFlat, onTrueIsScalar, onFalseIsScalar)
 		return
 	}
+	if unsafe.Sizeof(onTrue) == 8 && whereSelect64Vector != nil {
+		whereSelect64(conditionFlat, onTrueFlat, onFalseFlat, outputFlat, onTrueIsScalar, onFalseIsScalar)
+		return
+	}
 	for outputIdx, condition := range conditionFlat {
 		if condition {
 			if !onTrueIsScalar {
@@ -128,6 +132,29 @@ func whereSelect32[T gobackend.SupportedTypesConstraints](condition []bool, onTr
 		outputBits[outputIdx] = f ^ ((f ^ t) & -uint32(conditionBytes[outputIdx]))
 	}
 }
+
+// whereSelect64 is whereSelect32 for 8-byte types (float64 sums picked per row).
+func whereSelect64[T gobackend.SupportedTypesConstraints](condition []bool, onTrue, onFalse, output []T, onTrueIsScalar, onFalseIsScalar bool) {
+	conditionBytes := unsafe.Slice((*uint8)(unsafe.Pointer(unsafe.SliceData(condition))), len(condition))
+	onTrueBits := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(onTrue))), len(onTrue))
+	onFalseBits := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(onFalse))), len(onFalse))
+	outputBits := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(output))), len(output))[:len(condition)]
+	onTrueStep, onFalseStep := 1, 1
+	if onTrueIsScalar {
+		onTrueStep = 0
+	}
+	if onFalseIsScalar {
+		onFalseStep = 0
+	}
+	start := whereSelect64Vector(conditionBytes, onTrueBits, onFalseBits, outputBits, onTrueStep, onFalseStep)
+	for outputIdx := start; outputIdx < len(conditionBytes); outputIdx++ {
+		t, f := onTrueBits[outputIdx*onTrueStep], onFalseBits[outputIdx*onFalseStep]
+		outputBits[outputIdx] = f ^ ((f ^ t) & -uint64(conditionBytes[outputIdx]))
+	}
+}
+
+// whereSelect64Vector is whereSelect32Vector for 8-byte types, four at a time.
+var whereSelect64Vector func(condition []uint8, onTrue, onFalse, output []uint64, onTrueStep, onFalseStep int) int
 
 // whereSelect32Vector, where the CPU has it (avx2_where.go), does whereSelect32's selection for
 // the first elements, eight at a time with the same mask, and returns how many it did.
