@@ -317,7 +317,7 @@ func TestPatchedComputeBackend(t *testing.T) {
 		{"sequential_test.go", "func TestSequentialPlanAroundWhile(", 1},
 		{"dot/matmul/avx2_small.go", "if backend.Workers != nil && batchSize > 1 {", 1},
 		{"executable.go", "result, err = e.planned(backend, node, inputBuffers, inputsOwned, output)", 1},
-		{"ops/avx2_elementwise.go", "output, _ = backend.PlannedOutput(node.Shape, planned)", 1},
+		{"ops/avx2_elementwise.go", "output, _ = backend.PlannedOutput(node.Shape, planned)", 2},
 		{"sequential_test.go", "func TestSequentialPlannedOutputs(", 1},
 		{"ops/where.go", "case inputsOwned[1] && onTrue.RawShape.Equal(outputShape):", 1},
 		{"executable.go", "err = fe.executeFused(backend, e, execBuf)", 1},
