@@ -12,10 +12,12 @@ import (
 // numbers are keyed by its instance's values (see Explain), so the explanations are those of
 // one Explain call on all the queries, whatever the chunk, up to the backend's rounding: the
 // pure-Go backend's last bits for a row can depend on its place in a step execution (of 50 000
-// W-BC rows, 187 differ in the 8th digit of their L_ε figures, see docs/SPEED.md). The memory check counts one chunk;
-// with Config.PathPoints 2 each path keeps only its start and its end, for outputs that need
-// no path. It returns the summed timings; an error stops it, naming the chunk, and so does emit's,
-// returned as it is.
+// W-BC rows, 187 differ in the 8th digit of their L_ε figures, see docs/SPEED.md). A chunk
+// is emitted while the next one is explained: emit runs on a goroutine of its own, for one
+// chunk at a time and in order, so two chunks' explanations are held at once. The memory
+// check counts the chunk being explained; with Config.PathPoints 2 each path keeps only its
+// start and its end, for outputs that need no path. It returns the summed timings; an error
+// stops it, naming the chunk, and so does emit's, returned as it is.
 func (e *Explainer) ExplainStream(ctx context.Context, cfg Config, queries []Query, chunk int, emit func(first int, ex []*Explanation) error) (Timings, error) {
 	return e.job().explainStream(ctx, cfg, queries, chunk, emit)
 }
@@ -32,11 +34,29 @@ func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, ch
 	if len(queries) == 0 {
 		return tm, fmt.Errorf("quce: no instances to explain")
 	}
+	// Each chunk is emitted while the next is explained (its output, formatted and written on
+	// the host, costs about as much as a search on a GPU): emit runs on a goroutine of its
+	// own, for one chunk at a time and in order. An error of emit's cancels the chunk being
+	// explained.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	emitted := make(chan error, 1)
+	emitting := false
+	wait := func() error {
+		if !emitting {
+			return nil
+		}
+		emitting = false
+		return <-emitted
+	}
 	for first := 0; first < len(queries); first += chunk {
 		last := min(first+chunk, len(queries))
 		ex, t, err := jb.explain(ctx, cfg, queries[first:last])
 		tm.Optimisation += t.Optimisation
 		tm.Uncertainty += t.Uncertainty
+		if emitErr := wait(); emitErr != nil {
+			return tm, emitErr
+		}
 		if err != nil {
 			if len(queries) > chunk {
 				// The instance numbers inside err count from the chunk's first.
@@ -44,11 +64,16 @@ func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, ch
 			}
 			return tm, err
 		}
-		if err := emit(first, ex); err != nil {
-			return tm, err
-		}
+		emitting = true
+		go func(first int, ex []*Explanation) {
+			err := emit(first, ex)
+			if err != nil {
+				cancel()
+			}
+			emitted <- err
+		}(first, ex)
 	}
-	return tm, nil
+	return tm, wait()
 }
 
 // StreamChunk is ExplainStream's default chunk: the rows one step of the search walks at

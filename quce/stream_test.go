@@ -46,6 +46,30 @@ func TestExplainStreamEqualsOneCall(t *testing.T) {
 	}
 }
 
+// Each chunk is emitted while the next is explained, in order, one at a time; an error of
+// emit's stops the job, is returned as it is, and no chunk after it is emitted.
+func TestExplainStreamStopsAtEmitError(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps = 20
+	qs := queries(s.XTest[:9])
+	bad := errors.New("the disk is full")
+	var firsts []int
+	_, err := s.Explainer.ExplainStream(context.Background(), cfg, qs, 2, func(first int, ex []*quce.Explanation) error {
+		firsts = append(firsts, first)
+		if first == 4 {
+			return bad
+		}
+		return nil
+	})
+	if !errors.Is(err, bad) || err.Error() != bad.Error() {
+		t.Errorf("ExplainStream: %v; want emit's error as it is", err)
+	}
+	if !slices.Equal(firsts, []int{0, 2, 4}) {
+		t.Errorf("emitted the chunks at %v; want 0, 2, 4 and none after the error", firsts)
+	}
+}
+
 // A streamed job needs the memory of one chunk, not of all its rows: a row count that one
 // call refuses starts when streamed.
 func TestExplainStreamMemoryIsOneChunk(t *testing.T) {

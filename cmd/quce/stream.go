@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/atomicfile"
@@ -24,12 +28,13 @@ var streamChunk = 0
 func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err error) {
 	var (
 		staged *atomicfile.Staged
-		table  *csv.Writer
 		// While no row has succeeded: how many failed, and the first (the error names it;
 		// the others are not kept, so that a long run of failures takes no memory).
 		failed      int
 		firstFailed *quce.Explanation
 		ok          bool // a row succeeded
+		// The text and the table of each chunk are formatted on every core.
+		text, table rowWriter
 	)
 	defer func() {
 		if err != nil && staged != nil {
@@ -48,16 +53,37 @@ func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err err
 			if staged, err = atomicfile.Stage(f.csvPath); err != nil {
 				return err
 			}
-			table = csv.NewWriter(staged)
-			if err := table.Write(csvColumns); err != nil {
+			header := csv.NewWriter(staged)
+			if err := header.Write(csvColumns); err != nil {
 				return err
 			}
+			if header.Flush(); header.Error() != nil {
+				return header.Error()
+			}
 		}
-		printRows(r.report, r.s, ex, &part, f.top)
-		if err := writeCSVRows(table, r.s, ex, &part); err != nil {
+		// Each chunk's text and table rows are formatted on every core (a million W-BC rows
+		// make 10 GB of table), and written a part at a time.
+		sub := func(lo, hi int) *selection {
+			s := part
+			s.picks = part.picks[lo:hi]
+			return &s
+		}
+		// The text report's write errors are not checked, as its Fprintf calls' are not: the
+		// table is the output.
+		_ = text.write(r.report, len(ex), func(w io.Writer, lo, hi int) error {
+			printRows(w, r.s, ex[lo:hi], sub(lo, hi), f.top)
+			return nil
+		})
+		if err := table.write(staged, len(ex), func(w io.Writer, lo, hi int) error {
+			t := csv.NewWriter(w)
+			if err := writeCSVRows(t, r.s, ex[lo:hi], sub(lo, hi)); err != nil {
+				return err
+			}
+			t.Flush()
+			return t.Error()
+		}); err != nil {
 			return err
 		}
-		table.Flush()
 		if !ok {
 			if ok = quce.NoneSucceeded(ex) == nil; !ok {
 				if failed == 0 {
@@ -66,7 +92,7 @@ func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err err
 				failed += len(ex)
 			}
 		}
-		return table.Error()
+		return nil
 	}
 	if _, err := f.explainRows(ctx, stdout, func(*data.Dataset, *selection, quce.Constraints) ([]string, error) { return nil, nil }); err != nil {
 		return err
@@ -78,4 +104,34 @@ func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err err
 	s := staged
 	staged = nil // the batch removes it if it cannot be written
 	return f.write(stdout, nil, 0, s)
+}
+
+// rowWriter writes rows formatted on every core: contiguous parts of them, each into a
+// buffer of its own (kept from one call to the next, so that a stream of chunks reuses
+// them), written in order, so that the output is the same bytes as from one format of all
+// the rows.
+type rowWriter struct{ bufs []bytes.Buffer }
+
+// write writes n rows to w, format(b, lo, hi) writing rows lo to hi − 1 to b.
+func (rw *rowWriter) write(w io.Writer, n int, format func(b io.Writer, lo, hi int) error) error {
+	parts := max(1, min(n, runtime.GOMAXPROCS(0)))
+	if len(rw.bufs) < parts {
+		rw.bufs = make([]bytes.Buffer, parts)
+	}
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		rw.bufs[p].Reset()
+		wg.Go(func() { errs[p] = format(&rw.bufs[p], p*n/parts, (p+1)*n/parts) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for p := range parts {
+		if _, err := w.Write(rw.bufs[p].Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -87,5 +90,39 @@ func TestExplainStreamedFitsWhereHeldDoesNot(t *testing.T) {
 	}
 	if _, _, err := quceRun(args...); err != nil {
 		t.Fatalf("streamed: %v", err)
+	}
+}
+
+// A rowWriter writes what one format of all the rows writes, whatever the rows and however
+// many parts they are formatted in, reused from one call to the next; a part's error is
+// returned and nothing is written.
+func TestRowWriterKeepsOrder(t *testing.T) {
+	format := func(w io.Writer, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			fmt.Fprintf(w, "row %d\n", i)
+		}
+		return nil
+	}
+	var rw rowWriter
+	for _, n := range []int{7, 0, 1, 2, 100, 3} {
+		var want, got bytes.Buffer
+		format(&want, 0, n)
+		if err := rw.write(&got, n, format); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%d rows: wrote\n%s\nwant\n%s", n, got.String(), want.String())
+		}
+	}
+	var got bytes.Buffer
+	bad := errors.New("row 5 cannot be formatted")
+	err := rw.write(&got, 10, func(w io.Writer, lo, hi int) error {
+		if lo <= 5 && 5 < hi {
+			return bad
+		}
+		return format(w, lo, hi)
+	})
+	if !errors.Is(err, bad) || got.Len() != 0 {
+		t.Errorf("a part's error: %v, %d bytes written; want the error and nothing written", err, got.Len())
 	}
 }
