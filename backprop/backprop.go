@@ -235,10 +235,17 @@ func value(store *model.Store, path string) ([]float32, []int, error) {
 	return flat, t.Shape().Dimensions, nil
 }
 
-// biases are b repeated on every row, [rows, cols]: adding a constant of the same shape is
-// a plain elementwise loop, where the fused dense op's bias costs an integer division per
-// element.
-func (l layer) biases(g *Graph, rows int) *Node {
+// biases are b added to each row of a layer's output [rows, cols]. On the pure-Go backend
+// (perRow) they are a constant of that shape: adding one of the same shape is a plain
+// elementwise loop, where the fused dense op's bias costs an integer division per element.
+// On the others they are [cols], broadcast in the graph: a constant as large as a batch
+// grows the program with the batch, and XLA's builder writes a program's constants into its
+// text element by element for the compiler to parse back (the classifier's first biases
+// over a 4 096-row search's ten points a row: 2.5 million values).
+func (l layer) biases(g *Graph, rows int, perRow bool) *Node {
+	if !perRow {
+		return BroadcastToDims(Const(g, [][]float32{l.b}), rows, l.cols)
+	}
 	flat := make([]float32, 0, rows*l.cols)
 	for range rows {
 		flat = append(flat, l.b...)
@@ -266,8 +273,9 @@ func (m *MLP) NumOutputs() int { return m.plain[len(m.plain)-1].out }
 // non-finite loss.
 func (m *MLP) Taped(t *Tape, x *Node) *Node {
 	g := x.Graph()
+	onGo := g.Backend().String() == gobackend.BackendName
 	layers, selectReLU := m.plain, false
-	if simd.Enabled && g.Backend().String() == gobackend.BackendName {
+	if simd.Enabled && onGo {
 		layers, selectReLU = m.simd, true
 	}
 	zero := ScalarZero(g, x.DType())
@@ -292,7 +300,7 @@ func (m *MLP) Taped(t *Tape, x *Node) *Node {
 			h = DotProduct(h, Const(g, tensors.FromFlatDataAndDimensions(l.w, l.rows, l.cols)))
 		}
 		if l.b != nil {
-			h = Add(h, l.biases(g, rows))
+			h = Add(h, l.biases(g, rows, onGo))
 		}
 		if i < n-1 {
 			masks[i] = GreaterOrEqual(h, zero)

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/gobackend"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers"
@@ -74,11 +77,58 @@ func randomRows(rows, cols int, seed uint64) [][]float32 {
 // padded widths, with biases in the product or added, hidden layers or a single narrow
 // output, and the forward pass gives the model function's outputs.
 func TestTapedMatchesAutodiff(t *testing.T) {
-	b, err := gobackend.New("")
+	goBackend, err := gobackend.New("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Finalize()
+	defer goBackend.Finalize()
+	// The pure-Go backend under another name stands for XLA or ONNX Runtime: the layers as
+	// stored, biases broadcast in the graph.
+	for _, b := range []compute.Backend{goBackend, otherBackend{goBackend}} {
+		t.Run(b.String(), func(t *testing.T) { checkTapedMatchesAutodiff(t, b) })
+	}
+}
+
+// otherBackend is a backend that is not the pure-Go one by name, running on it.
+type otherBackend struct{ compute.Backend }
+
+func (otherBackend) String() string { return "other" }
+
+// Outside the pure-Go backend a taped network's constants do not grow with the batch: a
+// program's constants are part of what XLA's compiler parses, so a batch-sized one would
+// make every larger batch compile longer.
+func TestTapedConstantsIndependentOfRows(t *testing.T) {
+	goBackend, err := gobackend.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer goBackend.Finalize()
+	widths := []int{30, 60, 64, 2} // biases on every layer, none folded into the weights
+	store := model.NewStore()
+	randomMLP(t, store, "", widths, 3)
+	net, err := backprop.NewMLP(store, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	constants := func(rows int) int {
+		g := NewGraph(otherBackend{goBackend}, "taped")
+		x := Parameter(g, "x", shapes.Make(dtypes.Float32, rows, widths[0]))
+		tape := new(backprop.Tape)
+		tape.Gradient(ReduceAllSum(net.Taped(tape, x)), x)
+		n := 0
+		for _, node := range g.Nodes() {
+			if node.Type() == NodeTypeConstant {
+				n += node.Shape().Size()
+			}
+		}
+		return n
+	}
+	if one, many := constants(1), constants(4096); one != many {
+		t.Errorf("the taped network's constants hold %d values for 1 row and %d for 4096; want as many", one, many)
+	}
+}
+
+func checkTapedMatchesAutodiff(t *testing.T, b compute.Backend) {
 	for _, tc := range []struct {
 		name   string
 		scope  string
