@@ -94,6 +94,10 @@ func (pr programs) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*t
 	return out, err
 }
 
+// compiledHook, if set (by tests: export_test.go), is called with each program's graph once
+// it is compiled, from the goroutine that compiled it.
+var compiledHook func(program string, g *graph.Graph)
+
 // named names a new program (what OnCompile reports), passing on NewExec's error.
 func named(ex *graph.Exec, err error) func(name string) (*graph.Exec, error) {
 	return func(name string) (*graph.Exec, error) {
@@ -124,8 +128,12 @@ func (pr programs) compileOnce(ex *graph.Exec, args []any) error {
 		shs[i] = t.Shape()
 	}
 	t0 := time.Now()
-	if _, err := ex.Compile(shs...); err != nil {
+	g, err := ex.Compile(shs...)
+	if err != nil {
 		return fmt.Errorf("quce: compiling the %s program: %w", ex.Name(), err)
+	}
+	if compiledHook != nil {
+		compiledHook(ex.Name(), g)
 	}
 	took := time.Since(t0)
 	pr.compiles.Add(1)

@@ -1,0 +1,11 @@
+package quce
+
+import "github.com/gomlx/gomlx/core/graph"
+
+// SetCompiledHook has f called with each program's graph once it is compiled (from the
+// goroutine that compiled it), until the returned function restores the hook before it.
+func SetCompiledHook(f func(program string, g *graph.Graph)) (restore func()) {
+	old := compiledHook
+	compiledHook = f
+	return func() { compiledHook = old }
+}
