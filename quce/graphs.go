@@ -34,8 +34,18 @@ func classAt(clf *Classifier, t *backprop.Tape, x, target *Node) (lp, p, gradLp 
 // gradF is ∇F(τ|x) = F(τ|x)·∇log F(τ|x), [N, J], from p [N] and gradLp [N, J].
 func gradF(p, gradLp *Node) *Node { return Mul(ExpandAxes(p, -1), gradLp) }
 
+// lambdas are each row's weights λ1, λ2, λ3 of the objective, [R, 1] each.
+type lambdas struct{ l1, l2, l3 *Node }
+
+// splitLambdas takes the weights out of lam [R, 3] = (λ1, λ2, λ3). A loop whose weights do
+// not change splits them once, before it (three slices fewer a step).
+func splitLambdas(lam *Node) lambdas {
+	weight := func(i int) *Node { return Slice(lam, AxisRange(), AxisElem(i)) }
+	return lambdas{weight(0), weight(1), weight(2)}
+}
+
 // objective is G(x_c) per row and its gradient with respect to x_c, with each row's weights
-// in lam [R, 3] = (λ1, λ2, λ3):
+// lam:
 //
 //	G  = λ1·(−log F(τ|x_c)) + λ2·½‖x_c − x‖² + λ3·L_ε(x_c)
 //	∇G = −λ1·∇log F(τ|x_c) + λ2·(x_c − x) + λ3·∇L_ε(x_c)
@@ -44,13 +54,12 @@ func gradF(p, gradLp *Node) *Node { return Mul(ExpandAxes(p, -1), gradLp) }
 // shared with the attribution's). Weights per row let the candidates of automatic λ
 // (Config.Auto) run as rows of one batch. noise (nil or [S, R, latent]) selects sampled codes
 // in L_ε. The VAE's networks are recorded on t (nil: autodiff). It also returns L_ε's parts.
-func objective(v *vae.VAE, t *backprop.Tape, lp, gradLp, xc, x0, lam, noise *Node) (g, grad *Node, parts vae.Parts) {
+func objective(v *vae.VAE, t *backprop.Tape, lp, gradLp, xc, x0 *Node, lam lambdas, noise *Node) (g, grad *Node, parts vae.Parts) {
 	d := Sub(xc, x0)
 	prox := MulScalar(ReduceSum(Square(d), 1), 0.5)
 	parts = v.LossPartsTaped(t, xc, noise)
 	unc := v.Combine(parts, vae.Trained)
-	weight := func(i int) *Node { return Slice(lam, AxisRange(), AxisElem(i)) } // [R, 1]
-	l1, l2, l3 := weight(0), weight(1), weight(2)
+	l1, l2, l3 := lam.l1, lam.l2, lam.l3
 	row := func(w *Node) *Node { return Reshape(w, -1) }
 	g = Add(Add(Mul(row(l1), Neg(lp)), Mul(row(l2), prox)), Mul(row(l3), unc))
 	gradUnc := t.Gradient(ReduceAllSum(unc), xc)
@@ -144,9 +153,11 @@ type stepOut = stepOuts[*Node]
 // stepResult are a step execution's outputs.
 type stepResult = stepOuts[*tensors.Tensor]
 
-// step builds one step over all rows (see stepIn and stepOut): the graph of a step
-// execution (stepGraph) and the body of the loop engine's loop (loopGraph).
-func (pr programs) step(kind execKind, in stepIn) stepOut {
+// step builds one step over all rows (see stepIn and stepOut), with the objective's weights
+// lam (in.lam split, by the caller: a loop whose weights do not change splits them before
+// it): the graph of a step execution (stepGraph) and the body of the loop and replay
+// engines' loops.
+func (pr programs) step(kind execKind, in stepIn, lam lambdas) stepOut {
 	nodes := kind.rule.interiorNodes(kind.k)
 	clf, vm := pr.clf, pr.vae
 	r, j := in.xc.Shape().Dimensions[0], in.xc.Shape().Dimensions[1]
@@ -166,7 +177,7 @@ func (pr programs) step(kind execKind, in stepIn) stepOut {
 		out.unc, out.uncPaper = vm.Combine(parts, vae.Trained), vm.Combine(parts, vae.Paper)
 		return out
 	}
-	obj, gradObj, parts := objective(vm, pr.tape(), atXc(lpAll), atXc(gradLpAll), in.xc, in.x0, in.lam, in.noise)
+	obj, gradObj, parts := objective(vm, pr.tape(), atXc(lpAll), atXc(gradLpAll), in.xc, in.x0, lam, in.noise)
 	grad := Mul(gradObj, in.move)
 	if in.noise != nil {
 		// The reported uncertainty always uses the mean code.
@@ -204,7 +215,11 @@ func (pr programs) stepGraph(kind execKind) func([]*Node) []*Node {
 		for i, f := range in.fields(kind) {
 			*f = args[i]
 		}
-		o := pr.step(kind, in)
+		var lam lambdas // the weights, when optimising
+		if kind.optimise {
+			lam = splitLambdas(in.lam)
+		}
+		o := pr.step(kind, in, lam)
 		var out []*Node
 		for _, f := range o.fields(kind) {
 			out = append(out, *f)
@@ -284,6 +299,6 @@ func (pr programs) onSimplex(x *Node) *Node {
 func (pr programs) objectiveGraph(in []*Node) []*Node {
 	xc, x0, target, lam := in[0], in[1], in[2], in[3]
 	lp, _, gradLp := classAt(pr.clf, pr.tape(), xc, target)
-	obj, grad, _ := objective(pr.vae, pr.tape(), lp, gradLp, xc, x0, lam, nil)
+	obj, grad, _ := objective(pr.vae, pr.tape(), lp, gradLp, xc, x0, splitLambdas(lam), nil)
 	return []*Node{obj, grad}
 }

@@ -429,7 +429,7 @@ func (pr programs) loopStep(kind execKind, earlyStop bool, c loopConsts[*Node], 
 	f64 := func(x *Node) *Node { return ConvertDType(x, dtypes.Float64) }
 	moveNow := Mul(c.move, col(ConvertDType(s.active, dtypes.Float32)))
 	o := pr.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: moveNow, lo: c.lo, hi: c.hi,
-		m: s.m, v: s.v, t: ConvertDType(s.t, dtypes.Float32), lam: s.lam, lr: c.lr})
+		m: s.m, v: s.v, t: ConvertDType(s.t, dtypes.Float32), lr: c.lr}, splitLambdas(s.lam))
 	next := s
 	// A row that stopped never moves again, so its optimiser state need not be kept (the
 	// step engine, too, takes the step's state for every row of its batch).

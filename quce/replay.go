@@ -79,9 +79,10 @@ func (in *replayIn[T]) fields() []*T {
 	return []*T{&in.prev, &in.cur, &in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.m, &in.v, &in.lam, &in.lr, &in.first, &in.last}
 }
 
-// consts are the inputs the steps read but never change.
+// consts are the inputs the steps read but never change, but for lam, which the loop reads
+// split (splitLambdas, once before it).
 func (in *replayIn[T]) consts() []*T {
-	return []*T{&in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.lam, &in.lr, &in.last}
+	return []*T{&in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.lr, &in.last}
 }
 
 // replayState is the replay program's loop state, by name: the step t (from replayIn's
@@ -292,25 +293,27 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 		index := ExpandAxes(Iota(g, shapes.Make(dtypes.Int32, r), 0), -1)
 		s0 := replayState[*Node]{t: in.first, prev: in.prev, cur: in.cur, m: in.m, v: in.v, rec: rec, index: index}
 		// What the steps read but never change reaches the loop's closures as its consts
-		// (package whileloop).
-		unpack := func(state, consts []*Node) (s replayState[*Node], c replayIn[*Node]) {
+		// (package whileloop), the weights λ split into their three columns.
+		lam := splitLambdas(in.lam)
+		unpack := func(state, consts []*Node) (s replayState[*Node], c replayIn[*Node], l lambdas) {
 			for i, f := range s.fields() {
 				*f = state[i]
 			}
 			for i, f := range c.consts() {
 				*f = consts[i]
 			}
-			return s, c
+			n := len(c.consts())
+			return s, c, lambdas{consts[n], consts[n+1], consts[n+2]}
 		}
-		out := whileloop.Build(nodes(s0.fields()), nodes(in.consts()),
+		out := whileloop.Build(nodes(s0.fields()), append(nodes(in.consts()), lam.l1, lam.l2, lam.l3),
 			func(state, consts []*Node) []*Node {
-				s, c := unpack(state, consts)
+				s, c, _ := unpack(state, consts)
 				return []*Node{LessOrEqual(s.t, c.last)}
 			},
 			func(state, consts []*Node) []*Node {
-				s, c := unpack(state, consts)
+				s, c, lam := unpack(state, consts)
 				o := pr.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: c.move, lo: c.lo, hi: c.hi,
-					m: s.m, v: s.v, t: s.t, lam: c.lam, lr: c.lr})
+					m: s.m, v: s.v, t: s.t, lr: c.lr}, lam)
 				col := func(x *Node) *Node { return ExpandAxes(x, -1) }
 				parts := []*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj), o.grad}
 				if o.interior != nil {
