@@ -57,6 +57,9 @@ func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, ch
 		if emitErr := wait(); emitErr != nil {
 			return tm, emitErr
 		}
+		if err == nil {
+			err = ctx.Err() // a job stopped while the chunk was explained emits nothing more
+		}
 		if err != nil {
 			if len(queries) > chunk {
 				// The instance numbers inside err count from the chunk's first.

@@ -70,6 +70,29 @@ func TestExplainStreamStopsAtEmitError(t *testing.T) {
 	}
 }
 
+// A job stopped while a chunk is being emitted stops the chunk being explained beside it:
+// it returns the context's error, and no chunk after the one being emitted is emitted.
+func TestExplainStreamStopsWhileEmitting(t *testing.T) {
+	s := wbc(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps = 200
+	qs := queries(s.XTest[:9])
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var firsts []int
+	_, err := s.Explainer.ExplainStream(ctx, cfg, qs, 3, func(first int, ex []*quce.Explanation) error {
+		firsts = append(firsts, first)
+		cancel() // as a user's interrupt would, while the next chunk is explained
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("ExplainStream: %v; want the context's cancellation", err)
+	}
+	if !slices.Equal(firsts, []int{0}) {
+		t.Errorf("emitted the chunks at %v; want only the first", firsts)
+	}
+}
+
 // A streamed job needs the memory of one chunk, not of all its rows: a row count that one
 // call refuses starts when streamed.
 func TestExplainStreamMemoryIsOneChunk(t *testing.T) {
