@@ -46,50 +46,43 @@ func TestExplainStreamEqualsOneCall(t *testing.T) {
 	}
 }
 
-// Each chunk is emitted while the next is explained, in order, one at a time; an error of
-// emit's stops the job, is returned as it is, and no chunk after it is emitted.
-func TestExplainStreamStopsAtEmitError(t *testing.T) {
+// Each chunk is emitted while the next is explained, in order, one at a time. An error of
+// emit's stops the job and is returned as it is; a job stopped while a chunk is emitted (as
+// a user's interrupt would) returns the context's error. Either way no chunk after that one
+// is emitted.
+func TestExplainStreamStops(t *testing.T) {
 	s := wbc(t)
 	cfg := quce.DefaultConfig()
 	cfg.Steps = 20
 	qs := queries(s.XTest[:9])
 	bad := errors.New("the disk is full")
-	var firsts []int
-	_, err := s.Explainer.ExplainStream(context.Background(), cfg, qs, 2, func(first int, ex []*quce.Explanation) error {
-		firsts = append(firsts, first)
-		if first == 4 {
-			return bad
-		}
-		return nil
-	})
-	if !errors.Is(err, bad) || err.Error() != bad.Error() {
-		t.Errorf("ExplainStream: %v; want emit's error as it is", err)
-	}
-	if !slices.Equal(firsts, []int{0, 2, 4}) {
-		t.Errorf("emitted the chunks at %v; want 0, 2, 4 and none after the error", firsts)
-	}
-}
-
-// A job stopped while a chunk is being emitted stops the chunk being explained beside it:
-// it returns the context's error, and no chunk after the one being emitted is emitted.
-func TestExplainStreamStopsWhileEmitting(t *testing.T) {
-	s := wbc(t)
-	cfg := quce.DefaultConfig()
-	cfg.Steps = 200
-	qs := queries(s.XTest[:9])
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var firsts []int
-	_, err := s.Explainer.ExplainStream(ctx, cfg, qs, 3, func(first int, ex []*quce.Explanation) error {
-		firsts = append(firsts, first)
-		cancel() // as a user's interrupt would, while the next chunk is explained
-		return nil
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("ExplainStream: %v; want the context's cancellation", err)
-	}
-	if !slices.Equal(firsts, []int{0}) {
-		t.Errorf("emitted the chunks at %v; want only the first", firsts)
+	for _, tc := range []struct {
+		name   string
+		stopAt int                       // the chunk (its first instance) whose emit stops the job
+		stop   func(cancel func()) error // what that emit does
+		want   func(err error) bool      // the error ExplainStream returns
+	}{
+		{"emit fails", 4, func(func()) error { return bad }, func(err error) bool { return errors.Is(err, bad) && err.Error() == bad.Error() }},
+		{"stopped while emitting", 2, func(cancel func()) error { cancel(); return nil }, func(err error) bool { return errors.Is(err, context.Canceled) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var firsts []int
+			_, err := s.Explainer.ExplainStream(ctx, cfg, qs, 2, func(first int, ex []*quce.Explanation) error {
+				firsts = append(firsts, first)
+				if first == tc.stopAt {
+					return tc.stop(cancel)
+				}
+				return nil
+			})
+			if !tc.want(err) {
+				t.Errorf("ExplainStream: %v", err)
+			}
+			if wantFirsts := []int{0, 2, 4}[:tc.stopAt/2+1]; !slices.Equal(firsts, wantFirsts) {
+				t.Errorf("emitted the chunks at %v; want %v and none after", firsts, wantFirsts)
+			}
+		})
 	}
 }
 
