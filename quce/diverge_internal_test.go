@@ -143,3 +143,29 @@ func TestAvailableMemoryReading(t *testing.T) {
 		t.Error("AvailableMemory is not positive")
 	}
 }
+
+// Where the replay engine runs a job's batches (up to replayMaxRows rows a shard), the memory
+// estimate counts its executions' per-step outputs, three times over: 616 bytes a row and
+// step with 30 inputs and K = 3, a quarter of a 1000-step search an execution for 100 rows.
+func TestMemoryCountsReplayOutputs(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.K, cfg.Paths = 3, 1
+	for _, tc := range []struct {
+		rows   int
+		replay bool
+		want   int64
+	}{
+		{200, true, 3 * 2 * 250 * 100 * 616}, // two shards of 100 rows, four executions each
+		{1, true, 3 * 1000 * 616},            // one row: the whole search in one execution
+		{201, true, 0},                       // 101 rows a shard: the loop engine's
+		{200, false, 0},                      // another engine chosen
+	} {
+		mm := memoryModel{inputs: 30, columns: 30, shards: 2, unitRows: 2048}
+		without, _, _, _, _, _ := mm.need(cfg, tc.rows, 1)
+		mm.replay = tc.replay
+		with, _, _, _, _, _ := mm.need(cfg, tc.rows, 1)
+		if got := with - without; got != tc.want {
+			t.Errorf("%d rows, replay %v: the estimate counts %d bytes for the replay's outputs, want %d", tc.rows, tc.replay, got, tc.want)
+		}
+	}
+}

@@ -142,7 +142,8 @@ func (e *Explainer) job() job {
 	pr := e.programs()
 	shards := maxShards(e.Shards, pr.devices())
 	return job{pr: pr, in: e.inputs(), choice: e.EngineChoice, shards: shards, progress: e.Progress,
-		memory: memoryModel{inputs: e.NumFeatures(), columns: len(e.cols), vae: vc, shards: shards, unitRows: pr.batching.UnitRows, limit: e.MemoryLimit}}
+		memory: memoryModel{inputs: e.NumFeatures(), columns: len(e.cols), vae: vc, shards: shards, unitRows: pr.batching.UnitRows,
+			replay: e.EngineChoice == EngineReplay, limit: e.MemoryLimit}}
 }
 
 // Classifier returns the model being explained, as the explainer sees it.

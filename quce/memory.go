@@ -63,6 +63,7 @@ type memoryModel struct {
 	vae             *vae.Config // nil: no VAE (nothing sampled)
 	shards          int         // the most concurrent executions (see maxShards)
 	unitRows        int         // the most rows one execution walks (Batching.UnitRows)
+	replay          bool        // the replay engine runs the batches it takes (EngineReplay)
 	limit           int64       // Explainer.MemoryLimit (0: AvailableMemory)
 }
 
@@ -86,8 +87,25 @@ func (mm memoryModel) need(cfg Config, instances, candidates int) (total, perRow
 	if cfg.Samples > 0 && mm.vae != nil {
 		sampled = sampleRowBytes(cfg.Samples, j, mm.vae.Latent, mm.vae.Decoder)
 	}
-	total = rows*perRow + inFlight*(unit+sampled) + baseBytes
+	total = rows*perRow + inFlight*(unit+sampled) + mm.replayBytes(cfg, rows) + baseBytes
 	return total, perRow, points, inFlight, unit, sampled
+}
+
+// replayBytes is what the replay engine's executions hold for their per-step outputs, where
+// it runs the job's batches (up to replayMaxRows rows a shard): an execution's outputs
+// (replayStretch) in each shard, about three times over at their peak (the buffer, its first
+// value, what the host reads: 80 MB more than 2 MB executions for 200 W-BC rows on two
+// shards, whose executions return 15 MB each).
+func (mm memoryModel) replayBytes(cfg Config, rows int64) int64 {
+	shards := min(rows, int64(max(1, mm.shards)))
+	perShard := (rows + shards - 1) / max(shards, 1)
+	if !mm.replay || rows == 0 || perShard > replayMaxRows {
+		return 0
+	}
+	scalars, vectors := replayWidths(execKind{rule: cfg.Rule, k: cfg.K}, mm.inputs)
+	rowStep := 4 * (scalars + vectors)
+	stretch := replayStretch(max(1, cfg.Steps), int(perShard), rowStep)
+	return 3 * shards * int64(stretch) * perShard * int64(rowStep)
 }
 
 // check refuses a job that needs more memory than the limit (Explainer.MemoryLimit,
