@@ -97,13 +97,15 @@ func (mm memoryModel) need(cfg Config, instances, candidates int) (total, perRow
 // value, what the host reads: 80 MB more than 2 MB executions for 200 W-BC rows on two
 // shards, whose executions return 15 MB each).
 func (mm memoryModel) replayBytes(cfg Config, rows int64) int64 {
-	shards := min(rows, int64(max(1, mm.shards)))
-	perShard := (rows + shards - 1) / max(shards, 1)
-	if !mm.replay || rows == 0 || perShard > replayMaxRows {
+	if !mm.replay || rows == 0 {
 		return 0
 	}
-	scalars, vectors := replayWidths(execKind{rule: cfg.Rule, k: cfg.K}, mm.inputs)
-	rowStep := 4 * (scalars + vectors)
+	shards := min(rows, int64(max(1, mm.shards)))
+	perShard := (rows + shards - 1) / shards
+	if perShard > replayMaxRows {
+		return 0
+	}
+	rowStep := replayRowStepBytes(execKind{rule: cfg.Rule, k: cfg.K}, mm.inputs)
 	stretch := replayStretch(max(1, cfg.Steps), int(perShard), rowStep)
 	return 3 * shards * int64(stretch) * perShard * int64(rowStep)
 }

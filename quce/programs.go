@@ -132,10 +132,10 @@ func (pr programs) compileOnce(ex *graph.Exec, args []any) error {
 	if err != nil {
 		return fmt.Errorf("quce: compiling the %s program: %w", ex.Name(), err)
 	}
+	took := time.Since(t0)
 	if compiledHook != nil {
 		compiledHook(ex.Name(), g)
 	}
-	took := time.Since(t0)
 	pr.compiles.Add(1)
 	pr.compileNanos.Add(int64(took))
 	if pr.onCompile != nil {

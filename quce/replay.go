@@ -79,10 +79,16 @@ func (in *replayIn[T]) fields() []*T {
 	return []*T{&in.prev, &in.cur, &in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.m, &in.v, &in.lam, &in.lr, &in.first, &in.last}
 }
 
-// consts are the inputs the steps read but never change, but for lam, which the loop reads
-// split (splitLambdas, once before it).
-func (in *replayIn[T]) consts() []*T {
-	return []*T{&in.target, &in.x0, &in.move, &in.lo, &in.hi, &in.lr, &in.last}
+// replayConsts are what the replay program's steps read but never change, by name: the
+// inputs of replayIn but the weights, which reach the loop split (splitLambdas, once before
+// it rather than at every step).
+type replayConsts struct {
+	target, x0, move, lo, hi, lr, last *Node
+	lam                                lambdas
+}
+
+func (c *replayConsts) fields() []**Node {
+	return []**Node{&c.target, &c.x0, &c.move, &c.lo, &c.hi, &c.lr, &c.last, &c.lam.l1, &c.lam.l2, &c.lam.l3}
 }
 
 // replayState is the replay program's loop state, by name: the step t (from replayIn's
@@ -116,6 +122,12 @@ func replayWidths(kind execKind, j int) (scalars, vectors int) {
 	return 4, vectors
 }
 
+// replayRowStepBytes is the bytes of one row's outputs of one step (replayWidths).
+func replayRowStepBytes(kind execKind, j int) int {
+	scalars, vectors := replayWidths(kind, j)
+	return 4 * (scalars + vectors)
+}
+
 // replayEngine walks a batch many steps an execution (see the file's comment).
 type replayEngine struct{ pr programs }
 
@@ -126,7 +138,7 @@ func (e replayEngine) walk(ctx context.Context, cfg Config, rows []*row, dev com
 		return err
 	}
 	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
-	scalars, vectors := replayWidths(kind, e.pr.numFeatures())
+	rowStepBytes := replayRowStepBytes(kind, e.pr.numFeatures())
 	next := make(map[*row]int, len(rows)) // each row's next step
 	for _, r := range rows {
 		next[r] = 1
@@ -152,7 +164,7 @@ func (e replayEngine) walk(ctx context.Context, cfg Config, rows []*row, dev com
 				group = append(group, r)
 			}
 		}
-		steps := replayStretch(cfg.Steps, len(group), 4*(scalars+vectors))
+		steps := replayStretch(cfg.Steps, len(group), rowStepBytes)
 		if cfg.EarlyStop > 0 {
 			// Rows that stop early would walk on to the stretch's end for nothing (with
 			// -early-stop 5 most rows stop within the first hundred steps).
@@ -293,27 +305,27 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 		index := ExpandAxes(Iota(g, shapes.Make(dtypes.Int32, r), 0), -1)
 		s0 := replayState[*Node]{t: in.first, prev: in.prev, cur: in.cur, m: in.m, v: in.v, rec: rec, index: index}
 		// What the steps read but never change reaches the loop's closures as its consts
-		// (package whileloop), the weights λ split into their three columns.
-		lam := splitLambdas(in.lam)
-		unpack := func(state, consts []*Node) (s replayState[*Node], c replayIn[*Node], l lambdas) {
+		// (package whileloop).
+		c0 := replayConsts{target: in.target, x0: in.x0, move: in.move, lo: in.lo, hi: in.hi, lr: in.lr, last: in.last,
+			lam: splitLambdas(in.lam)}
+		unpack := func(state, consts []*Node) (s replayState[*Node], c replayConsts) {
 			for i, f := range s.fields() {
 				*f = state[i]
 			}
-			for i, f := range c.consts() {
+			for i, f := range c.fields() {
 				*f = consts[i]
 			}
-			n := len(c.consts())
-			return s, c, lambdas{consts[n], consts[n+1], consts[n+2]}
+			return s, c
 		}
-		out := whileloop.Build(nodes(s0.fields()), append(nodes(in.consts()), lam.l1, lam.l2, lam.l3),
+		out := whileloop.Build(nodes(s0.fields()), nodes(c0.fields()),
 			func(state, consts []*Node) []*Node {
-				s, c, _ := unpack(state, consts)
+				s, c := unpack(state, consts)
 				return []*Node{LessOrEqual(s.t, c.last)}
 			},
 			func(state, consts []*Node) []*Node {
-				s, c, lam := unpack(state, consts)
+				s, c := unpack(state, consts)
 				o := pr.step(kind, stepIn{prev: s.prev, xc: s.cur, target: c.target, x0: c.x0, move: c.move, lo: c.lo, hi: c.hi,
-					m: s.m, v: s.v, t: s.t, lr: c.lr}, lam)
+					m: s.m, v: s.v, t: s.t, lr: c.lr}, c.lam)
 				col := func(x *Node) *Node { return ExpandAxes(x, -1) }
 				parts := []*Node{col(o.p), col(o.unc), col(o.uncPaper), col(o.obj), o.grad}
 				if o.interior != nil {
