@@ -21,16 +21,20 @@
 // epoch) trains in 100 executions instead of 1 400, and the VAE in one execution per epoch
 // instead of one per step plus one per validation.
 //
-// The epoch's first step is built before the loop, in the main graph: building it creates
-// the variables (the model's and Adam's) the first time, and the loop's state is then every
-// variable that step used. A While loop was chosen over unrolling the steps in one graph
-// because its graph stays one step long however long the epoch is: unrolled, the graph (and
-// an accelerator's compilation) grows with the steps, up to 200 an epoch on large data
-// (package budget); a backend without closures (Capabilities().Functions false: ONNX
-// Runtime) gets the steps unrolled all the same. The model functions stay ordinary GoMLX
-// ones, reading their variables through their scope: inside the loop body each variable's
-// value is set to its loop-state parameter (model.Variable.SetNodeValue), and after the loop
-// to the loop's result.
+// The loop's state must hold every variable a step uses, and a variable exists only once a
+// step has been built (the first build creates the model's and Adam's, with their
+// initialisers), so one step is first built in a graph of its own that is never compiled,
+// to learn them. The execution's program then holds the step once, in the loop body: built
+// in the program before the loop too, as it once was, the step was compiled twice (W-BC's
+// classifier epoch was 406 graph nodes where it is now 246, the VAE's 1 041 where 612),
+// which on XLA is compile time every training run pays. A While loop was chosen over
+// unrolling the steps in one graph because its graph stays one step long however long the
+// epoch is: unrolled, the graph (and an accelerator's compilation) grows with the steps, up
+// to 200 an epoch on large data (package budget); a backend without closures
+// (Capabilities().Functions false: ONNX Runtime) gets the steps unrolled all the same. The
+// model functions stay ordinary GoMLX ones, reading their variables through their scope:
+// inside the loop body each variable's value is set to its loop-state parameter
+// (model.Variable.SetNodeValue), and after the loop to the loop's result.
 //
 // Between executions the loop checks Spec.Context (a cancelled run stops there, before its
 // next execution), and between epochs it checks the loss, reports progress, keeps the best
@@ -319,17 +323,17 @@ func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 		stepOf := graph.Iota(losses.Graph(), shapes.Make(dtypes.Int32, k), 0)
 		return graph.Where(graph.Equal(stepOf, i), graph.BroadcastToDims(loss, k), losses)
 	}
-	zero := graph.ScalarZero(g, dtypes.Int32)
-	first := r.step(scope, in, zero) // in the main graph: creates the variables on the first build
-	losses := record(graph.Zeros(g, shapes.Make(first.DType(), k)), zero, first)
-	switch {
-	case k == 1:
-	case hasClosures(g.Backend()):
-		losses = r.loop(scope, in, k, losses, record)
-	default: // a backend without closures (ONNX Runtime) gets the steps unrolled
-		for i := 1; i < k; i++ {
+	var losses *graph.Node
+	if k > 1 && hasClosures(g.Backend()) {
+		losses = r.loop(scope, in, k, record)
+	} else { // one step, or a backend without closures (ONNX Runtime): the steps unrolled
+		for i := range k {
 			at := graph.Const(g, int32(i))
-			losses = record(losses, at, r.step(scope, in, at))
+			loss := r.step(scope, in, at)
+			if losses == nil {
+				losses = graph.Zeros(g, shapes.Make(loss.DType(), k))
+			}
+			losses = record(losses, at, loss)
 		}
 	}
 	out := []*graph.Node{losses}
@@ -339,19 +343,16 @@ func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 	return out
 }
 
-// loop takes steps 1 to k-1 in a graph.While whose state is the step index, the losses and
-// every variable in use (their values as the first step left them), and leaves the
-// variables' values as the loop ends them. The epoch's inputs reach the loop as its consts
-// (package whileloop: XLA compiles no loop that reads a node of the main function).
-func (r *run) loop(scope *model.Scope, in epochInputs, k int, losses *graph.Node, record func(losses, i, loss *graph.Node) *graph.Node) *graph.Node {
-	g := losses.Graph()
-	var vars []*model.Variable
-	state := []*graph.Node{graph.Const(g, int32(1)), losses}
-	for v := range scope.Store().IterVariables() {
-		if v.InUseByGraph(g) {
-			vars = append(vars, v)
-			state = append(state, v.NodeValue(g))
-		}
+// loop takes the k steps in a graph.While whose state is the step index, the losses and
+// every variable a step uses, and leaves the variables' values as the loop ends them. The
+// epoch's inputs reach the loop as its consts (package whileloop: XLA compiles no loop that
+// reads a node of the main function).
+func (r *run) loop(scope *model.Scope, in epochInputs, k int, record func(losses, i, loss *graph.Node) *graph.Node) *graph.Node {
+	g := in.order.Graph()
+	vars, lossDType := r.stepVariables(scope, in)
+	state := []*graph.Node{graph.ScalarZero(g, dtypes.Int32), graph.Zeros(g, shapes.Make(lossDType, k))}
+	for _, v := range vars {
+		state = append(state, v.NodeValue(g))
 	}
 	results := whileloop.Build(state, in.nodes(),
 		func(s, _ []*graph.Node) []*graph.Node {
@@ -373,6 +374,33 @@ func (r *run) loop(scope *model.Scope, in epochInputs, k int, losses *graph.Node
 		v.SetNodeValue(results[2+j])
 	}
 	return results[1]
+}
+
+// stepVariables returns the variables a step uses (the model's and Adam's, in the store's
+// order) and its loss's dtype. The loop's state must hold every such variable before the
+// loop is built, but a variable only exists once a step has been built (the first build
+// creates them, with their initialisers), so one step is built in a graph of its own that
+// is never compiled: built in the execution's graph, before the loop, it would be compiled
+// and run as a second copy of the step beside the loop's (which on XLA doubled what an
+// epoch's program took to compile).
+func (r *run) stepVariables(scope *model.Scope, in epochInputs) ([]*model.Variable, dtypes.DType) {
+	g := graph.NewGraph(in.order.Graph().Backend(), "trainloop.stepVariables")
+	defer g.Finalize()
+	model.SetStore(g, scope.Store())
+	scope.Store().SetTraining(g, true)
+	nodes := in.nodes()
+	for i, x := range nodes {
+		nodes[i] = graph.Parameter(g, fmt.Sprintf("input%d", i), x.Shape())
+	}
+	first, _ := r.epochInputs(nodes)
+	loss := r.step(scope, first, graph.ScalarZero(g, dtypes.Int32))
+	var vars []*model.Variable
+	for v := range scope.Store().IterVariables() {
+		if v.InUseByGraph(g) {
+			vars = append(vars, v)
+		}
+	}
+	return vars, loss.DType()
 }
 
 // step builds step i (an int32 scalar) of the epoch: its rows gathered by index, the model

@@ -284,3 +284,27 @@ func TestCancelled(t *testing.T) {
 		t.Errorf("got %v, want the run stopped after 6 steps (2 epochs), wrapping context.Canceled", err)
 	}
 }
+
+// An epoch's program holds its step once: the variables are learnt from a step built in a
+// graph that is never compiled, not from a copy of the step built before the loop, which
+// XLA would compile (and every execution run) beside the loop's.
+func TestStepBuiltOnceAGraph(t *testing.T) {
+	builds := map[*graph.Graph]int{}
+	counting := func(scope *model.Scope, in []*graph.Node) *graph.Node {
+		builds[in[0].Graph()]++
+		return linear(scope, in)
+	}
+	var progress [][2]int
+	r, err := trainloop.Run(modeltest.Backend(t), counting, loss.MeanSquaredError, spec(&progress))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Steps < 2 || len(builds) == 0 {
+		t.Fatalf("%d steps, %d graphs built: nothing to check", r.Steps, len(builds))
+	}
+	for g, n := range builds {
+		if n != 1 {
+			t.Errorf("graph %q built the step %d times, want once", g.Name(), n)
+		}
+	}
+}
