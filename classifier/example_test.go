@@ -3,6 +3,7 @@ package classifier_test
 import (
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,9 +67,15 @@ func Example_loadWithGoMLX() {
 	}
 	fmt.Println("features:", clf.NumFeatures())
 	fmt.Println("logits shape:", logits.Shape().Dimensions)
-	fmt.Println("logits match:", slices.Equal(theirs, slices.Concat(ours...)))
+	// The same function of the same weights; a backend may order a sum differently in the
+	// two programs (ONNX Runtime does), so they agree to float32 rounding, not always bits.
+	agree := true
+	for i, v := range slices.Concat(ours...) {
+		agree = agree && math.Abs(float64(v-theirs[i])) <= 1e-5*max(1, math.Abs(float64(v)))
+	}
+	fmt.Println("logits agree:", agree)
 	// Output:
 	// features: 30
 	// logits shape: [5 1]
-	// logits match: true
+	// logits agree: true
 }
