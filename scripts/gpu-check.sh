@@ -22,19 +22,24 @@
 #   BUDGET        seconds for the whole sitting (default 540, so that it fits one 10-minute
 #                 command on a lent machine); a run gets at most what is left of it
 #   PYTHON        the Python with PyTorch for the peer (default python3)
-#   SKIP          runs to leave out, by name, separated by spaces: xla peer xla-cmdbuf xla-conc
-#                 xla-big peer-big go xla-units xla-steps go-big (e.g. SKIP="peer-big go-big" when a million
-#                 rows are known not to fit the time or the GPU)
+#   SKIP          runs to leave out, by name, separated by spaces: xla peer xla-big xla-units
+#                 xla-cache1 xla-cache2 xla-cmdbuf xla-conc go peer-big xla-steps go-big (e.g.
+#                 SKIP="peer-big go-big" when a million rows are known not to fit the time or
+#                 the GPU)
 #   CMDBUF_FLAGS  the XLA_FLAGS of the xla-cmdbuf run (default
 #                 --xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE)
 #   CONCURRENT    the executions at a time of the xla-conc run (quce -concurrent; default 4)
 #   UNIT_ROWS     the rows an execution walks in the xla-units run (quce -unit-rows; default
 #                 16384), which has UNITS_TIMEOUT seconds (default 120)
+#   CACHE_FLAGS   the XLA_FLAGS of the two xla-cache runs (default: XLA's autotuning results
+#                 and compiled kernels kept in files under DIR/xla-cache, which the second
+#                 run reads)
 # A run that fails or runs out of time is a cell saying so; the others still run. The runs go
 # in order of what the table is for, so that a spent budget leaves out the least: quce on XLA
-# and the peer (up to 32 768 rows, with training), XLA with CUDA graphs, XLA with several
-# executions at a time, both at a million rows, then the pure-Go backend, XLA with larger
-# units, XLA on the step engine, and the pure-Go backend at a million rows.
+# and the peer (up to 32 768 rows, with training), quce at a million rows, XLA with larger
+# units, XLA with its caches kept in files (two runs), XLA with CUDA graphs, XLA with several
+# executions at a time, the pure-Go backend, the peer at a million rows, XLA on the step
+# engine, and the pure-Go backend at a million rows.
 set -euo pipefail
 
 die() {
@@ -162,6 +167,18 @@ for name, label, how in (("xla-cmdbuf", "XLA with While loops as CUDA graphs", "
         print(label + how + ": " + ", ".join("%d rows %s" % (rows, fmt_quce(cells, None, rows)) for rows in sorted(cells)))
     elif err != "not run":
         print(label + ": " + err)
+def compiling(doc):
+    """What a quce bench JSON spent compiling: training's first executions and each explain's compile."""
+    first = [p.get("first_execution_seconds") for p in doc["phases"] if p["name"] in ("classifier training", "vae training")]
+    parts = ["training's first executions %.3g + %.3g s" % tuple(first)] if len(first) == 2 and None not in first else []
+    parts += ["%d rows %.3g s (compiling %.3g s)" % (p["rows"], p["wall_seconds"], p.get("compile_seconds", 0)) for p in doc["phases"] if p["name"] == "explain"]
+    return ", ".join(parts)
+for name, label in (("xla-cache1", "XLA with its caches in files, first process"), ("xla-cache2", "XLA with its caches in files, second process")):
+    doc = load(name)
+    if doc is not None:
+        print(label + " (CACHE_FLAGS): " + compiling(doc))
+    elif why(name) != "not run":
+        print(label + ": " + why(name))
 for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
     meta = col[4]
     if not meta:
@@ -328,18 +345,25 @@ on_go=(env GOMLX_BACKEND=go "$quce" bench)
 # With a CPU profile of the host's side (go tool pprof QUCE_BIN DIR/xla.prof).
 attempt xla "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -cpuprofile "$dir/xla.prof" -rows "$rows_csv"
 attempt peer "${RUN_TIMEOUT:-300}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer.json" --B 1 455 4096 32768
+attempt xla-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" xla-big xla:cuda "$quce"
+# Larger units than the explainer's on a GPU (4 096 rows): where they stop working, and
+# whether compiling (logged, and in the JSON) or running is what takes the time.
+attempt xla-units "${UNITS_TIMEOUT:-120}" "${on_xla[@]}" -unit-rows "${UNIT_ROWS:-16384}" -rows "${UNIT_ROWS:-16384},${UNIT_ROWS:-16384},32768"
+# XLA's own caches kept from one process to the next (its autotuning results and its
+# compiled kernels, in files): what compiling costs a later run of quce, training included.
+# Two processes, the second reading what the first wrote.
+rm -rf "$dir/xla-cache" && mkdir -p "$dir/xla-cache/autotune"
+xla_caches="--xla_gpu_per_fusion_autotune_cache_dir=$dir/xla-cache/autotune --xla_gpu_kernel_cache_file=$dir/xla-cache/kernels"
+attempt xla-cache1 "${RUN_TIMEOUT:-300}" env XLA_FLAGS="${CACHE_FLAGS:-$xla_caches}" "${on_xla[@]}" -rows 1,455
+attempt xla-cache2 "${RUN_TIMEOUT:-300}" env XLA_FLAGS="${CACHE_FLAGS:-$xla_caches}" "${on_xla[@]}" -rows 1,455
 # XLA runs a While's condition on the host between steps unless the loop is a CUDA graph.
 attempt xla-cmdbuf "${RUN_TIMEOUT:-300}" env XLA_FLAGS="${CMDBUF_FLAGS:---xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE}" \
 	"${on_xla[@]}" -rows 1,1,455
 # Several executions at a time on the one GPU (-concurrent): XLA runs a loop's steps from the
 # host, so one execution leaves the GPU idle between its small kernels.
 attempt xla-conc "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -concurrent "${CONCURRENT:-4}" -rows 4096,4096,32768
-attempt xla-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" xla-big xla:cuda "$quce"
-attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer-big.json" --B "$big_rows"
 attempt go "${RUN_TIMEOUT:-300}" "${on_go[@]}" -rows "$rows_csv"
-# Larger units than the explainer's on a GPU (4 096 rows): where they stop working, and
-# whether compiling (logged, and in the JSON) or running is what takes the time.
-attempt xla-units "${UNITS_TIMEOUT:-120}" "${on_xla[@]}" -unit-rows "${UNIT_ROWS:-16384}" -rows "${UNIT_ROWS:-16384},${UNIT_ROWS:-16384},32768"
+attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer-big.json" --B "$big_rows"
 # The same GPU on the step engine, to show what the loop engine changes there.
 attempt xla-steps "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -rows 1,1,455 -engine steps
 attempt go-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" go-big go "$quce"
