@@ -149,7 +149,9 @@ func TestGPUCheckSitting(t *testing.T) {
 	tools := t.TempDir()
 	stub(t, tools, "quce", `echo "$GOMLX_BACKEND $* ${XLA_FLAGS:+flags=$XLA_FLAGS}" >>"$RUNS"
 [ -n "$STUB_SLEEP" ] && exec sleep "$STUB_SLEEP"
-echo '{"backend":"'$GOMLX_BACKEND'","simd":"none","phases":[{"name":"explain","rows":455,"wall_seconds":0.5,"engine":"loop","executions":3}]}'`)
+w=2; case " $* " in *" -unit-rows "*) w=1;; esac # larger units explain 32 768 rows faster
+echo '{"backend":"'$GOMLX_BACKEND'","simd":"none","phases":[{"name":"explain","rows":455,"wall_seconds":0.5,"engine":"loop","executions":3},
+{"name":"explain","rows":32768,"wall_seconds":'$w',"engine":"loop","executions":3}]}'`)
 	stub(t, tools, "python", `[ "$1" = -c ] && exit 0 # PyTorch sees the GPU
 shift # the peer script
 echo "peer $*" >>"$RUNS"
@@ -171,8 +173,8 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 		}
 		return runs
 	}
-	all := []string{"xla:cuda 1,1,455,455,4096,4096,32768,32768", "peer 32768", "xla:cuda big.csv",
-		"xla:cuda 16384,16384,32768", "xla:cuda kernels", "xla:cuda kernels",
+	all := []string{"xla:cuda 1,1,455,455,4096,4096,32768,32768", "peer 32768", "xla:cuda 16384,16384,32768",
+		"xla:cuda big.csv", "xla:cuda kernels", "xla:cuda kernels",
 		"xla:cuda flags=--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE", "xla:cuda 4096,4096,32768",
 		"go 1,1,455,455,4096,4096,32768,32768", "peer 1000000", "xla:cuda steps", "go big.csv"}
 	for _, tc := range []struct {
@@ -180,19 +182,22 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 		env      []string
 		wantRuns []string
 		want     []string
+		dontWant []string
 	}{
 		{"the whole sitting", nil, all, []string{"| 455 | 0.5 s | 0.5 s | 0.9 s |",
 			"XLA with While loops as CUDA graphs (CMDBUF_FLAGS): 455 rows 0.5 s",
 			"XLA with several executions at a time (-concurrent): 455 rows 0.5 s",
-			"XLA with larger units (-unit-rows): 455 rows 0.5 s",
-			"XLA with its caches in files, second process (CACHE_FLAGS): 455 rows 0.5 s (compiling 0 s)"}},
+			"XLA with larger units (-unit-rows): 455 rows 0.5 s, 32768 rows 1 s",
+			"s (units of 16384 rows) | 0.", // the million rows in the units that were faster (quce on the CPU, the next cell, in its own)
+			"XLA with its caches in files, second process (CACHE_FLAGS): 455 rows 0.5 s (compiling 0 s)"}, nil},
 		{"runs left out", []string{"SKIP=peer-big go-big"}, slices.Concat(all[:9], all[10:11]), []string{
 			"| 1 000 000 | 0.",
 			"| not run: left out (SKIP) | not run: left out (SKIP) |",
-		}},
+		}, nil},
+		{"without the larger units", []string{"SKIP=xla-units"}, slices.Concat(all[:2], all[3:]), []string{"| 1 000 000 | 0."}, []string{"(units of"}},
 		{"a spent budget", []string{"BUDGET=1", "STUB_SLEEP=5"}, all[:1], []string{
 			"| 455 | timed out after 1 s | not run: the sitting's budget of 1 s was spent (BUDGET) | not run: the sitting's budget of 1 s was spent (BUDGET) |",
-		}},
+		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runs := filepath.Join(t.TempDir(), "runs")
@@ -208,6 +213,11 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 			for _, w := range tc.want {
 				if !strings.Contains(out, w) {
 					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.dontWant {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, out)
 				}
 			}
 		})

@@ -36,8 +36,9 @@
 #                 run reads)
 # A run that fails or runs out of time is a cell saying so; the others still run. The runs go
 # in order of what the table is for, so that a spent budget leaves out the least: quce on XLA
-# and the peer (up to 32 768 rows, with training), quce at a million rows, XLA with larger
-# units, XLA with its caches kept in files (two runs), XLA with CUDA graphs, XLA with several
+# and the peer (up to 32 768 rows, with training), XLA with larger units, quce at a million
+# rows (in the larger units where they were faster), XLA with its caches kept in files (two
+# runs), XLA with CUDA graphs, XLA with several
 # executions at a time, the pure-Go backend, the peer at a million rows, XLA on the step
 # engine, and the pure-Go backend at a million rows.
 set -euo pipefail
@@ -93,6 +94,8 @@ def fmt_quce(cells, err, rows):
         return err or "not run"
     ps = cells[rows]
     s = "%.3g s" % ps[-1]["wall_seconds"]
+    if ps[-1].get("unit_rows"):
+        s += " (units of %d rows)" % ps[-1]["unit_rows"]
     if len(ps) > 1:
         s += " (first, compiling: %.3g s" % ps[0]["wall_seconds"]
         if ps[0].get("compile_seconds"):
@@ -195,11 +198,12 @@ for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
 EOF
 }
 
-# streamed DIR NAME BACKEND QUCE: the million-row job of the quce binary QUCE on BACKEND,
-# timed end to end, as DIR/NAME.json in quce bench's form (one explain phase) with the peak
-# memory of the run. attempt runs it as `gpu-check.sh --streamed ...`, under its time limit.
+# streamed DIR NAME BACKEND QUCE [UNIT_ROWS]: the million-row job of the quce binary QUCE on
+# BACKEND (with -unit-rows UNIT_ROWS if given), timed end to end, as DIR/NAME.json in quce
+# bench's form (one explain phase) with the peak memory of the run. attempt runs it as
+# `gpu-check.sh --streamed ...`, under its time limit.
 streamed() {
-	local dir=$1 name=$2 backend=$3 quce=$4
+	local dir=$1 name=$2 backend=$3 quce=$4 units=${5:-}
 	if [[ ! -e $dir/big.csv ]]; then
 		python3 - "$root/data/wbc.csv" "$dir/big.csv" "$big_rows" <<'EOF'
 import sys
@@ -212,24 +216,45 @@ with open(dst, "w") as out:
     out.writelines(rows[i % len(rows)] + "\n" for i in range(n))
 EOF
 	fi
-	python3 - "$dir/$name.json" "$big_rows" env GOMLX_BACKEND="$backend" "$quce" explain -q -csv "$dir/$name.csv" -instances "$dir/big.csv" <<'EOF'
+	python3 - "$dir/$name.json" "$big_rows" "$units" env GOMLX_BACKEND="$backend" "$quce" explain -q ${units:+-unit-rows "$units"} -csv "$dir/$name.csv" -instances "$dir/big.csv" <<'EOF'
 import json, resource, subprocess, sys, time
-out, rows, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+out, rows, units, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 t = time.time()
 rc = subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode
 if rc:
     sys.exit(rc)  # quce's error is the log's last line
 wall = time.time() - t
 rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+phase = {"name": "explain", "rows": rows, "wall_seconds": wall, "streamed": True}
+if units:
+    phase["unit_rows"] = int(units)
 with open(out, "w") as f:
-    json.dump({"backend": cmd[1].split("=", 1)[1], "max_rss_mb": rss, "phases": [
-        {"name": "explain", "rows": rows, "wall_seconds": wall, "streamed": True}]}, f)
+    json.dump({"backend": cmd[1].split("=", 1)[1], "max_rss_mb": rss, "phases": [phase]}, f)
 EOF
 	rm -f "$dir/$name.csv"
 }
 
+# faster_units DIR: UNIT_ROWS if the xla-units run explained 32 768 rows faster than the xla
+# run's second (warm) run did in units of 4 096, else nothing.
+faster_units() {
+	python3 - "$1" "${UNIT_ROWS:-16384}" <<'EOF'
+import json, os, sys
+d, units = sys.argv[1], sys.argv[2]
+def last(name):
+    try:
+        with open(os.path.join(d, name + ".json")) as f:
+            ps = [p for p in json.load(f)["phases"] if p["name"] == "explain" and p["rows"] == 32768]
+        return ps[-1]["wall_seconds"] if ps else None
+    except (OSError, ValueError, KeyError):
+        return None
+a, b = last("xla-units"), last("xla")
+if a is not None and (b is None or a < b):
+    print(units)
+EOF
+}
+
 if [[ ${1:-} == --streamed ]]; then
-	streamed "$2" "$3" "$4" "$5"
+	streamed "$2" "$3" "$4" "$5" "${6:-}"
 	exit
 fi
 if [[ ${1:-} == --table ]]; then
@@ -345,10 +370,11 @@ on_go=(env GOMLX_BACKEND=go "$quce" bench)
 # With a CPU profile of the host's side (go tool pprof QUCE_BIN DIR/xla.prof).
 attempt xla "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -cpuprofile "$dir/xla.prof" -rows "$rows_csv"
 attempt peer "${RUN_TIMEOUT:-300}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer.json" --B 1 455 4096 32768
-attempt xla-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" xla-big xla:cuda "$quce"
 # Larger units than the explainer's on a GPU (4 096 rows): where they stop working, and
 # whether compiling (logged, and in the JSON) or running is what takes the time.
 attempt xla-units "${UNITS_TIMEOUT:-120}" "${on_xla[@]}" -unit-rows "${UNIT_ROWS:-16384}" -rows "${UNIT_ROWS:-16384},${UNIT_ROWS:-16384},32768"
+# The million rows in the larger units where they explained 32 768 rows faster.
+attempt xla-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" xla-big xla:cuda "$quce" "$(faster_units "$dir")"
 # XLA's own caches kept from one process to the next (its autotuning results and its
 # compiled kernels, in files): what compiling costs a later run of quce, training included.
 # Two processes, the second reading what the first wrote.
