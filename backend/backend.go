@@ -84,7 +84,7 @@ const SIMD = simd.Enabled
 // On a backend of several devices the explainer makes at least one shard per device
 // whatever this says.
 func (i Info) Shards() int {
-	if i.pureGo() {
+	if i.PureGo() {
 		return 0
 	}
 	return 1
@@ -96,20 +96,27 @@ func (i Info) Shards() int {
 // as one program that does the bookkeeping as graph operations (on 2 cores, one sitting:
 // 31–43% faster for one row, 7–14% for 50, about as fast from 455 rows on; see
 // docs/SPEED.md); false on XLA, where an execution on a GPU costs about a millisecond.
-func (i Info) ExecutionsCheap() bool { return i.pureGo() }
+func (i Info) ExecutionsCheap() bool { return i.PureGo() }
 
 // KernelSet names the kernels that run this backend's matrix products: for the pure-Go
 // backend the set it chose ("avx2", "avx512" or "generic", see simd.KernelSet); "none" for
 // another backend (XLA, ONNX Runtime), which runs code of its own.
 func (i Info) KernelSet() string {
-	if i.pureGo() {
+	if i.PureGo() {
 		return simd.KernelSet()
 	}
 	return "none"
 }
 
-// pureGo reports whether the configuration is the pure-Go backend (any of its options).
-func (i Info) pureGo() bool {
+// RowsIndependent reports whether a row's figures are the same bit for bit whatever rows are
+// computed beside it (a batch's size, shards, units, streamed chunks): true on the pure-Go
+// backend, whose kernels sum a row's products the same way at every batch size. ONNX Runtime
+// and XLA choose how to sum a product by its size, so there a job split differently agrees
+// to float32 rounding, not bit for bit.
+func (i Info) RowsIndependent() bool { return i.PureGo() }
+
+// PureGo reports whether the configuration is the pure-Go backend (any of its options).
+func (i Info) PureGo() bool {
 	name, _, _ := strings.Cut(i.Config, ":")
 	return name == "go"
 }
@@ -121,7 +128,7 @@ func (i Info) String() string {
 	if i.NumDevices > 1 {
 		s += fmt.Sprintf("; %d devices", i.NumDevices)
 	}
-	if i.pureGo() {
+	if i.PureGo() {
 		if SIMD {
 			s += "; SIMD kernels (GOEXPERIMENT=simd)"
 		} else {

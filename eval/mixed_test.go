@@ -25,13 +25,13 @@ var germanConstraints = quce.Constraints{
 	Bounds:   map[string][2]float64{"duration": {math.NaN(), 72}},
 }
 
-// illegal says why the standardised row xc is not a row the data could hold, for the
-// instance x: a categorical block not exactly one-hot, an integer or rank not integral, a
-// binary column not one of its values, a discrete value outside the observed range (widened
-// to x).
-// "" when it is legal.
-func illegal(cols []data.Column, sc *data.Scaler, x, xc []float64) string {
-	o, xo := sc.InverseRow(xc), sc.InverseRow(x)
+// illegal says why the standardised row xc is not a row the data could hold inside the box
+// of its query (in the data's units: the training split's observed range widened to the
+// instance, or the query's bounds, an open side having none): a categorical block not
+// exactly one-hot, an integer or rank not integral, a binary column not one of its values, a
+// discrete value outside the box. "" when it is legal.
+func illegal(cols []data.Column, sc *data.Scaler, box quce.Bounds, xc []float64) string {
+	o := sc.InverseRow(xc)
 	for _, c := range cols {
 		v := o[c.Start]
 		tol := 1e-6 * max(1, math.Abs(v))
@@ -60,8 +60,8 @@ func illegal(cols []data.Column, sc *data.Scaler, x, xc []float64) string {
 		}
 		// Against the data's whole range here; inexact checks every column's box, the
 		// training split's observed range included.
-		if why == "" && c.Type != data.Continuous && (v < min(c.Min, xo[c.Start])-tol || v > max(c.Max, xo[c.Start])+tol) {
-			why = "outside the observed range"
+		if lo, hi := box.Lower[c.Start], box.Upper[c.Start]; why == "" && c.Type != data.Continuous && (v < lo-tol || v > hi+tol) {
+			why = fmt.Sprintf("outside the query's box [%v, %v]", lo, hi)
 		}
 		if why != "" {
 			return fmt.Sprintf("column %s = %v: %s", c.Name, v, why)
@@ -209,7 +209,11 @@ func runConstrained(t *testing.T, s *pipeline.Setup, cons quce.Constraints) (*Re
 				}
 				continue
 			}
-			if why := illegal(cols, sc, x, in.Counterfactual); why != "" {
+			box, err := e.Box(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if why := illegal(cols, sc, box, in.Counterfactual); why != "" {
 				t.Errorf("%s: the counterfactual is not a legal row: %s", where, why)
 			}
 			if why := broken(cols, sc, q, in.Counterfactual); why != "" {
@@ -308,10 +312,14 @@ func TestDiceSpaceDrawsLegalRows(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				box, err := e.Box(q)
+				if err != nil {
+					t.Fatal(err)
+				}
 				d := newDiceSpace(cols, sc, b, lo, hi)
 				for k := 1; k <= len(cols); k += 3 {
 					cand := d.draw(rng, k)
-					if why := illegal(cols, sc, x, cand); why != "" {
+					if why := illegal(cols, sc, box, cand); why != "" {
 						t.Fatalf("row %d, %d columns drawn: not a legal row: %s", i, k, why)
 					}
 					if why := broken(cols, sc, q, cand); why != "" {

@@ -1,16 +1,18 @@
 package pipeline_test
 
 import (
-	"github.com/quce-go/quce/classifier"
-
 	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/quce-go/quce/classifier"
+	"github.com/quce-go/quce/internal/modeltest"
 )
 
 // Interrupting a program while it trains (what GoNB does to a cell: SIGINT) stops it at
@@ -22,7 +24,7 @@ func TestInterruptLeavesNoHalfWrittenCache(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "interrupt")
-	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/interrupt").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", slices.Concat([]string{"build"}, modeltest.BuildFlags(), []string{"-o", bin, "./testdata/interrupt"})...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cache := filepath.Join(dir, "cache")

@@ -395,7 +395,7 @@ func TestAutoRefineAndPullBack(t *testing.T) {
 // or categorical, it walks candidates back towards x (before, it moved continuous inputs
 // only, so there it moved nothing while reporting a share walked back). Each pulled-back
 // candidate ends no farther than the same search without it, stays valid, and its
-// counterfactual is a legal row (integers integral, inside the observed range) with the
+// counterfactual is a legal row (integers integral, inside the query's box) with the
 // completeness gap closed.
 func TestAutoPullBackIntegers(t *testing.T) {
 	s := pipelinetest.German(t)
@@ -432,8 +432,12 @@ func TestAutoPullBackIntegers(t *testing.T) {
 		if o := before[i].Auto.Candidates[e.Auto.Chosen]; p.PulledBack > 0 && !(e.Auto.Candidates[e.Auto.Chosen].Distance < o.Distance) {
 			t.Errorf("row %d: pulled back %.3f of the way, yet at distance %.4f against %.4f without", i, p.PulledBack, e.Auto.Candidates[e.Auto.Chosen].Distance, o.Distance)
 		}
+		box, err := s.Explainer.Box(queries(rows[i : i+1])[0])
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, c := range s.Explainer.Columns() {
-			if why := legal(c, p.CounterfactualOriginal); why != "" {
+			if why := legal(c, p.CounterfactualOriginal, box); why != "" {
 				t.Errorf("row %d column %s: %s", i, c.Name, why)
 			}
 		}

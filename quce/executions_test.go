@@ -4,6 +4,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -36,6 +37,7 @@ func TestExecutionsCounted(t *testing.T) {
 	if s.Explainer.Engine() != "steps" {
 		t.Errorf("engine %q, want steps", s.Explainer.Engine())
 	}
+	modeltest.NeedLoops(t)
 	s.Explainer.EngineChoice = quce.EngineLoop
 	short, long = count(10), count(1000)
 	if long != short || long > 5+3*shards {
@@ -80,6 +82,7 @@ func TestResetsOneExecutionPerRound(t *testing.T) {
 // Explainer.Compiled): a batch size seen for the first time compiles its programs, the same
 // call again compiles none.
 func TestCompilesCountedOnce(t *testing.T) {
+	modeltest.NeedLoops(t)
 	s := wbc(t)
 	was := s.Explainer.EngineChoice
 	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.OnCompile = was, nil })

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
@@ -16,6 +17,7 @@ import (
 // kept, the same attribution, uncertainty sums, stops and failures, for every setting that
 // changes the walk (rules, optimisers, early stopping, offset starts, kept points).
 func TestLoopEngineMatchesStepEngine(t *testing.T) {
+	modeltest.NeedLoops(t)
 	s := wbc(t)
 	was := s.Explainer.EngineChoice
 	t.Cleanup(func() { s.Explainer.EngineChoice = was })
@@ -141,6 +143,7 @@ func maxPointDiff(a, b [][]float64) float64 {
 // The engines walk the same paths for users' own models too: a GoMLX model and the same
 // network exported to ONNX, differentiated by GoMLX's autodiff inside the loop.
 func TestLoopEngineMatchesStepEngineOnModelKinds(t *testing.T) {
+	modeltest.NeedLoops(t)
 	for _, kind := range []struct {
 		name string
 		onnx bool
@@ -179,6 +182,8 @@ func TestLoopEngineMatchesStepEngineOnModelKinds(t *testing.T) {
 // executions of 45 steps (the last one shorter, on the same program) walk what one
 // execution of every row and step walks, as a GPU's sizes have it.
 func TestBatchingChangesNoResult(t *testing.T) {
+	modeltest.NeedLoops(t)
+	modeltest.NeedRowsIndependent(t)
 	s := wbc(t)
 	was, wasB := s.Explainer.EngineChoice, s.Explainer.Batching
 	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.Batching = was, wasB })
@@ -232,6 +237,7 @@ func TestBatchingChangesNoResult(t *testing.T) {
 // 7 rows after one of 5 compiles nothing (both are padded to 8), where without it the
 // second compiles its own.
 func TestPadRowsSharesPrograms(t *testing.T) {
+	modeltest.NeedLoops(t)
 	s := wbc(t)
 	was, wasB, wasS := s.Explainer.EngineChoice, s.Explainer.Batching, s.Explainer.Shards
 	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.Batching, s.Explainer.Shards = was, wasB, wasS })

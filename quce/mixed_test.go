@@ -2,6 +2,7 @@ package quce_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -12,8 +13,10 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
-// legal reports why the row x (original units) is not a row the data could hold, or "".
-func legal(c data.Column, x []float64) string {
+// legal reports why the row x (original units) is not a row the data could hold inside the
+// query's box (the training split's observed range widened to the instance, or where the
+// query gives bounds, those: an open side has none), or "".
+func legal(c data.Column, x []float64, box quce.Bounds) string {
 	v := x[c.Start]
 	switch c.Type {
 	case data.Categorical:
@@ -39,8 +42,8 @@ func legal(c data.Column, x []float64) string {
 			return "not an integer"
 		}
 	}
-	if v < c.Min-1e-3 || v > c.Max+1e-3 {
-		return "outside the observed range"
+	if lo, hi := box.Lower[c.Start], box.Upper[c.Start]; v < lo-1e-3 || v > hi+1e-3 {
+		return fmt.Sprintf("outside the query's box [%v, %v]", lo, hi)
 	}
 	return ""
 }
@@ -108,8 +111,12 @@ func checkMixed(t *testing.T, earlyStop int, sparse bool) {
 		}
 		resets += len(p.Resets)
 		worstGap = max(worstGap, math.Abs(x.CompletenessGap))
+		box, err := e.Box(qs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, c := range cols {
-			if why := legal(c, p.CounterfactualOriginal); why != "" {
+			if why := legal(c, p.CounterfactualOriginal, box); why != "" {
 				t.Errorf("row %d, column %s: the counterfactual's value %s is %s", i, c.Name, c.Format(p.CounterfactualOriginal), why)
 			}
 		}

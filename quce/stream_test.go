@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -15,6 +16,7 @@ import (
 // whatever the chunk: rows are independent and each row's random numbers (here the offset
 // starts of a second path) are keyed by its instance, not its position.
 func TestExplainStreamEqualsOneCall(t *testing.T) {
+	modeltest.NeedRowsIndependent(t)
 	s := wbc(t)
 	cfg := quce.DefaultConfig()
 	cfg.Steps, cfg.Paths = 60, 2

@@ -5,7 +5,9 @@
 #   3. go test ./... (unit, integration and example tests, on the pure-Go backend with its SIMD
 #      kernels: GOEXPERIMENT=simd on amd64 unless GOEXPERIMENT is already set; backend's tests
 #      check that third_party/gomlx-compute is upstream plus third_party/patches, with
-#      scripts/vendor-compute.sh), the matrix kernels and ops of the patched backend copy in
+#      scripts/vendor-compute.sh), the same on the optional ONNX Runtime backend (its library
+#      fetched from npm by scripts/get-onnxruntime.sh; what does not apply there is skipped),
+#      the matrix kernels and ops of the patched backend copy in
 #      third_party/ against references, then the hand-written gradients once more in a build
 #      without them (the fallback);
 #   4. every notebook executed headless with the GoNB kernel (scripts/test-notebooks.sh);
@@ -41,6 +43,9 @@ go vet ./...
 
 echo "== go test ./..."
 go test -count=1 -timeout 40m ./...
+
+echo "== the optional ONNX Runtime backend (-tags onnx, the library fetched by scripts/get-onnxruntime.sh): the tests that apply there (docs/METHOD.md)"
+(eval "$(bash scripts/get-onnxruntime.sh -q)" && go test -tags onnx -count=1 -timeout 30m ./...)
 
 echo "== the patched pure-Go backend (third_party/README.md): its patched kernels and ops against references, its worker pool, the kernel choice"
 (cd third_party/gomlx-compute && go test -count=1 ./internal/gobackend/...)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -19,6 +20,7 @@ import (
 // and the "replay" engine (the default on the pure-Go backend) a batch's search is one
 // execution whatever its steps, which only a count of the explainer's executions shows.
 func TestBenchSaysWhatRan(t *testing.T) {
+	modeltest.NeedPureGo(t)
 	// A search of the loop or replay engine: the same executions for any number of steps,
 	// at most 3 a shard (its first points, the loop, its last points) and 5 for the call.
 	oneSearchPerShard := func(short, long, shards int64) bool { return short == long && short <= 5+3*shards }

@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
@@ -21,7 +23,7 @@ import (
 func buildCommand(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "quce")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", slices.Concat([]string{"build"}, modeltest.BuildFlags(), []string{"-o", bin, "."})...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
@@ -16,6 +17,7 @@ import (
 // of runs with other settings, a shard given twice or a missing shard are refused, naming
 // the problem.
 func TestShardsMergedEqualOneRun(t *testing.T) {
+	modeltest.NeedRowsIndependent(t)
 	dir := t.TempDir()
 	in := func(name string) string { return filepath.Join(dir, name) }
 	quce := func(args ...string) error {

@@ -12,12 +12,14 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/modeltest"
 )
 
 // With -csv alone the rows are explained chunk by chunk and the table streamed into its
 // staged file: the file and the text report are byte for byte those of a run that holds
 // every result (here made by asking for -json too).
 func TestExplainStreamsCSV(t *testing.T) {
+	modeltest.NeedRowsIndependent(t)
 	defer func(c int) { streamChunk = c }(streamChunk)
 	streamChunk = 3
 	dir := t.TempDir()

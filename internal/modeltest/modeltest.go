@@ -37,6 +37,52 @@ func Backend(t testing.TB) compute.Backend {
 	return b
 }
 
+// NeedLoops skips t on a backend that runs no While loops (ONNX Runtime), where what t
+// tests is never taken: explanations run on the step engine there and training unrolls an
+// epoch's steps, which other tests check.
+func NeedLoops(t testing.TB) {
+	t.Helper()
+	if !RunsLoops(t) {
+		t.Skipf("the %s backend runs no While loops", Backend(t).Name())
+	}
+}
+
+// RunsLoops reports whether the test backend runs While loops (see NeedLoops).
+func RunsLoops(t testing.TB) bool {
+	t.Helper()
+	return Backend(t).Capabilities().Functions
+}
+
+// NeedPureGo skips t unless the tests run on the pure-Go backend: t checks what that
+// backend does (its kernel sets, its default engine, its executions).
+func NeedPureGo(t testing.TB) {
+	t.Helper()
+	if _, info, err := backend.Default(); err != nil {
+		t.Fatal(err)
+	} else if !info.PureGo() {
+		t.Skipf("checks the pure-Go backend; the tests run on %s", info.Name)
+	}
+}
+
+// NeedRowsIndependent skips t unless the test backend gives a row the same figures bit for
+// bit whatever rows are computed beside it, as the pure-Go backend does (its kernels sum a
+// row the same way at every batch size). ONNX Runtime and XLA choose how to sum a product by
+// its size, so there a job split into shards, units or chunks agrees with one call to
+// float32 rounding, not bit for bit, and a test that compares the two byte for byte does not
+// apply.
+func NeedRowsIndependent(t testing.TB) {
+	t.Helper()
+	if _, info, err := backend.Default(); err != nil {
+		t.Fatal(err)
+	} else if !info.RowsIndependent() {
+		t.Skipf("on the %s backend a row's figures may change in their last bits with the rows beside it", info.Name)
+	}
+}
+
+// BuildFlags are the flags that build a command for a test with this test binary's build
+// tags (the ONNX Runtime backend is in a binary only with -tags onnx).
+func BuildFlags() []string { return buildFlags }
+
 // Split returns the standardised train and test rows of ds and their labels (20% test,
 // seed 1).
 func Split(t testing.TB, ds *data.Dataset) (xtr, xte [][]float32, ytr, yte []int) {

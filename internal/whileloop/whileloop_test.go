@@ -15,6 +15,7 @@ import (
 // run builds fn on the test backend and returns its outputs on x, or the error.
 func run(t *testing.T, fn func(x *graph.Node) []*graph.Node, x []float32) ([]*tensors.Tensor, error) {
 	t.Helper()
+	modeltest.NeedLoops(t)
 	ex, err := graph.NewExec(modeltest.Backend(t), fn)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,5 @@
+//go:build onnx
+
+package modeltest
+
+var buildFlags = []string{"-tags", "onnx"}
