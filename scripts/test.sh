@@ -45,7 +45,7 @@ echo "== go test ./..."
 go test -count=1 -timeout 40m ./...
 
 echo "== the optional ONNX Runtime backend (-tags onnx, the library fetched by scripts/get-onnxruntime.sh): the tests that apply there (docs/METHOD.md)"
-(eval "$(bash scripts/get-onnxruntime.sh -q)" && go test -tags onnx -count=1 -timeout 30m ./...)
+(ort_env=$(bash scripts/get-onnxruntime.sh -q) && eval "$ort_env" && go test -tags onnx -count=1 -timeout 30m ./...)
 
 echo "== the patched pure-Go backend (third_party/README.md): its patched kernels and ops against references, its worker pool, the kernel choice"
 (cd third_party/gomlx-compute && go test -count=1 ./internal/gobackend/...)
