@@ -57,11 +57,7 @@ func RunsLoops(t testing.TB) bool {
 // backend does (its kernel sets, its default engine, its executions).
 func NeedPureGo(t testing.TB) {
 	t.Helper()
-	if _, info, err := backend.Default(); err != nil {
-		t.Fatal(err)
-	} else if !info.PureGo() {
-		t.Skipf("checks the pure-Go backend; the tests run on %s", info.Name)
-	}
+	need(t, backend.Info.PureGo, "checks the pure-Go backend; the tests run on %s")
 }
 
 // NeedRowsIndependent skips t unless the test backend gives a row the same figures bit for
@@ -72,10 +68,19 @@ func NeedPureGo(t testing.TB) {
 // apply.
 func NeedRowsIndependent(t testing.TB) {
 	t.Helper()
-	if _, info, err := backend.Default(); err != nil {
+	need(t, backend.Info.RowsIndependent, "on the %s backend a row's figures may change in their last bits with the rows beside it")
+}
+
+// need skips t unless the test backend's Info has the property ok reports; why, given the
+// backend's name, says what is missing.
+func need(t testing.TB, ok func(backend.Info) bool, why string) {
+	t.Helper()
+	_, info, err := backend.Default()
+	if err != nil {
 		t.Fatal(err)
-	} else if !info.RowsIndependent() {
-		t.Skipf("on the %s backend a row's figures may change in their last bits with the rows beside it", info.Name)
+	}
+	if !ok(info) {
+		t.Skipf(why, info.Name)
 	}
 }
 
