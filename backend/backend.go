@@ -110,10 +110,11 @@ func (i Info) KernelSet() string {
 
 // RowsIndependent reports whether a row's figures are the same bit for bit whatever rows are
 // computed beside it (a batch's size, shards, units, streamed chunks): true on the pure-Go
-// backend, whose kernels sum a row's products the same way at every batch size. ONNX Runtime
-// and XLA choose how to sum a product by its size, so there a job split differently agrees
-// to float32 rounding, not bit for bit.
-func (i Info) RowsIndependent() bool { return i.PureGo() }
+// backend with its SIMD kernels, which sum a row's products the same way at every batch
+// size. Its generic kernels (a build without GOEXPERIMENT=simd), ONNX Runtime and XLA choose
+// how to sum a product by its size, so there a job split differently agrees to float32
+// rounding, not bit for bit.
+func (i Info) RowsIndependent() bool { return i.PureGo() && i.KernelSet() != "generic" }
 
 // PureGo reports whether the configuration is the pure-Go backend (any of its options).
 func (i Info) PureGo() bool {

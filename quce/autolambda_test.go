@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
@@ -155,8 +156,12 @@ func TestAutoLambda(t *testing.T) {
 	}
 	t.Logf("auto λ on %d rows: %d valid, %d within the bound %.3f", len(ex), valid, plausible, cfg.Plausibility)
 
-	// The chosen candidate equals a fixed-λ run with its λ.
+	// The chosen candidate equals a fixed-λ run with its λ (a batch of one row: where a
+	// row's figures depend on the rows beside it, the search amplifies their last bits).
 	for _, i := range []int{0, 7} {
+		if !modeltest.RowsIndependent(t) {
+			break
+		}
 		e := ex[i]
 		fixed := quce.DefaultConfig()
 		l := e.Auto.Candidates[e.Auto.Chosen].Lambdas

@@ -18,6 +18,7 @@ import (
 // changes the walk (rules, optimisers, early stopping, offset starts, kept points).
 func TestLoopEngineMatchesStepEngine(t *testing.T) {
 	modeltest.NeedLoops(t)
+	modeltest.NeedRowsIndependent(t) // the engines' batches differ as rows stop
 	s := wbc(t)
 	was := s.Explainer.EngineChoice
 	t.Cleanup(func() { s.Explainer.EngineChoice = was })

@@ -117,6 +117,7 @@ func TestExplainStreamMemoryIsOneChunk(t *testing.T) {
 // points (more than one VAE execution takes at once) gives each the figures of calls on a
 // thousand, as a file explained in chunks needs.
 func TestUncertaintyIndependentOfCallSize(t *testing.T) {
+	modeltest.NeedRowsIndependent(t)
 	s := wbc(t)
 	pts := make([][]float64, 0, 50000)
 	for i := 0; len(pts) < cap(pts); i++ {

@@ -30,11 +30,18 @@ import (
 // Backend is the default backend; it fails the test when there is none.
 func Backend(t testing.TB) compute.Backend {
 	t.Helper()
-	b, _, err := backend.Default()
+	b, _ := chosen(t)
+	return b
+}
+
+// chosen is the default backend and its description; it fails the test when there is none.
+func chosen(t testing.TB) (compute.Backend, backend.Info) {
+	t.Helper()
+	b, info, err := backend.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return b, info
 }
 
 // NeedLoops skips t on a backend that runs no While loops (ONNX Runtime), where what t
@@ -57,31 +64,35 @@ func RunsLoops(t testing.TB) bool {
 // backend does (its kernel sets, its default engine, its executions).
 func NeedPureGo(t testing.TB) {
 	t.Helper()
-	need(t, backend.Info.PureGo, "checks the pure-Go backend; the tests run on %s")
+	if i := info(t); !i.PureGo() {
+		t.Skipf("checks the pure-Go backend; the tests run on %s", i)
+	}
 }
 
 // NeedRowsIndependent skips t unless the test backend gives a row the same figures bit for
-// bit whatever rows are computed beside it, as the pure-Go backend does (its kernels sum a
-// row the same way at every batch size). ONNX Runtime and XLA choose how to sum a product by
-// its size, so there a job split into shards, units or chunks agrees with one call to
-// float32 rounding, not bit for bit, and a test that compares the two byte for byte does not
-// apply.
+// bit whatever rows are computed beside it, as the pure-Go backend with its SIMD kernels
+// does (backend.Info.RowsIndependent). Elsewhere a job split into shards, units or chunks
+// agrees with one call to float32 rounding, not bit for bit, and a test that compares the
+// two byte for byte does not apply.
 func NeedRowsIndependent(t testing.TB) {
 	t.Helper()
-	need(t, backend.Info.RowsIndependent, "on the %s backend a row's figures may change in their last bits with the rows beside it")
+	if !RowsIndependent(t) {
+		t.Skipf("on %s a row's figures may change in their last bits with the rows beside it", info(t))
+	}
 }
 
-// need skips t unless the test backend's Info has the property ok reports; why, given the
-// backend's name, says what is missing.
-func need(t testing.TB, ok func(backend.Info) bool, why string) {
+// RowsIndependent reports whether the test backend gives a row the same figures bit for bit
+// whatever rows are computed beside it (see NeedRowsIndependent).
+func RowsIndependent(t testing.TB) bool {
 	t.Helper()
-	_, info, err := backend.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ok(info) {
-		t.Skipf(why, info.Name)
-	}
+	return info(t).RowsIndependent()
+}
+
+// info describes the test backend.
+func info(t testing.TB) backend.Info {
+	t.Helper()
+	_, i := chosen(t)
+	return i
 }
 
 // BuildFlags are the flags that build a command for a test with this test binary's build
