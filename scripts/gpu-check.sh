@@ -377,9 +377,10 @@ attempt xla-units "${UNITS_TIMEOUT:-120}" "${on_xla[@]}" -unit-rows "${UNIT_ROWS
 attempt xla-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" xla-big xla:cuda "$quce" "$(faster_units "$dir")"
 # XLA's own caches kept from one process to the next (its autotuning results and its
 # compiled kernels, in files): what compiling costs a later run of quce, training included.
-# Two processes, the second reading what the first wrote.
+# Two processes, the second reading what the first wrote. (The autotuning folder must exist;
+# the kernel cache goes with the parallel compilation of LLVM modules, as JAX sets them.)
 rm -rf "$dir/xla-cache" && mkdir -p "$dir/xla-cache/autotune"
-xla_caches="--xla_gpu_per_fusion_autotune_cache_dir=$dir/xla-cache/autotune --xla_gpu_kernel_cache_file=$dir/xla-cache/kernels"
+xla_caches="--xla_gpu_per_fusion_autotune_cache_dir=$dir/xla-cache/autotune --xla_gpu_enable_llvm_module_compilation_parallelism=true --xla_gpu_kernel_cache_file=$dir/xla-cache/kernels"
 attempt xla-cache1 "${RUN_TIMEOUT:-300}" env XLA_FLAGS="${CACHE_FLAGS:-$xla_caches}" "${on_xla[@]}" -rows 1,455
 attempt xla-cache2 "${RUN_TIMEOUT:-300}" env XLA_FLAGS="${CACHE_FLAGS:-$xla_caches}" "${on_xla[@]}" -rows 1,455
 # XLA runs a While's condition on the host between steps unless the loop is a CUDA graph.
