@@ -710,6 +710,16 @@ func writeCSVRows(w *csv.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel 
 			changed[ci] = true
 		}
 		detours := e.ByColumn(cols).Detours()
+		// The row's own fields, the same on each of its columns' lines, formatted once.
+		row := []string{
+			s.Data.Labels[e.PredictedClass], s.Data.Labels[e.Target], num(e.ProbStart), num(p.ProbEnd), strconv.FormatBool(p.Valid),
+			strconv.FormatBool(e.AlreadyTarget),
+			num(gap), num(p.CFUncertainty), num(p.CFUncertaintyPaper), num(p.PathUncertainty),
+			num(p.PathUncertaintyPaper), strconv.Itoa(p.Steps), strconv.Itoa(len(e.Paths)), strconv.Itoa(valid),
+			p.Failure,
+		}
+		line := strconv.Itoa(pk.line)
+		rec := make([]string, 0, 14+len(row))
 		for ci, c := range cols {
 			rankText, cf := strconv.Itoa(rank[ci]), "NA"
 			changedText, detourText := strconv.FormatBool(changed[ci]), strconv.FormatBool(detours[ci])
@@ -720,18 +730,11 @@ func writeCSVRows(w *csv.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel 
 			} else {
 				cf = cell(c, p.CounterfactualOriginal)
 			}
-			rec := []string{
-				sel.file, strconv.Itoa(pk.line), pk.split, c.Name, rankText,
+			rec = append(rec[:0], sel.file, line, pk.split, c.Name, rankText,
 				cell(c, pk.x), cf,
 				num(attr[ci]), num(std[ci]), num(plus[ci]), num(minus[ci]), num(eps[ci]),
-				changedText, detourText,
-				s.Data.Labels[e.PredictedClass], s.Data.Labels[e.Target], num(e.ProbStart), num(p.ProbEnd), strconv.FormatBool(p.Valid),
-				strconv.FormatBool(e.AlreadyTarget),
-				num(gap), num(p.CFUncertainty), num(p.CFUncertaintyPaper), num(p.PathUncertainty),
-				num(p.PathUncertaintyPaper), strconv.Itoa(p.Steps), strconv.Itoa(len(e.Paths)), strconv.Itoa(valid),
-				p.Failure,
-			}
-			if err := w.Write(rec); err != nil {
+				changedText, detourText)
+			if err := w.Write(append(rec, row...)); err != nil {
 				return err
 			}
 		}
