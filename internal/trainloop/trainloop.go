@@ -381,8 +381,7 @@ func (r *run) loop(scope *model.Scope, in epochInputs, k int, record func(losses
 // loop is built, but a variable only exists once a step has been built (the first build
 // creates them, with their initialisers), so one step is built in a graph of its own that
 // is never compiled: built in the execution's graph, before the loop, it would be compiled
-// and run as a second copy of the step beside the loop's (which on XLA doubled what an
-// epoch's program took to compile).
+// (on XLA, seconds) and run as a second copy of the step beside the loop's.
 func (r *run) stepVariables(scope *model.Scope, in epochInputs) ([]*model.Variable, dtypes.DType) {
 	g := graph.NewGraph(in.order.Graph().Backend(), "trainloop.stepVariables")
 	defer g.Finalize()
