@@ -8,7 +8,7 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 
-	"github.com/quce-go/quce/backend"
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -29,11 +29,7 @@ func TestProgramConstantsIndependentOfRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goBackend, err := backend.New("go") // whatever backend the tests run on
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := quce.New(otherBackend{goBackend}, clf, s.VAE, s.Scaler, s.Data.Features)
+	e, err := quce.New(otherBackend{modeltest.GoBackend(t)}, clf, s.VAE, s.Scaler, s.Data.Features)
 	if err != nil {
 		t.Fatal(err)
 	}

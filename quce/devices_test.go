@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/backend"
+	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -22,11 +23,7 @@ func TestRowsSplitAcrossDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	single, err := backend.New("go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	one := twinOn(t, s, single)
+	one := twinOn(t, s, modeltest.GoBackend(t))
 	one.Shards = 3
 	split := twinOn(t, s, three)
 	split.Shards = 1

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gomlx/compute"
 
-	"github.com/quce-go/quce/backend"
+	"github.com/quce-go/quce/internal/modeltest"
 )
 
 // noWhile is a backend that cannot run loops: it runs no closures (as ONNX Runtime).
@@ -36,10 +36,7 @@ func (b unlistedWhile) Capabilities() compute.Capabilities {
 func TestEngineChoice(t *testing.T) {
 	// The choice's own logic, on a backend that runs loops (the pure-Go one, whatever the
 	// tests run on) and stand-ins for others.
-	b, err := backend.New("go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := modeltest.GoBackend(t)
 	sampled := DefaultConfig()
 	sampled.Samples = 2
 	for _, tc := range []struct {

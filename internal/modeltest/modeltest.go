@@ -34,6 +34,17 @@ func Backend(t testing.TB) compute.Backend {
 	return b
 }
 
+// GoBackend is the pure-Go backend, whatever backend the tests run on: for a test of its own
+// behaviour, or one that compares explanations bit for bit.
+func GoBackend(t testing.TB) compute.Backend {
+	t.Helper()
+	b, err := backend.New("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // chosen is the default backend and its description; it fails the test when there is none.
 func chosen(t testing.TB) (compute.Backend, backend.Info) {
 	t.Helper()
@@ -57,7 +68,7 @@ func NeedLoops(t testing.TB) {
 // RunsLoops reports whether the test backend runs While loops (see NeedLoops).
 func RunsLoops(t testing.TB) bool {
 	t.Helper()
-	return Backend(t).Capabilities().Functions
+	return Backend(t).Capabilities().Functions // as whileloop.Runs, whose tests use this package
 }
 
 // NeedPureGo skips t unless the tests run on the pure-Go backend: t checks what that

@@ -20,7 +20,6 @@ import (
 
 	"github.com/quce-go/quce/internal/modeltest"
 	"github.com/quce-go/quce/internal/trainloop"
-	"github.com/quce-go/quce/internal/whileloop"
 )
 
 // A linear regression y = 2·x0 − x1 + 1 on 10 rows: a model small enough to train in
@@ -290,9 +289,7 @@ func TestCancelled(t *testing.T) {
 // graph that is never compiled, not from a copy of the step built before the loop, which
 // XLA would compile (and every execution run) beside the loop's.
 func TestStepBuiltOnceAGraph(t *testing.T) {
-	if !whileloop.Runs(modeltest.Backend(t)) {
-		t.Skip("this backend runs no loops: an epoch's steps are unrolled in its program")
-	}
+	modeltest.NeedLoops(t) // without loops an epoch's steps are unrolled in its program
 	builds := map[*graph.Graph]int{}
 	counting := func(scope *model.Scope, in []*graph.Node) *graph.Node {
 		builds[in[0].Graph()]++
