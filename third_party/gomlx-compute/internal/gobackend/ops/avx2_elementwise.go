@@ -42,6 +42,9 @@ func init() {
 	gobackend.SetFusibleNodeExecutor(compute.OpTypeSign, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSign, execSign), unaryKernel)
 	gobackend.SetFusibleNodeExecutor(compute.OpTypeSqrt, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeSqrt, execSqrt), unaryKernel)
 	gobackend.SetFusibleNodeExecutor(compute.OpTypeAbs, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeAbs, execAbs), unaryKernel)
+	if expUsesFMA {
+		gobackend.SetFusibleNodeExecutor(compute.OpTypeExp, gobackend.PriorityArch, avx2Float32UnaryExecutor(compute.OpTypeExp, execExp), unaryKernel)
+	}
 }
 
 // avx2Float32UnaryExecutor runs float32 operands on AVX2 and everything else on generic.
@@ -59,12 +62,16 @@ func avx2Float32UnaryExecutor(opType compute.OpType, generic gobackend.PlannedNo
 	}
 }
 
-// avx2Float32Unary sets output to Sign, Sqrt or Abs of input. Sign is (x > 0) − (x < 0) from two
+// avx2Float32Unary sets output to Sign, Sqrt, Abs or Exp (avx2ExpFloat32) of input. Sign is (x > 0) − (x < 0) from two
 // ordered comparisons, so ±0 and NaN give +0, as execSignGeneric does; VSQRTPS rounds the
 // square root correctly, as the generic float64 square root rounded to float32 does; Abs
 // flips the sign bit where x < 0, so −0 and NaN keep theirs, as execAbsGeneric's branch does
 // (whose mispredictions, with signs at random, cost more than the rest of the loop).
 func avx2Float32Unary(opType compute.OpType, input, output []float32) {
+	if opType == compute.OpTypeExp {
+		avx2ExpFloat32(input, output)
+		return
+	}
 	zero, one := archsimd.BroadcastFloat32x8(0), archsimd.BroadcastFloat32x8(1)
 	sign := archsimd.BroadcastUint32x8(1 << 31)
 	n := len(output)

@@ -2,7 +2,7 @@
 
 package ops
 
-// The AVX2 executors of float32 Add, Sub, Mul, Div, Max, Min, Sign, Sqrt and Abs (and of float64
+// The AVX2 executors of float32 Add, Sub, Mul, Div, Max, Min, Sign, Sqrt, Abs and Exp (and of float64
 // Add, Sub, Mul and Div, and the conversion from float32 to float64) must write bit for bit
 // what the generic executors write, with and without broadcasting.
 
@@ -240,6 +240,7 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 		{compute.OpTypeSign, execSign},
 		{compute.OpTypeSqrt, execSqrt},
 		{compute.OpTypeAbs, execAbs},
+		{compute.OpTypeExp, execExp},
 	} {
 		avx2 := avx2Float32UnaryExecutor(op.opType, op.generic)
 		for _, n := range []int{1, 7, 8, 9, 31, 1000} {
@@ -280,5 +281,37 @@ func TestAVX2ElementwiseBitIdentical(t *testing.T) {
 				t.Fatalf("got %v, %v; want a %s", output, err, tc.out)
 			}
 		})
+	}
+}
+
+// TestAVX2ExpFloat32BitIdentical compares avx2ExpFloat32 with the generic loop over every
+// 4093rd float32 bit pattern (about a million values, all signs and exponents: overflow,
+// underflow to subnormals and zero, NaN, ±Inf) and the dense range where the models' values
+// lie; a lane outside the vector range sits in every position of a block of eight.
+func TestAVX2ExpFloat32BitIdentical(t *testing.T) {
+	if !expUsesFMA {
+		t.Skip("no AVX and FMA on this CPU: Exp runs the generic loop")
+	}
+	var input []float32
+	for bits := uint64(0); bits < 1<<32; bits += 4093 {
+		input = append(input, math.Float32frombits(uint32(bits)))
+	}
+	for x := float32(-110); x <= 110; x += 1.0 / 1024 {
+		input = append(input, x, math.Nextafter32(x, 1))
+	}
+	for lane := range 8 {
+		block := []float32{0.5, -1, 2, -3, 4, -5, 6, -7}
+		block[lane] = 701
+		input = append(input, block...)
+	}
+	input = append(input, -700, 700, -700.0001, 700.0001, 1e-45, -1e-45)
+	want, got := make([]float32, len(input)), make([]float32, len(input))
+	execExpGeneric(input, want)
+	avx2ExpFloat32(input, got)
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("Exp(%v) (%#x): got %v (%#x), want %v (%#x)", input[i], math.Float32bits(input[i]),
+				got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+		}
 	}
 }
