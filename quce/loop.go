@@ -245,7 +245,7 @@ func (l loopEngine) loopChunk(cfg Config, rows []*row, first, last, q int, dev c
 	out, err := l.pr.run(ex, dev, args...)
 	finalize(args)
 	if err != nil {
-		return fmt.Errorf("quce: optimisation steps %d to %d on the loop engine: %w; fix: if the backend cannot run this program, the steps engine (-engine steps)", first, last, err)
+		return engineError("loop", first, last, err)
 	}
 	var res loopVals[*tensors.Tensor]
 	for i, f := range res.fields() {

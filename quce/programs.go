@@ -2,8 +2,10 @@ package quce
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,16 +84,81 @@ func (pr programs) stepExec(kind execKind, rows int) (*graph.Exec, func(), error
 // pays and the next do not.
 func (pr programs) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*tensors.Tensor, error) {
 	if err := pr.compileOnce(ex, args); err != nil {
-		return nil, err
+		return nil, pr.deviceMemory(ex.Name(), args, err)
 	}
 	pr.executions.Add(1)
 	out, _, err := ex.CallWithGraphOnDevice(dev, args...)
-	if err == nil && len(out) > 0 {
+	if err != nil {
+		return nil, pr.deviceMemory(ex.Name(), args, err)
+	}
+	if len(out) > 0 {
 		if d, err := out[0].Device(); err == nil && int(d) < len(pr.perDevice) {
 			pr.perDevice[d].Add(1) // where it ran, as its outputs say
 		}
 	}
-	return out, err
+	return out, nil
+}
+
+// DeviceMemoryError is a search's execution (or its compilation) that the backend refused for
+// want of device memory: on a GPU, a unit of rows whose search, with its kept path points and
+// the model's activations at every Riemann point, does not fit. Smaller units need less
+// (Batching.WithUnitRows) and give the same results, to float32 rounding.
+type DeviceMemoryError struct {
+	Program  string // the search's program: "loop", "replay" or "step"
+	Rows     int    // the rows of the execution refused
+	UnitRows int    // the units in use (Batching.UnitRows)
+	Err      error  // the backend's own error
+}
+
+func (e *DeviceMemoryError) Error() string {
+	return fmt.Sprintf("quce: the device ran out of memory running the %s program on %d rows, in units of %d rows (%v); fix: smaller units, Batching.WithUnitRows(%d)",
+		e.Program, e.Rows, e.UnitRows, e.Err, e.SmallerUnits())
+}
+
+func (e *DeviceMemoryError) Unwrap() error { return e.Err }
+
+// SmallerUnits is the unit size to try next: half the rows that did not fit.
+func (e *DeviceMemoryError) SmallerUnits() int {
+	rows := e.UnitRows
+	if e.Rows > 0 {
+		rows = min(rows, e.Rows)
+	}
+	return max(1, rows/2)
+}
+
+// engineError is err from the loop or replay engine's execution of steps first to last. A
+// backend that cannot run the engine's program has the steps engine; one out of device
+// memory, smaller units (DeviceMemoryError says so).
+func engineError(engine string, first, last int, err error) error {
+	var dm *DeviceMemoryError
+	if errors.As(err, &dm) {
+		return err
+	}
+	return fmt.Errorf("quce: optimisation steps %d to %d on the %s engine: %w; fix: if the backend cannot run this program, the steps engine (-engine steps)", first, last, engine, err)
+}
+
+// deviceMemory is err as a *DeviceMemoryError when it is the backend's refusal for want of
+// device memory in one of the search's programs (args, its arguments, give its rows), and err otherwise. XLA's PJRT plugins give
+// such a refusal the status RESOURCE_EXHAUSTED (go-xla writes it as "PJRT error (code=8)");
+// the other programs (the ± integrals', the probes') run fixed, small sizes.
+func (pr programs) deviceMemory(program string, args []any, err error) error {
+	switch program {
+	case "loop", "replay", "step":
+	default:
+		return err
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "RESOURCE_EXHAUSTED") && !strings.Contains(msg, "PJRT error (code=8)") &&
+		!strings.Contains(strings.ToLower(msg), "out of memory") {
+		return err
+	}
+	rows := 0
+	if len(args) > 0 {
+		if t, ok := args[0].(*tensors.Tensor); ok && t != nil && t.Shape().Rank() > 0 {
+			rows = t.Shape().Dimensions[0]
+		}
+	}
+	return &DeviceMemoryError{Program: program, Rows: rows, UnitRows: pr.batching.UnitRows, Err: err}
 }
 
 // compiledHook, if set (by tests: export_test.go), is called with each program's graph once

@@ -2,7 +2,6 @@ package quce
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/gomlx/compute"
@@ -213,7 +212,7 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 	out, err := pr.run(ex, dev, args...)
 	finalize(args)
 	if err != nil {
-		return fmt.Errorf("quce: optimisation steps %d to %d on the replay engine: %w; fix: if the backend cannot run this program, the steps engine (-engine steps)", first, last, err)
+		return engineError("replay", first, last, err)
 	}
 	// Read in place (the replay copies what the rows keep): the outputs are up to
 	// replayMaxOutBytes.

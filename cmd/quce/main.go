@@ -23,6 +23,7 @@ import (
 	"syscall"
 
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/quce"
 )
 
 func main() {
@@ -48,7 +49,14 @@ func main() {
 // so it is not added twice; and where another package wraps one ("eval: QUCE on the train
 // split: quce: this job needs …"), the package's name, which reads as the command's, is
 // dropped.
+//
+// A search the device had no memory for is said with the flag that sizes it, -unit-rows.
 func errorLine(err error) string {
+	var dm *quce.DeviceMemoryError
+	if errors.As(err, &dm) {
+		return fmt.Sprintf("quce: the device ran out of memory running the search's %s program on %d rows, in units of %d rows (%v); fix: smaller units, -unit-rows %d (the same results, to float32 rounding)",
+			dm.Program, dm.Rows, dm.UnitRows, dm.Err, dm.SmallerUnits())
+	}
 	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "quce: "), ": quce: ", ": ")
 	return "quce: " + msg
 }

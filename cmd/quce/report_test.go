@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/pipeline/pipelinetest"
+	"github.com/quce-go/quce/quce"
 )
 
 // No error the command reports says "quce: quce:": the library's errors carry the prefix
@@ -54,6 +56,22 @@ func TestErrorsSayQuceOnce(t *testing.T) {
 				t.Errorf("%q does not start with the command's name", line)
 			}
 		})
+	}
+}
+
+// A search the device had no memory for, however the library wrapped it, is reported with
+// the flag that sizes the search's units and the value to try, once prefixed.
+func TestDeviceMemoryErrorNamesUnitRows(t *testing.T) {
+	oom := &quce.DeviceMemoryError{Program: "loop", Rows: 4096, UnitRows: 4096,
+		Err: errors.New("PJRT error (code=8): Out of memory while trying to allocate 2147483648 bytes.")}
+	line := errorLine(fmt.Errorf("eval: QUCE on the test split: %w", oom))
+	for _, want := range []string{"quce: the device ran out of memory", "loop program on 4096 rows", "fix: smaller units, -unit-rows 2048", "allocate 2147483648 bytes"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("%q does not say %q", line, want)
+		}
+	}
+	if strings.Count(line, "quce: ") != 1 || strings.Contains(line, "WithUnitRows") {
+		t.Errorf("%q: the command's name more than once, or the library's field", line)
 	}
 }
 
