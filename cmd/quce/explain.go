@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -656,27 +655,25 @@ func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]by
 	if err := w.Write(csvColumns); err != nil {
 		return nil, err
 	}
-	if err := writeCSVRows(w, s, ex, sel); err != nil {
+	if w.Flush(); w.Error() != nil {
+		return nil, w.Error()
+	}
+	if err := writeCSVRows(&b, s, ex, sel); err != nil {
 		return nil, err
 	}
-	w.Flush()
-	return b.Bytes(), w.Error()
+	return b.Bytes(), nil
 }
 
 // writeCSVRows writes the -csv table's rows of each explanation (ex[i] of sel.picks[i]).
-func writeCSVRows(w *csv.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection) error {
-	num := func(v float64) string {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return "NA"
-		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
+func writeCSVRows(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection) error {
+	l := newCSVLine()
 	// A continuous value in full precision; any other in the data's own terms.
-	cell := func(c data.Column, x []float64) string {
+	cell := func(c data.Column, x []float64) {
 		if c.Type == data.Continuous {
-			return num(x[c.Start])
+			l.num(x[c.Start])
+			return
 		}
-		return c.Format(x)
+		l.text(c.Format(x))
 	}
 	cols := s.Explainer.Columns()
 	for i, e := range ex {
@@ -710,33 +707,57 @@ func writeCSVRows(w *csv.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel 
 			changed[ci] = true
 		}
 		detours := e.ByColumn(cols).Detours()
-		// The row's own fields, the same on each of its columns' lines, formatted once.
-		row := []string{
-			s.Data.Labels[e.PredictedClass], s.Data.Labels[e.Target], num(e.ProbStart), num(p.ProbEnd), strconv.FormatBool(p.Valid),
-			strconv.FormatBool(e.AlreadyTarget),
-			num(gap), num(p.CFUncertainty), num(p.CFUncertaintyPaper), num(p.PathUncertainty),
-			num(p.PathUncertaintyPaper), strconv.Itoa(p.Steps), strconv.Itoa(len(e.Paths)), strconv.Itoa(valid),
-			p.Failure,
-		}
-		line := strconv.Itoa(pk.line)
-		rec := make([]string, 0, 14+len(row))
-		for ci, c := range cols {
-			rankText, cf := strconv.Itoa(rank[ci]), "NA"
-			changedText, detourText := strconv.FormatBool(changed[ci]), strconv.FormatBool(detours[ci])
-			if failed {
-				// A failed row has no counterfactual, so no attribution to rank by and no
-				// change to report.
-				rankText, changedText, detourText = "NA", "NA", "NA"
-			} else {
-				cf = cell(c, p.CounterfactualOriginal)
+		row := l.fields(func() {
+			l.text(s.Data.Labels[e.PredictedClass])
+			l.text(s.Data.Labels[e.Target])
+			l.num(e.ProbStart)
+			l.num(p.ProbEnd)
+			l.bool(p.Valid)
+			l.bool(e.AlreadyTarget)
+			for _, v := range []float64{gap, p.CFUncertainty, p.CFUncertaintyPaper, p.PathUncertainty, p.PathUncertaintyPaper} {
+				l.num(v)
 			}
-			rec = append(rec[:0], sel.file, line, pk.split, c.Name, rankText,
-				cell(c, pk.x), cf,
-				num(attr[ci]), num(std[ci]), num(plus[ci]), num(minus[ci]), num(eps[ci]),
-				changedText, detourText)
-			if err := w.Write(append(rec, row...)); err != nil {
+			l.int(p.Steps)
+			l.int(len(e.Paths))
+			l.int(valid)
+			l.text(p.Failure)
+		})
+		for ci, c := range cols {
+			l.text(sel.file)
+			l.int(pk.line)
+			l.text(pk.split)
+			l.text(c.Name)
+			// A failed row has no counterfactual, so no attribution to rank by and no change
+			// to report.
+			if failed {
+				l.text("NA")
+			} else {
+				l.int(rank[ci])
+			}
+			cell(c, pk.x)
+			if failed {
+				l.text("NA")
+			} else {
+				cell(c, p.CounterfactualOriginal)
+			}
+			for _, v := range []float64{attr[ci], std[ci], plus[ci], minus[ci], eps[ci]} {
+				l.num(v)
+			}
+			if failed {
+				l.text("NA")
+				l.text("NA")
+			} else {
+				l.bool(changed[ci])
+				l.bool(detours[ci])
+			}
+			l.raw(row)
+			l.end()
+		}
+		if len(l.buf) >= 1<<20 || i == len(ex)-1 {
+			if _, err := w.Write(l.buf); err != nil {
 				return err
 			}
+			l.buf = l.buf[:0]
 		}
 	}
 	return nil

@@ -75,12 +75,7 @@ func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err err
 			return nil
 		})
 		if err := table.write(staged, len(ex), func(w io.Writer, lo, hi int) error {
-			t := csv.NewWriter(w)
-			if err := writeCSVRows(t, r.s, ex[lo:hi], sub(lo, hi)); err != nil {
-				return err
-			}
-			t.Flush()
-			return t.Error()
+			return writeCSVRows(w, r.s, ex[lo:hi], sub(lo, hi))
 		}); err != nil {
 			return err
 		}
