@@ -148,7 +148,11 @@ func TestGPUCheckSitting(t *testing.T) {
 	}
 	tools := t.TempDir()
 	stub(t, tools, "quce", `echo "$GOMLX_BACKEND $* ${XLA_FLAGS:+flags=$XLA_FLAGS}" >>"$RUNS"
+prev=; for a in "$@"; do # the million rows' table, and its input, named
+	case $prev in -csv | -instances) echo "$a" >>"$RUNS.files"; [ $prev = -csv ] && echo table >"$a";; esac; prev=$a
+done
 [ -n "$STUB_SLEEP" ] && exec sleep "$STUB_SLEEP"
+[ -n "$STUB_BIG_SLEEP" ] && [ -n "$prev" ] && [ "${prev%.csv}" != "$prev" ] && exec sleep "$STUB_BIG_SLEEP"
 w=2; case " $* " in *" -unit-rows "*) w=1;; esac # larger units explain 32 768 rows faster
 echo '{"backend":"'$GOMLX_BACKEND'","simd":"none","phases":[{"name":"explain","rows":455,"wall_seconds":0.5,"engine":"loop","executions":3},
 {"name":"explain","rows":32768,"wall_seconds":'$w',"engine":"loop","executions":3}]}'`)
@@ -195,17 +199,34 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 			"| not run: left out (SKIP) | not run: left out (SKIP) |",
 		}, []string{"| 1 000 000 | not run"}},
 		{"without the larger units", []string{"SKIP=xla-units"}, slices.Concat(all[:2], all[3:]), nil, []string{"(units of", "| 1 000 000 | not run"}},
+		// The million rows out of time, their table half written: the files are removed.
+		{"the million rows stopped", []string{"BIG_TIMEOUT=1", "STUB_BIG_SLEEP=5"}, all, []string{
+			"| 1 000 000 | timed out after 1 s |"}, nil},
 		{"a spent budget", []string{"BUDGET=1", "STUB_SLEEP=5"}, all[:1], []string{
 			"| 455 | timed out after 1 s | not run: the sitting's budget of 1 s was spent (BUDGET) | not run: the sitting's budget of 1 s was spent (BUDGET) |",
 		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			runs := filepath.Join(t.TempDir(), "runs")
+			runs, results := filepath.Join(t.TempDir(), "runs"), t.TempDir()
 			env := append([]string{"PJRT_PLUGIN_LIBRARY_PATH=" + plugins, "QUCE_BIN=" + filepath.Join(tools, "quce"),
-				"PEER=" + peer, "PYTHON=" + filepath.Join(tools, "python"), "RUNS=" + runs, "OUT=" + t.TempDir()}, tc.env...)
+				"PEER=" + peer, "PYTHON=" + filepath.Join(tools, "python"), "RUNS=" + runs, "OUT=" + results}, tc.env...)
 			out, code := gpuCheck(t, bin, env)
 			if code != 0 {
 				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			// The million rows' input and table (10 GB on a GPU machine) are never among the
+			// results that come back from a lent machine, and are gone once the sitting ends.
+			files, _ := os.ReadFile(runs + ".files")
+			if n := len(strings.Fields(string(files))); n == 0 && slices.Contains(tc.wantRuns, "xla:cuda big.csv") {
+				t.Errorf("the million rows ran, but no -csv or -instances file was named")
+			}
+			for _, f := range strings.Fields(string(files)) {
+				if strings.HasPrefix(f, results) {
+					t.Errorf("%s is among the results in %s", f, results)
+				}
+				if _, err := os.Stat(f); err == nil {
+					t.Errorf("%s is left after the sitting", f)
+				}
 			}
 			if got := runsOf(runs); strings.Join(got, "; ") != strings.Join(tc.wantRuns, "; ") {
 				t.Errorf("runs %q, want %q", got, tc.wantRuns)

@@ -201,11 +201,14 @@ EOF
 # streamed DIR NAME BACKEND QUCE [UNIT_ROWS]: the million-row job of the quce binary QUCE on
 # BACKEND (with -unit-rows UNIT_ROWS if given), timed end to end, as DIR/NAME.json in quce
 # bench's form (one explain phase) with the peak memory of the run. attempt runs it as
-# `gpu-check.sh --streamed ...`, under its time limit.
+# `gpu-check.sh --streamed ...`, under its time limit. Its input (big.csv, 0.2 GB) and its
+# table (about 10 GB) are in the sitting's scratch folder, GPU_CHECK_SCRATCH, never in DIR:
+# DIR is what comes back from a lent machine, whole even when the sitting is stopped.
 streamed() {
 	local dir=$1 name=$2 backend=$3 quce=$4 units=${5:-}
-	if [[ ! -e $dir/big.csv ]]; then
-		python3 - "$root/data/wbc.csv" "$dir/big.csv" "$big_rows" <<'EOF'
+	local scratch=${GPU_CHECK_SCRATCH:?the sitting sets GPU_CHECK_SCRATCH}
+	if [[ ! -e $scratch/big.csv ]]; then
+		python3 - "$root/data/wbc.csv" "$scratch/big.csv" "$big_rows" <<'EOF'
 import sys
 src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 with open(src) as f:
@@ -216,7 +219,7 @@ with open(dst, "w") as out:
     out.writelines(rows[i % len(rows)] + "\n" for i in range(n))
 EOF
 	fi
-	python3 - "$dir/$name.json" "$big_rows" "$units" env GOMLX_BACKEND="$backend" "$quce" explain -q ${units:+-unit-rows "$units"} -csv "$dir/$name.csv" -instances "$dir/big.csv" <<'EOF'
+	python3 - "$dir/$name.json" "$big_rows" "$units" env GOMLX_BACKEND="$backend" "$quce" explain -q ${units:+-unit-rows "$units"} -csv "$scratch/$name.csv" -instances "$scratch/big.csv" <<'EOF'
 import json, resource, subprocess, sys, time
 out, rows, units, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
 t = time.time()
@@ -231,7 +234,7 @@ if units:
 with open(out, "w") as f:
     json.dump({"backend": cmd[1].split("=", 1)[1], "max_rss_mb": rss, "phases": [phase]}, f)
 EOF
-	rm -f "$dir/$name.csv"
+	rm -f "$scratch/$name.csv"
 }
 
 # faster_units DIR: UNIT_ROWS if the xla-units run explained 32 768 rows faster than the xla
@@ -327,6 +330,12 @@ rm -f "$dir"/*.json "$dir"/*.err "$dir"/*.prof
 echo "$gpu" | head -1 >"$dir/gpu.txt"
 echo "gpu-check: $(head -1 "$dir/gpu.txt"); plugin $found; results in $dir" >&2
 
+# The million-row jobs' files, removed when the sitting ends however it ends (a lent
+# machine's stop, SIGKILL, leaves them on that machine, not among the results).
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/quce-gpu-check.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+export GPU_CHECK_SCRATCH=$scratch
+
 budget=${BUDGET:-540}
 [[ $budget =~ ^[0-9]+$ ]] || die "BUDGET=$budget is not a number of seconds; fix: set it to e.g. 540, or leave it unset"
 start=$SECONDS
@@ -394,6 +403,5 @@ attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out
 # The same GPU on the step engine, to show what the loop engine changes there.
 attempt xla-steps "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -rows 1,1,455 -engine steps
 attempt go-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" go-big go "$quce"
-rm -f "$dir/big.csv"
 
 table "$dir"
