@@ -138,9 +138,10 @@ func engineError(engine string, first, last int, err error) error {
 }
 
 // deviceMemory is err as a *DeviceMemoryError when it is the backend's refusal for want of
-// device memory in one of the search's programs (args, its arguments, give its rows), and err otherwise. XLA's PJRT plugins give
-// such a refusal the status RESOURCE_EXHAUSTED (go-xla writes it as "PJRT error (code=8)");
-// the other programs (the ± integrals', the probes') run fixed, small sizes.
+// device memory in one of the search's programs (whose first argument gives its rows), and
+// err otherwise. XLA's PJRT plugins give such a refusal the status RESOURCE_EXHAUSTED
+// (go-xla writes it as "PJRT error (code=8)"); the other programs (the ± integrals', the
+// probes') run fixed, small sizes that units do not set.
 func (pr programs) deviceMemory(program string, args []any, err error) error {
 	switch program {
 	case "loop", "replay", "step":
