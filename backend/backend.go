@@ -43,7 +43,10 @@ const EnvVar = compute.ConfigEnvVar
 
 // Info says which backend was chosen and why.
 type Info struct {
-	Config string // configuration passed to GoMLX, e.g. "go" or "xla:cpu"
+	// Config is the configuration that decides the results, as outputs report it and the
+	// model cache is keyed by: what was asked for, with XLA's TF32 choice written out
+	// ("xla:cuda,tf32=false", see withPrecision); e.g. "go" or "xla:cpu,tf32=false".
+	Config string
 	Name   string // the backend's own description
 	Reason string // why this one was chosen
 	// NumDevices is how many devices the backend reports: the explainer splits a call's rows
@@ -59,7 +62,48 @@ type Info struct {
 
 // newInfo describes the backend b made from config, chosen for reason.
 func newInfo(b compute.Backend, config, reason string) Info {
-	return Info{Config: config, Name: b.Name(), Reason: reason, NumDevices: b.NumDevices(), Accelerator: onAccelerator(b)}
+	return Info{Config: withPrecision(config), Name: b.Name(), Reason: reason, NumDevices: b.NumDevices(), Accelerator: onAccelerator(b)}
+}
+
+// withPrecision is config with "tf32=false" added when it is XLA's and does not say "tf32".
+// go-xla computes float32 matrix products on CUDA in TF32 unless told otherwise: ten bits of
+// mantissa instead of float32's 23, about three significant digits, in every product of the
+// models' forward and backward passes. The explanations are float32 everywhere else (the
+// pure-Go backend, ONNX Runtime, XLA's CPU plugin, and the PyTorch peer, whose matrix
+// products are float32 by default), so on a GPU they are too, unless GOMLX_BACKEND asks for
+// "tf32=true" (Info.String then says so).
+func withPrecision(config string) string {
+	name, options, named := strings.Cut(config, ":")
+	if name != "xla" {
+		return config
+	}
+	if _, ok := option(options, "tf32"); ok {
+		return config
+	}
+	if !named {
+		return config + ":,tf32=false" // no plugin named: go-xla's first, with the option
+	}
+	return config + ",tf32=false"
+}
+
+// option returns the value of the option key in a backend's comma-separated options ("" for
+// a bare key), and whether it is there.
+func option(options, key string) (string, bool) {
+	for _, o := range strings.Split(options, ",") {
+		k, v, _ := strings.Cut(o, "=")
+		if strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+// TF32 reports whether the configuration asks XLA for float32 matrix products in TF32
+// ("tf32" or "tf32=true"; see withPrecision).
+func (i Info) TF32() bool {
+	name, options, _ := strings.Cut(i.Config, ":")
+	v, ok := option(options, "tf32")
+	return name == "xla" && ok && (v == "" || v == "true" || v == "1")
 }
 
 // onAccelerator reports whether b runs on a PJRT plugin other than the CPU's (go-xla's
@@ -128,6 +172,9 @@ func (i Info) String() string {
 	s := fmt.Sprintf("%s (%s)", i.Name, i.Reason)
 	if i.NumDevices > 1 {
 		s += fmt.Sprintf("; %d devices", i.NumDevices)
+	}
+	if i.TF32() {
+		s += "; WARNING: float32 matrix products in TF32 (about 3 significant digits), as tf32 in " + EnvVar + " asks; the figures differ from float32 ones in their fourth digit"
 	}
 	if i.PureGo() {
 		if SIMD {
@@ -203,7 +250,8 @@ func withOpsMode(config string) string {
 // New creates a backend from a configuration string "name[:options]". Unlike
 // compute.NewWithConfig it never panics: an unknown name is returned as an error. The pure-Go
 // backend runs an execution's operations one after another unless the configuration asks
-// otherwise (see withOpsMode).
+// otherwise (see withOpsMode); XLA computes float32 products in float32 unless it asks for
+// TF32 (see withPrecision).
 func New(config string) (b compute.Backend, err error) {
 	name, _, _ := strings.Cut(config, ":")
 	available := compute.List()
@@ -217,7 +265,7 @@ func New(config string) (b compute.Backend, err error) {
 			b, err = nil, fmt.Errorf("creating GoMLX backend %q: %v", config, r)
 		}
 	}()
-	b, err = compute.NewWithConfig(withOpsMode(config))
+	b, err = compute.NewWithConfig(withPrecision(withOpsMode(config)))
 	if err != nil {
 		return nil, fmt.Errorf("creating GoMLX backend %q: %w", config, err)
 	}

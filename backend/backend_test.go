@@ -59,6 +59,39 @@ func TestWithOpsMode(t *testing.T) {
 	}
 }
 
+// XLA computes float32 matrix products in float32 unless the configuration asks for TF32
+// (go-xla's default on CUDA): withPrecision writes tf32=false into every XLA configuration
+// that does not name it, which Info.Config reports; Info.TF32 and the description say when
+// TF32 was asked for.
+func TestWithPrecision(t *testing.T) {
+	for _, tc := range []struct {
+		config, want string
+		tf32         bool
+	}{
+		{"xla:cuda", "xla:cuda,tf32=false", false},
+		{"xla:cpu", "xla:cpu,tf32=false", false},
+		{"xla:cuda,preallocate=false", "xla:cuda,preallocate=false,tf32=false", false},
+		{"xla", "xla:,tf32=false", false},
+		{"xla:", "xla:,tf32=false", false},
+		{"xla:cuda,tf32=false", "xla:cuda,tf32=false", false},
+		{"xla:cuda,tf32=true", "xla:cuda,tf32=true", true},
+		{"xla:cuda,tf32", "xla:cuda,tf32", true},
+		{"xla:cuda, tf32=1", "xla:cuda, tf32=1", true},
+		{"go", "go", false},
+		{"go:devices=2", "go:devices=2", false},
+		{"onnx:/lib/libonnxruntime.so.1", "onnx:/lib/libonnxruntime.so.1", false},
+	} {
+		got := withPrecision(tc.config)
+		if got != tc.want {
+			t.Errorf("withPrecision(%q) = %q, want %q", tc.config, got, tc.want)
+		}
+		info := Info{Config: got, Name: "stand-in", Reason: "test"}
+		if info.TF32() != tc.tf32 || strings.Contains(info.String(), "TF32") != tc.tf32 {
+			t.Errorf("%q: TF32() = %v, description %q; want TF32 %v, said so", got, info.TF32(), info.String(), tc.tf32)
+		}
+	}
+}
+
 func TestDefaultHonoursEnv(t *testing.T) {
 	t.Setenv(EnvVar, "go")
 	b, info, err := choose()
