@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -77,7 +78,9 @@ func withPrecision(config string) string {
 	if name != "xla" {
 		return config
 	}
-	if _, ok := option(options, "tf32"); ok {
+	_, tf32 := option(options, "tf32")
+	_, notf32 := option(options, "notf32") // go-xla's other way of saying tf32=false
+	if tf32 || notf32 {
 		return config
 	}
 	if !named {
@@ -87,23 +90,30 @@ func withPrecision(config string) string {
 }
 
 // option returns the value of the option key in a backend's comma-separated options ("" for
-// a bare key), and whether it is there.
+// a bare key), and whether it is there, as go-xla reads them (the first part is the plugin).
 func option(options, key string) (string, bool) {
-	for _, o := range strings.Split(options, ",") {
-		k, v, _ := strings.Cut(o, "=")
-		if strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v), true
+	for i, o := range strings.Split(options, ",") {
+		if k, v, _ := strings.Cut(o, "="); i > 0 && k == key {
+			return v, true
 		}
 	}
 	return "", false
 }
 
 // TF32 reports whether the configuration asks XLA for float32 matrix products in TF32
-// ("tf32" or "tf32=true"; see withPrecision).
+// ("tf32", or "tf32=" a true value for strconv.ParseBool, as go-xla reads it; see
+// withPrecision).
 func (i Info) TF32() bool {
 	name, options, _ := strings.Cut(i.Config, ":")
+	if name != "xla" {
+		return false
+	}
+	if _, no := option(options, "notf32"); no {
+		return false
+	}
 	v, ok := option(options, "tf32")
-	return name == "xla" && ok && (v == "" || v == "true" || v == "1")
+	on, err := strconv.ParseBool(v)
+	return ok && (v == "" || on && err == nil)
 }
 
 // onAccelerator reports whether b runs on a PJRT plugin other than the CPU's (go-xla's

@@ -76,7 +76,9 @@ func TestWithPrecision(t *testing.T) {
 		{"xla:cuda,tf32=false", "xla:cuda,tf32=false", false},
 		{"xla:cuda,tf32=true", "xla:cuda,tf32=true", true},
 		{"xla:cuda,tf32", "xla:cuda,tf32", true},
-		{"xla:cuda, tf32=1", "xla:cuda, tf32=1", true},
+		{"xla:cuda,tf32=1", "xla:cuda,tf32=1", true},
+		{"xla:cuda,notf32", "xla:cuda,notf32", false},
+		{"xla:tf32", "xla:tf32,tf32=false", false}, // a plugin of that name
 		{"go", "go", false},
 		{"go:devices=2", "go:devices=2", false},
 		{"onnx:/lib/libonnxruntime.so.1", "onnx:/lib/libonnxruntime.so.1", false},
