@@ -59,11 +59,60 @@ type Info struct {
 	// than XLA's CPU one, such as "cuda"): executions there cost far more than small
 	// operations, and the explainer sizes them accordingly (quce.AcceleratorBatching).
 	Accelerator bool
+	// Nondeterministic reports that a rerun may not compute the same bits: an XLA
+	// accelerator whose XLA_FLAGS turned XLA's deterministic GPU operations off (see
+	// withDeterminism). Every other backend computes the same bits at every run.
+	Nondeterministic bool
 }
 
 // newInfo describes the backend b made from config, chosen for reason.
 func newInfo(b compute.Backend, config, reason string) Info {
-	return Info{Config: withPrecision(config), Name: b.Name(), Reason: reason, NumDevices: b.NumDevices(), Accelerator: onAccelerator(b)}
+	accel := onAccelerator(b)
+	return Info{Config: withPrecision(config), Name: b.Name(), Reason: reason, NumDevices: b.NumDevices(), Accelerator: accel,
+		Nondeterministic: accel && !deterministicFlags(os.Getenv(xlaFlagsVar))}
+}
+
+// xlaFlagsVar is the environment variable XLA reads its flags from, once, when its first
+// backend starts.
+const xlaFlagsVar = "XLA_FLAGS"
+
+// deterministicOps is the XLA flag that makes XLA's GPU programs compute the same bits at
+// every run: by default XLA sums some reductions and scatters with atomic additions, whose
+// order varies from run to run, and picks each product's kernel by timing candidates while
+// it compiles, so that two runs of the same job can differ in their last bits (and two
+// processes in which kernels they chose). The flag keeps those out, at some cost in speed
+// (and no autotuning, which also makes compiling faster).
+const deterministicOps = "--xla_gpu_deterministic_ops=true"
+
+// withDeterminism adds deterministicOps to XLA_FLAGS before an XLA backend on a plugin
+// other than the CPU's starts, unless XLA_FLAGS already decides XLA's determinism (names
+// xla_gpu_deterministic_ops or xla_gpu_exclude_nondeterministic_ops): explanations are
+// deterministic given a seed on every backend unless a user turns that off, which Info then
+// reports (Nondeterministic, and a warning in String).
+func withDeterminism(config string) {
+	name, options, _ := strings.Cut(config, ":")
+	plugin, _, _ := strings.Cut(options, ",")
+	if name != "xla" || strings.EqualFold(plugin, "cpu") {
+		return
+	}
+	flags := os.Getenv(xlaFlagsVar)
+	if strings.Contains(flags, "xla_gpu_deterministic_ops") || strings.Contains(flags, "xla_gpu_exclude_nondeterministic_ops") {
+		return
+	}
+	_ = os.Setenv(xlaFlagsVar, strings.TrimSpace(flags+" "+deterministicOps))
+}
+
+// deterministicFlags reports whether XLA_FLAGS flags turn XLA's deterministic GPU operations
+// on (the last mention of the flag decides, as in XLA's parser).
+func deterministicFlags(flags string) bool {
+	on := false
+	for _, f := range strings.Fields(flags) {
+		if v, ok := strings.CutPrefix(f, "--xla_gpu_deterministic_ops"); ok {
+			b, err := strconv.ParseBool(strings.TrimPrefix(v, "="))
+			on = v == "" || err == nil && b
+		}
+	}
+	return on
 }
 
 // withPrecision is config with "tf32=false" added when it is XLA's and does not say "tf32".
@@ -183,6 +232,9 @@ func (i Info) String() string {
 	if i.NumDevices > 1 {
 		s += fmt.Sprintf("; %d devices", i.NumDevices)
 	}
+	if i.Nondeterministic {
+		s += "; WARNING: not deterministic: " + xlaFlagsVar + " turned XLA's deterministic GPU operations off (" + deterministicOps + " turns them on), so a rerun can differ in its last bits"
+	}
 	if i.TF32() {
 		s += "; WARNING: float32 matrix products in TF32 (about 3 significant digits), as tf32 in " + EnvVar + " asks; the figures differ from float32 ones in their fourth digit"
 	}
@@ -261,7 +313,8 @@ func withOpsMode(config string) string {
 // compute.NewWithConfig it never panics: an unknown name is returned as an error. The pure-Go
 // backend runs an execution's operations one after another unless the configuration asks
 // otherwise (see withOpsMode); XLA computes float32 products in float32 unless it asks for
-// TF32 (see withPrecision).
+// TF32 (see withPrecision), and on a GPU deterministically unless XLA_FLAGS says otherwise
+// (see withDeterminism).
 func New(config string) (b compute.Backend, err error) {
 	name, _, _ := strings.Cut(config, ":")
 	available := compute.List()
@@ -275,6 +328,7 @@ func New(config string) (b compute.Backend, err error) {
 			b, err = nil, fmt.Errorf("creating GoMLX backend %q: %v", config, r)
 		}
 	}()
+	withDeterminism(config)
 	b, err = compute.NewWithConfig(withPrecision(withOpsMode(config)))
 	if err != nil {
 		return nil, fmt.Errorf("creating GoMLX backend %q: %w", config, err)

@@ -94,6 +94,51 @@ func TestWithPrecision(t *testing.T) {
 	}
 }
 
+// An XLA backend on a GPU starts with XLA's deterministic operations unless XLA_FLAGS
+// already decides them; the CPU plugin and the other backends leave XLA_FLAGS alone. Info
+// reports a GPU whose flags turned them off, loudly.
+func TestWithDeterminism(t *testing.T) {
+	for _, tc := range []struct{ config, flags, want string }{
+		{"xla:cuda", "", deterministicOps},
+		{"xla:cuda,tf32=false", "--xla_gpu_autotune_level=0", "--xla_gpu_autotune_level=0 " + deterministicOps},
+		{"xla", "", deterministicOps},
+		{"xla:rocm", "", deterministicOps},
+		{"xla:cuda", "--xla_gpu_deterministic_ops=false", "--xla_gpu_deterministic_ops=false"},
+		{"xla:cuda", "--xla_gpu_exclude_nondeterministic_ops=true", "--xla_gpu_exclude_nondeterministic_ops=true"},
+		{"xla:cpu", "", ""},
+		{"go", "", ""},
+		{"onnx:/lib/libonnxruntime.so.1", "", ""},
+	} {
+		t.Setenv(xlaFlagsVar, tc.flags)
+		withDeterminism(tc.config)
+		if got := os.Getenv(xlaFlagsVar); got != tc.want {
+			t.Errorf("%s with XLA_FLAGS=%q: XLA_FLAGS=%q, want %q", tc.config, tc.flags, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		flags string
+		want  bool
+	}{
+		{deterministicOps, true},
+		{"--xla_gpu_deterministic_ops", true},
+		{"--xla_gpu_deterministic_ops=1", true},
+		{"--xla_gpu_deterministic_ops=false", false},
+		{deterministicOps + " --xla_gpu_deterministic_ops=false", false},
+		{"--xla_gpu_exclude_nondeterministic_ops=true", false},
+		{"", false},
+	} {
+		if got := deterministicFlags(tc.flags); got != tc.want {
+			t.Errorf("deterministicFlags(%q) = %v, want %v", tc.flags, got, tc.want)
+		}
+	}
+	for _, nondet := range []bool{false, true} {
+		s := Info{Config: "xla:cuda,tf32=false", Name: "stand-in", Reason: "test", Accelerator: true, Nondeterministic: nondet}.String()
+		if strings.Contains(s, "WARNING: not deterministic") != nondet {
+			t.Errorf("Nondeterministic %v: %q", nondet, s)
+		}
+	}
+}
+
 func TestDefaultHonoursEnv(t *testing.T) {
 	t.Setenv(EnvVar, "go")
 	b, info, err := choose()

@@ -85,7 +85,7 @@ func TestGPUCheckFailsClearly(t *testing.T) {
 func TestGPUCheckTable(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"xla.json": `{"backend":"xla:cuda","simd":"none","phases":[
+		"xla.json": `{"backend":"xla:cuda,tf32=false","deterministic":true,"simd":"none","phases":[
 			{"name":"classifier training","wall_seconds":4,"first_execution_seconds":2.5},{"name":"vae training","wall_seconds":6.5,"first_execution_seconds":3},
 			{"name":"explain","rows":1,"wall_seconds":3.3,"engine":"steps","executions":1004},
 			{"name":"explain","rows":1,"wall_seconds":1.1,"engine":"steps","executions":1004},
@@ -103,6 +103,7 @@ func TestGPUCheckTable(t *testing.T) {
 			{"name":"classifier training","wall_seconds":1,"first_execution_seconds":0.4},{"name":"vae training","wall_seconds":2,"first_execution_seconds":0.9},
 			{"name":"explain","rows":1,"wall_seconds":0.6,"engine":"loop","executions":6,"compile_seconds":0.5}]}`,
 		"xla-cache1.err": "failed (exit 1): Unknown flags in XLA_FLAGS\n",
+		"xla-rerun.json": `{"rows": 20, "identical": false}`,
 		"xla-big.err":    "timed out after 120 s\n",
 		"go-big.err":     "failed (exit 1): quce: the job needs 80 GB\n",
 		"peer.json":      `{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.92}}}]}`,
@@ -125,9 +126,10 @@ func TestGPUCheckTable(t *testing.T) {
 		"| training both models | 10.5 s | 1.2 s | |",
 		"GPU: GPU 0: NVIDIA H200",
 		"XLA with its caches in files, first process: failed (exit 1): Unknown flags in XLA_FLAGS",
+		"XLA reruns (quce explain of 20 rows, two processes): DIFFERENT bytes",
 		"XLA with its caches in files, second process (CACHE_FLAGS): training's first executions 0.4 + 0.9 s, 1 rows 0.6 s (compiling 0.5 s)",
 		"XLA on the step engine (-engine steps, one execution per step): 1 rows 1.2 s, 455 rows 5.8 s",
-		"XLA: backend xla:cuda, engine steps, kernels none; executions: 1 rows 1004, 1 rows 1004, 455 rows 1010, 4096 rows 103, 4096 rows 103; training's first executions (compiling): 2.5 s, 3 s",
+		"XLA: backend xla:cuda,tf32=false, deterministic true, engine steps, kernels none; executions: 1 rows 1004, 1 rows 1004, 455 rows 1010, 4096 rows 103, 4096 rows 103; training's first executions (compiling): 2.5 s, 3 s",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -149,10 +151,10 @@ func TestGPUCheckSitting(t *testing.T) {
 	tools := t.TempDir()
 	stub(t, tools, "quce", `echo "$GOMLX_BACKEND $* ${XLA_FLAGS:+flags=$XLA_FLAGS}" >>"$RUNS"
 prev=; for a in "$@"; do # the million rows' table, and its input, named
-	case $prev in -csv | -instances) echo "$a" >>"$RUNS.files"; [ $prev = -csv ] && echo table >"$a";; esac; prev=$a
+	case $prev in -csv | -instances) echo "$a" >>"$RUNS.files"; [ $prev = -csv ] && echo table >"$a";; -json) echo '{"results":[]}' >"$a";; esac; prev=$a
 done
 [ -n "$STUB_SLEEP" ] && exec sleep "$STUB_SLEEP"
-[ -n "$STUB_BIG_SLEEP" ] && [ -n "$prev" ] && [ "${prev%.csv}" != "$prev" ] && exec sleep "$STUB_BIG_SLEEP"
+[ -n "$STUB_BIG_FAIL" ] && [ "${prev%.csv}" != "$prev" ] && { echo "quce: stopped half-way" >&2; exit 1; }
 w=2; case " $* " in *" -unit-rows "*) w=1;; esac # larger units explain 32 768 rows faster
 echo '{"backend":"'$GOMLX_BACKEND'","simd":"none","phases":[{"name":"explain","rows":455,"wall_seconds":0.5,"engine":"loop","executions":3},
 {"name":"explain","rows":32768,"wall_seconds":'$w',"engine":"loop","executions":3}]}'`)
@@ -178,7 +180,8 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 		return runs
 	}
 	all := []string{"xla:cuda 1,1,455,455,4096,4096,32768,32768", "peer 32768", "xla:cuda 16384,16384,32768",
-		"xla:cuda big.csv", "xla:cuda kernels", "xla:cuda kernels",
+		"xla:cuda big.csv", "xla:cuda flags=--xla_gpu_deterministic_ops=false", "xla:cuda rerun1.json", "xla:cuda rerun2.json",
+		"xla:cuda kernels", "xla:cuda kernels",
 		"xla:cuda flags=--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE", "xla:cuda 4096,4096,32768",
 		"go 1,1,455,455,4096,4096,32768,32768", "peer 1000000", "xla:cuda steps", "go big.csv"}
 	for _, tc := range []struct {
@@ -193,15 +196,17 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 			"XLA with several executions at a time (-concurrent): 455 rows 0.5 s",
 			"XLA with larger units (-unit-rows): 455 rows 0.5 s, 32768 rows 1 s",
 			" s (units of 16384 rows) | ", // the million rows in the units that were faster
+			"XLA without its deterministic GPU operations (XLA_FLAGS=--xla_gpu_deterministic_ops=false): 455 rows 0.5 s",
+			"XLA reruns (quce explain of 20 rows, two processes): byte-identical",
 			"XLA with its caches in files, second process (CACHE_FLAGS): 455 rows 0.5 s (compiling 0 s)"}, nil},
 		// (The million rows' XLA cell is a time, which a loaded machine may make any.)
-		{"runs left out", []string{"SKIP=peer-big go-big"}, slices.Concat(all[:9], all[10:11]), []string{
+		{"runs left out", []string{"SKIP=peer-big go-big"}, slices.Concat(all[:12], all[13:14]), []string{
 			"| not run: left out (SKIP) | not run: left out (SKIP) |",
 		}, []string{"| 1 000 000 | not run"}},
 		{"without the larger units", []string{"SKIP=xla-units"}, slices.Concat(all[:2], all[3:]), nil, []string{"(units of", "| 1 000 000 | not run"}},
-		// The million rows out of time, their table half written: the files are removed.
-		{"the million rows stopped", []string{"BIG_TIMEOUT=1", "STUB_BIG_SLEEP=5"}, all, []string{
-			"| 1 000 000 | timed out after 1 s |"}, nil},
+		// The million rows stopped, their table half written: the files are removed.
+		{"the million rows stopped", []string{"STUB_BIG_FAIL=1"}, all, []string{
+			"| 1 000 000 | failed (exit 1): quce: stopped half-way |"}, nil},
 		{"a spent budget", []string{"BUDGET=1", "STUB_SLEEP=5"}, all[:1], []string{
 			"| 455 | timed out after 1 s | not run: the sitting's budget of 1 s was spent (BUDGET) | not run: the sitting's budget of 1 s was spent (BUDGET) |",
 		}, nil},

@@ -22,8 +22,9 @@
 #   BUDGET        seconds for the whole sitting (default 540, so that it fits one 10-minute
 #                 command on a lent machine); a run gets at most what is left of it
 #   PYTHON        the Python with PyTorch for the peer (default python3)
-#   SKIP          runs to leave out, by name, separated by spaces: xla peer xla-big xla-units
-#                 xla-cache1 xla-cache2 xla-cmdbuf xla-conc go peer-big xla-steps go-big (e.g.
+#   SKIP          runs to leave out, by name, separated by spaces: xla peer xla-units xla-big
+#                 xla-nondet xla-rerun xla-cache1 xla-cache2 xla-cmdbuf xla-conc go peer-big
+#                 xla-steps go-big (e.g.
 #                 SKIP="peer-big go-big" when a million rows are known not to fit the time or
 #                 the GPU)
 #   CMDBUF_FLAGS  the XLA_FLAGS of the xla-cmdbuf run (default
@@ -37,8 +38,9 @@
 # A run that fails or runs out of time is a cell saying so; the others still run. The runs go
 # in order of what the table is for, so that a spent budget leaves out the least: quce on XLA
 # and the peer (up to 32 768 rows, with training), XLA with larger units, quce at a million
-# rows (in the larger units where they were faster), XLA with its caches kept in files (two
-# runs), XLA with CUDA graphs, XLA with several
+# rows (in the larger units where they were faster), XLA without its deterministic
+# operations (what quce's default costs), two processes' explanations compared byte for
+# byte, XLA with its caches kept in files (two runs), XLA with CUDA graphs, XLA with several
 # executions at a time, the pure-Go backend, the peer at a million rows, XLA on the step
 # engine, and the pure-Go backend at a million rows.
 set -euo pipefail
@@ -162,7 +164,13 @@ if steps is not None:
         "%d rows %.3g s" % (rows, ps[-1]["wall_seconds"]) for rows, ps in sorted(steps.items())))
 elif steps_err != "not run":
     print("XLA on the step engine: " + steps_err)
-for name, label, how in (("xla-cmdbuf", "XLA with While loops as CUDA graphs", " (CMDBUF_FLAGS)"),
+rr = load("xla-rerun")
+if rr is not None:
+    print("XLA reruns (quce explain of %d rows, two processes): %s" % (rr["rows"], "byte-identical" if rr["identical"] else "DIFFERENT bytes"))
+elif why("xla-rerun") != "not run":
+    print("XLA reruns: " + why("xla-rerun"))
+for name, label, how in (("xla-nondet", "XLA without its deterministic GPU operations", " (XLA_FLAGS=--xla_gpu_deterministic_ops=false)"),
+                         ("xla-cmdbuf", "XLA with While loops as CUDA graphs", " (CMDBUF_FLAGS)"),
                          ("xla-conc", "XLA with several executions at a time", " (-concurrent)"),
                          ("xla-units", "XLA with larger units", " (-unit-rows)")):
     cells, err, _ = quce_cells(name)
@@ -192,8 +200,9 @@ for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
     compiling = ""
     if len(first) == 2 and None not in first:
         compiling = "; training's first executions (compiling): %.3g s, %.3g s" % tuple(first)
-    print("%s: backend %s, engine %s, kernels %s; executions: %s%s" % (
-        label, doc.get("backend"), ",".join(sorted({p.get("engine", "?") for p in doc["phases"] if p["name"] == "explain"})),
+    print("%s: backend %s, deterministic %s, engine %s, kernels %s; executions: %s%s" % (
+        label, doc.get("backend"), str(doc.get("deterministic", "?")).lower(),
+        ",".join(sorted({p.get("engine", "?") for p in doc["phases"] if p["name"] == "explain"})),
         doc.get("simd"), execs, compiling))
 EOF
 }
@@ -237,6 +246,20 @@ EOF
 	rm -f "$scratch/$name.csv"
 }
 
+# rerun DIR QUCE: `quce explain` of 20 test rows on XLA in two processes, one after the
+# other, and whether they wrote the same bytes (every figure, path and attribution), as
+# DIR/xla-rerun.json: quce asks XLA for deterministic GPU operations (XLA_FLAGS), without
+# which atomic sums and kernels chosen by timing can change a rerun's last bits. attempt
+# runs it as `gpu-check.sh --rerun ...`, under its time limit.
+rerun() {
+	local dir=$1 quce=$2 scratch=${GPU_CHECK_SCRATCH:?the sitting sets GPU_CHECK_SCRATCH} k same=false
+	for k in 1 2; do
+		env GOMLX_BACKEND=xla:cuda "$quce" explain -q -force -n 20 -json "$scratch/rerun$k.json" >/dev/null
+	done
+	cmp -s "$scratch/rerun1.json" "$scratch/rerun2.json" && same=true
+	echo "{\"rows\": 20, \"identical\": $same}" >"$dir/xla-rerun.json"
+}
+
 # faster_units DIR: UNIT_ROWS if the xla-units run explained 32 768 rows faster than the xla
 # run's second (warm) run did in units of 4 096, else nothing.
 faster_units() {
@@ -258,6 +281,10 @@ EOF
 
 if [[ ${1:-} == --streamed ]]; then
 	streamed "$2" "$3" "$4" "$5" "${6:-}"
+	exit
+fi
+if [[ ${1:-} == --rerun ]]; then
+	rerun "$2" "$3"
 	exit
 fi
 if [[ ${1:-} == --table ]]; then
@@ -384,6 +411,10 @@ attempt peer "${RUN_TIMEOUT:-300}" "$python" "$peer" "${peer_args[@]}" --out "$d
 attempt xla-units "${UNITS_TIMEOUT:-120}" "${on_xla[@]}" -unit-rows "${UNIT_ROWS:-16384}" -rows "${UNIT_ROWS:-16384},${UNIT_ROWS:-16384},32768"
 # The million rows in the larger units where they explained 32 768 rows faster.
 attempt xla-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" xla-big xla:cuda "$quce" "$(faster_units "$dir")"
+# What XLA's deterministic GPU operations, quce's default, cost: the xla run without them.
+attempt xla-nondet "${RUN_TIMEOUT:-300}" env XLA_FLAGS=--xla_gpu_deterministic_ops=false "${on_xla[@]}" -rows "$rows_csv"
+# And what they give: two processes' explanations, byte for byte.
+attempt xla-rerun "${RUN_TIMEOUT:-300}" bash "$here/gpu-check.sh" --rerun "$dir" "$quce"
 # XLA's own caches kept from one process to the next (its autotuning results and its
 # compiled kernels, in files): what compiling costs a later run of quce, training included.
 # Two processes, the second reading what the first wrote. (The autotuning folder must exist;

@@ -25,11 +25,12 @@ func TestBenchSaysWhatRan(t *testing.T) {
 	// at most 3 a shard (its first points, the loop, its last points) and 5 for the call.
 	oneSearchPerShard := func(short, long, shards int64) bool { return short == long && short <= 5+3*shards }
 	type benchDoc struct {
-		SIMD        string        `json:"simd"`
-		Devices     int           `json:"devices"`
-		Accelerator bool          `json:"accelerator"`
-		Batching    quce.Batching `json:"batching"`
-		Phases      []struct {
+		SIMD          string        `json:"simd"`
+		Deterministic *bool         `json:"deterministic"`
+		Devices       int           `json:"devices"`
+		Accelerator   bool          `json:"accelerator"`
+		Batching      quce.Batching `json:"batching"`
+		Phases        []struct {
 			Name       string `json:"name"`
 			Rows       int    `json:"rows"`
 			Engine     string `json:"engine"`
@@ -67,6 +68,9 @@ func TestBenchSaysWhatRan(t *testing.T) {
 			short, long := bench(5, tc.flags...), bench(9, tc.flags...)
 			if short.Accelerator || short.Batching != quce.CPUBatching {
 				t.Errorf(`"accelerator" %v, "batching" %+v; want false and the CPU's sizes %+v`, short.Accelerator, short.Batching, quce.CPUBatching)
+			}
+			if short.Deterministic == nil || !*short.Deterministic {
+				t.Errorf(`"deterministic" is %v, want true on the pure-Go backend`, short.Deterministic)
 			}
 			if short.SIMD != "avx2" && short.SIMD != "avx512" && short.SIMD != "generic" {
 				t.Errorf(`"simd" is %q, want the pure-Go backend's kernel set: avx2, avx512 or generic`, short.SIMD)

@@ -603,7 +603,9 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 		"dataset":   datasetJSON(s),
 		"data_file": pipeline.DataFile(s.Data),
 		"backend":   s.BackendInfo.Config,
-		"versions":  versions(),
+		// false only on a GPU whose XLA_FLAGS turned XLA's deterministic operations off
+		"deterministic": !s.BackendInfo.Nondeterministic,
+		"versions":      versions(),
 		"config": map[string]any{
 			"quce": cfg, "split": f.split, "n": f.n, "rows": lines, "instances": f.instances,
 			"split_seed": s.Options.SplitSeed, "test_fraction": s.Options.TestFraction,

@@ -30,7 +30,7 @@ func TestExplainJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"dataset", "backend", "config", "features", "results", "versions"} {
+	for _, k := range []string{"dataset", "backend", "deterministic", "config", "features", "results", "versions"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("JSON lacks %q", k)
 		}
