@@ -218,7 +218,7 @@ func (l loopEngine) loopChunk(cfg Config, rows []*row, first, last, q int, dev c
 	stride := max(rows[0].kept.stride, 1)
 	kind := execKind{optimise: true, opt: cfg.Optimizer, rule: cfg.Rule, k: cfg.K}
 	ex, release, err := l.pr.execs.get(execKey{loop: loopKey{kind: kind, rows: len(rows), kept: q, earlyStop: cfg.EarlyStop > 0}}, func() (*Exec, error) {
-		return named(NewExec(l.pr.backend, l.pr.loopGraph(kind, q, cfg.EarlyStop > 0)))("loop")
+		return named(NewExec(l.pr.backend, l.pr.loopGraph(kind, q, cfg.EarlyStop > 0)))(programLoop)
 	})
 	if err != nil {
 		return err

@@ -70,7 +70,7 @@ func (pr programs) tape() *backprop.Tape {
 // that releases it.
 func (pr programs) stepExec(kind execKind, rows int) (*graph.Exec, func(), error) {
 	return pr.execs.get(execKey{kind: kind, rows: rows}, func() (*graph.Exec, error) {
-		return named(graph.NewExec(pr.backend, pr.stepGraph(kind)))("step")
+		return named(graph.NewExec(pr.backend, pr.stepGraph(kind)))(programStep)
 	})
 }
 
@@ -98,6 +98,14 @@ func (pr programs) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*t
 	}
 	return out, nil
 }
+
+// The names of the search's programs (Exec.Name, what OnCompile reports): the engines'
+// (loop, replay) and the step engine's step, the ones whose sizes units set (deviceMemory).
+const (
+	programLoop   = "loop"
+	programReplay = "replay"
+	programStep   = "step"
+)
 
 // DeviceMemoryError is a search's execution (or its compilation) that the backend refused for
 // want of device memory: on a GPU, a unit of rows whose search, with its kept path points and
@@ -144,7 +152,7 @@ func engineError(engine string, first, last int, err error) error {
 // probes') run fixed, small sizes that units do not set.
 func (pr programs) deviceMemory(program string, args []any, err error) error {
 	switch program {
-	case "loop", "replay", "step":
+	case programLoop, programReplay, programStep:
 	default:
 		return err
 	}

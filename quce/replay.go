@@ -186,7 +186,7 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 	pr := e.pr
 	j, c, n := pr.numFeatures(), pr.clf.NumClasses(), len(rows)
 	ex, release, err := pr.execs.get(execKey{replay: replayKey{kind: kind, rows: n, steps: capacity}}, func() (*Exec, error) {
-		return named(NewExec(pr.backend, pr.replayGraph(kind, capacity)))("replay")
+		return named(NewExec(pr.backend, pr.replayGraph(kind, capacity)))(programReplay)
 	})
 	if err != nil {
 		return err
