@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/gomlx/core/tensors"
 
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/signature"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -191,19 +192,35 @@ func targetsFor(probs [][]float64, targets []int, threshold float64) ([]int, err
 	return out, nil
 }
 
-// agiStepGraph: inputs x [R,J], target [R,C] (one-hot τ), active [R] (1 or 0), eta (scalar),
-// move [R,J] (1 where an input may move, 0 where it is frozen), lo and hi [R,J] (the box).
-// Outputs the moved points clamp(x + η·active·move·sign(∇ log F(τ|x)), lo, hi) and F(c|·)
-// [R,C] there. log F(τ|·) is the log-softmax (or −softplus) form, whose gradient does not
-// vanish where F(τ|x) is tiny, as it is at the start of the path.
-func (m *model) agiStepGraph(in []*graph.Node) []*graph.Node {
-	x, target, active, eta, move, lo, hi := in[0], in[1], in[2], in[3], in[4], in[5], in[6]
-	grad := graph.Gradient(graph.ReduceAllSum(m.clf.TargetLogProb(x, target)), x)[0]
-	step := graph.Mul(graph.Mul(graph.Sign(grad), move), graph.ExpandAxes(graph.Mul(active, eta), -1))
+// agiStepVals are the AGI step program's inputs, by name: the points x [R,J], target [R,C]
+// (one-hot τ), active [R] (1 or 0), eta (scalar), move [R,J] (1 where an input may move, 0
+// where it is frozen), lo and hi [R,J] (the box). T is *graph.Node inside the program, an
+// argument outside.
+type agiStepVals[T any] struct{ x, target, active, eta, move, lo, hi T }
+
+func (in *agiStepVals[T]) fields() []*T {
+	return []*T{&in.x, &in.target, &in.active, &in.eta, &in.move, &in.lo, &in.hi}
+}
+
+// agiStepOuts are its outputs, by name: the moved points [R,J] and F(c|·) [R,C] there.
+type agiStepOuts[T any] struct{ next, probs T }
+
+func (o *agiStepOuts[T]) fields() []*T { return []*T{&o.next, &o.probs} }
+
+// agiStepGraph builds the AGI step program, agiStepVals in, agiStepOuts out: the moved
+// points clamp(x + η·active·move·sign(∇ log F(τ|x)), lo, hi) and F(c|·) there. log F(τ|·) is
+// the log-softmax (or −softplus) form, whose gradient does not vanish where F(τ|x) is tiny,
+// as it is at the start of the path.
+func (m *model) agiStepGraph(params []*graph.Node) []*graph.Node {
+	var in agiStepVals[*graph.Node]
+	signature.Set(in.fields(), params)
+	grad := graph.Gradient(graph.ReduceAllSum(m.clf.TargetLogProb(in.x, in.target)), in.x)[0]
+	step := graph.Mul(graph.Mul(graph.Sign(grad), in.move), graph.ExpandAxes(graph.Mul(in.active, in.eta), -1))
 	// Min(Max()) as the explainer's search clamps (ONNX Runtime lacks Clamp with tensor
 	// bounds); with move 1 and an open box (±Inf) the step is exactly the unconstrained one.
-	next := graph.Min(graph.Max(graph.Add(x, step), lo), hi)
-	return []*graph.Node{next, graph.Exp(m.clf.LogProbs(next))}
+	out := agiStepOuts[*graph.Node]{next: graph.Min(graph.Max(graph.Add(in.x, step), in.lo), in.hi)}
+	out.probs = graph.Exp(m.clf.LogProbs(out.next))
+	return signature.Values(out.fields())
 }
 
 func allFinite(v []float64) bool {
@@ -338,13 +355,20 @@ func (w *agiWalk) running() bool {
 // step takes one step of every moving run with ex (agiStepGraph) and returns the points
 // reached and F(c|·) there; the step graph's results are freed.
 func (w *agiWalk) step(ex *graph.Exec, eta float64) ([][]float64, [][]float64, error) {
-	res, err := ex.Call(tensors.FromFlatDataAndDimensions(append([]float32(nil), w.cur...), w.n, w.j), w.target,
-		tensors.FromFlatDataAndDimensions(append([]float32(nil), w.active...), w.n), float32(eta), w.move, w.lo, w.hi)
+	in := agiStepVals[any]{
+		x:      tensors.FromFlatDataAndDimensions(append([]float32(nil), w.cur...), w.n, w.j),
+		target: w.target,
+		active: tensors.FromFlatDataAndDimensions(append([]float32(nil), w.active...), w.n),
+		eta:    float32(eta), move: w.move, lo: w.lo, hi: w.hi,
+	}
+	res, err := ex.Call(signature.Args(in.fields())...)
 	if err != nil {
 		return nil, nil, err
 	}
-	next := tensors.MustCopyFlatData[float32](res[0])
-	probs := tensors.MustCopyFlatData[float32](res[1])
+	var out agiStepOuts[*tensors.Tensor]
+	signature.Set(out.fields(), res)
+	next := tensors.MustCopyFlatData[float32](out.next)
+	probs := tensors.MustCopyFlatData[float32](out.probs)
 	for _, t := range res {
 		t.FinalizeAll()
 	}

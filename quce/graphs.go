@@ -6,6 +6,7 @@ import (
 
 	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/signature"
 	"github.com/quce-go/quce/vae"
 )
 
@@ -212,53 +213,60 @@ func (pr programs) step(kind execKind, in stepIn, lam lambdas) stepOut {
 func (pr programs) stepGraph(kind execKind) func([]*Node) []*Node {
 	return func(args []*Node) []*Node {
 		var in stepIn
-		for i, f := range in.fields(kind) {
-			*f = args[i]
-		}
+		signature.Set(in.fields(kind), args)
 		var lam lambdas // the weights, when optimising
 		if kind.optimise {
 			lam = splitLambdas(in.lam)
 		}
 		o := pr.step(kind, in, lam)
-		var out []*Node
-		for _, f := range o.fields(kind) {
-			out = append(out, *f)
-		}
-		return out
+		return signature.Values(o.fields(kind))
 	}
 }
 
 // stepArgs are a step execution's arguments, in order.
-func stepArgs(kind execKind, in stepVals[any]) []any {
-	var args []any
-	for _, f := range in.fields(kind) {
-		args = append(args, *f)
-	}
-	return args
-}
+func stepArgs(kind execKind, in stepVals[any]) []any { return signature.Args(in.fields(kind)) }
 
 // readStep names a step execution's outputs.
 func readStep(kind execKind, out []*tensors.Tensor) stepResult {
 	var r stepResult
-	for i, f := range r.fields(kind) {
-		*f = out[i]
-	}
+	signature.Set(r.fields(kind), out)
 	return r
 }
 
-// probeGraph returns F(τ|x) [R] and its gradient [R,J] at points [R,J] with one-hot
-// targets [R,C].
-func (pr programs) probeGraph(x, target *Node) (*Node, *Node) {
-	_, p, gradLp := classAt(pr.clf, pr.tape(), x, target)
-	return p, gradF(p, gradLp)
+// probeVals are the probe program's inputs, points x [R,J] and one-hot targets [R,C], by
+// name (T is *Node inside the program, an argument outside).
+type probeVals[T any] struct{ x, target T }
+
+func (in *probeVals[T]) fields() []*T { return []*T{&in.x, &in.target} }
+
+// probeOuts are the probe program's outputs, by name: F(τ|x) [R] and its gradient [R,J] (T
+// is *Node inside the program, *tensors.Tensor outside).
+type probeOuts[T any] struct{ p, grad T }
+
+func (o *probeOuts[T]) fields() []*T { return []*T{&o.p, &o.grad} }
+
+// probeGraph builds the probe program: probeVals in, probeOuts out.
+func (pr programs) probeGraph(params []*Node) []*Node {
+	var in probeVals[*Node]
+	signature.Set(in.fields(), params)
+	_, p, gradLp := classAt(pr.clf, pr.tape(), in.x, in.target)
+	out := probeOuts[*Node]{p: p, grad: gradF(p, gradLp)}
+	return signature.Values(out.fields())
 }
 
-// pointGraph returns, at points [R,J]: L_ε with the mean code in the trained and the
-// paper's form [R], and the reconstruction r(x) [R,J] (dec(μ(x)), with a softmax over each
-// categorical block).
-func (pr programs) pointGraph(x *Node) (*Node, *Node, *Node) {
+// pointOuts are the points program's outputs at points x [R,J], by name: L_ε with the mean
+// code in the trained and the paper's form [R], and the reconstruction r(x) [R,J]
+// (dec(μ(x)), with a softmax over each categorical block). T is *Node inside the program,
+// *tensors.Tensor outside.
+type pointOuts[T any] struct{ unc, uncPaper, recon T }
+
+func (o *pointOuts[T]) fields() []*T { return []*T{&o.unc, &o.uncPaper, &o.recon} }
+
+// pointGraph builds the points program: points x [R,J] in, pointOuts out.
+func (pr programs) pointGraph(x *Node) []*Node {
 	p := pr.vae.LossParts(x, nil)
-	return pr.vae.Combine(p, vae.Trained), pr.vae.Combine(p, vae.Paper), p.Recon
+	out := pointOuts[*Node]{unc: pr.vae.Combine(p, vae.Trained), uncPaper: pr.vae.Combine(p, vae.Paper), recon: p.Recon}
+	return signature.Values(out.fields())
 }
 
 // onSimplex rescales every categorical block of the rows x [R,J] (already inside [0, 1]) to
@@ -295,10 +303,25 @@ func (pr programs) onSimplex(x *Node) *Node {
 	return Div(x, Max(sums, ConstAs(sums, 1e-6)))
 }
 
-// objectiveGraph returns G and its gradient for rows xc (used to check gradients).
-func (pr programs) objectiveGraph(in []*Node) []*Node {
-	xc, x0, target, lam := in[0], in[1], in[2], in[3]
-	lp, _, gradLp := classAt(pr.clf, pr.tape(), xc, target)
-	obj, grad, _ := objective(pr.vae, pr.tape(), lp, gradLp, xc, x0, splitLambdas(lam), nil)
-	return []*Node{obj, grad}
+// objectiveVals are the objective program's inputs, by name: the points xc [R,J], the
+// instances x0 [R,J], one-hot targets [R,C] and the weights lam [R,3] (T is *Node inside the
+// program, an argument outside).
+type objectiveVals[T any] struct{ xc, x0, target, lam T }
+
+func (in *objectiveVals[T]) fields() []*T { return []*T{&in.xc, &in.x0, &in.target, &in.lam} }
+
+// objectiveOuts are its outputs, by name: G [R] and its gradient [R,J].
+type objectiveOuts[T any] struct{ g, grad T }
+
+func (o *objectiveOuts[T]) fields() []*T { return []*T{&o.g, &o.grad} }
+
+// objectiveGraph builds the objective program, G and its gradient at rows xc (used to check
+// gradients): objectiveVals in, objectiveOuts out.
+func (pr programs) objectiveGraph(params []*Node) []*Node {
+	var in objectiveVals[*Node]
+	signature.Set(in.fields(), params)
+	lp, _, gradLp := classAt(pr.clf, pr.tape(), in.xc, in.target)
+	var out objectiveOuts[*Node]
+	out.g, out.grad, _ = objective(pr.vae, pr.tape(), lp, gradLp, in.xc, in.x0, splitLambdas(in.lam), nil)
+	return signature.Values(out.fields())
 }

@@ -12,6 +12,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
+	"github.com/quce-go/quce/internal/signature"
 	"github.com/quce-go/quce/internal/whileloop"
 )
 
@@ -235,22 +236,14 @@ func (l loopEngine) loopChunk(cfg Config, rows []*row, first, last, q int, dev c
 		stride: tensors.FromValue(int32(stride)),
 	}
 	state := l.loopState(rows, first)
-	var args []any
-	for _, f := range consts.fields() {
-		args = append(args, *f)
-	}
-	for _, f := range state.carried() {
-		args = append(args, *f)
-	}
+	args := signature.Args(append(consts.fields(), state.carried()...))
 	out, err := l.pr.run(ex, dev, args...)
 	finalize(args)
 	if err != nil {
 		return engineError("loop", first, last, err)
 	}
 	var res loopVals[*tensors.Tensor]
-	for i, f := range res.fields() {
-		*f = out[i]
-	}
+	signature.Set(res.fields(), out)
 	l.loopRead(cfg, rows, res, q)
 	finalize(out)
 	return nil
@@ -365,12 +358,7 @@ func (pr programs) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node)
 	return func(args []*Node) []*Node {
 		var c loopConsts[*Node]
 		var s0 loopVals[*Node]
-		for i, f := range c.fields() {
-			*f = args[i]
-		}
-		for i, f := range s0.carried() {
-			*f = args[len(c.fields())+i]
-		}
+		signature.Set(append(c.fields(), s0.carried()...), args)
 		g := s0.t.Graph()
 		rows := s0.cur.Shape().Dimensions[0]
 		s0.failCode = Zeros(g, shapes.Make(dtypes.Int32, rows)) // loopOK
@@ -378,18 +366,15 @@ func (pr programs) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node)
 		s0.kept = Zeros(g, shapes.Make(dtypes.Float32, (q+1)*rows, keptWidth(pr.numFeatures())))
 		// The consts, and n0 (the rows' points when the execution began: the kept slots count
 		// from it), reach the loop's closures as parameters (package whileloop).
-		consts := append(nodes(c.fields()), s0.n)
+		n0 := s0.n
+		consts := signature.Values(append(c.fields(), &n0))
 		// unpack names a closure's parameters.
 		unpack := func(state, consts []*Node) (c loopConsts[*Node], s loopVals[*Node], n0 *Node) {
-			for i, f := range s.fields() {
-				*f = state[i]
-			}
-			for i, f := range c.fields() {
-				*f = consts[i]
-			}
-			return c, s, consts[len(consts)-1]
+			signature.Set(s.fields(), state)
+			signature.Set(append(c.fields(), &n0), consts)
+			return c, s, n0
 		}
-		return whileloop.Build(nodes(s0.fields()), consts,
+		return whileloop.Build(signature.Values(s0.fields()), consts,
 			func(state, consts []*Node) []*Node {
 				c, s, _ := unpack(state, consts)
 				return []*Node{LogicalAnd(LessOrEqual(s.t, c.last), ReduceLogicalOr(s.active))}
@@ -397,7 +382,7 @@ func (pr programs) loopGraph(kind execKind, q int, earlyStop bool) func([]*Node)
 			func(state, consts []*Node) []*Node {
 				c, s, n0 := unpack(state, consts)
 				next := pr.loopStep(kind, earlyStop, c, s, n0)
-				return nodes(next.fields())
+				return signature.Values(next.fields())
 			})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
+
+	"github.com/quce-go/quce/internal/signature"
 )
 
 // probabilities returns F(c|x) [rows][classes] for standardised rows, run by exec (an
@@ -35,8 +37,10 @@ func (c *Classifier) probabilities(ctx context.Context, exec func(args ...any) (
 		if err != nil {
 			return nil, fmt.Errorf("quce: running the model: %w", err)
 		}
-		logp := tensors.MustCopyFlatData[float32](res[0])
-		raw := tensors.MustCopyFlatData[float32](res[1])
+		var outs classOuts[*tensors.Tensor]
+		signature.Set(outs.fields(), res)
+		logp := tensors.MustCopyFlatData[float32](outs.logProbs)
+		raw := tensors.MustCopyFlatData[float32](outs.raw)
 		finalize(res)
 		nOut := len(raw) / probeChunk
 		for i := 0; i < end-start; i++ {
@@ -123,10 +127,18 @@ func (p *ClassProbs) At(ctx context.Context, xs [][]float64) ([][]float64, error
 	return p.clf.probabilities(ctx, p.ex.Exec, pts, true)
 }
 
-// classGraph returns log F(c|x) [R,C] and the model's own outputs [R,C] (to check that they
-// are finite, and that declared probabilities are probabilities).
-func (c *Classifier) classGraph(x *graph.Node) (*graph.Node, *graph.Node) {
-	return c.LogProbs(x), c.rawOutputs(x)
+// classOuts are the class program's outputs at points [R,J], by name: log F(c|x) [R,C] and
+// the model's own outputs [R,C] (to check that they are finite, and that declared
+// probabilities are probabilities). T is *graph.Node inside the program, *tensors.Tensor
+// outside.
+type classOuts[T any] struct{ logProbs, raw T }
+
+func (o *classOuts[T]) fields() []*T { return []*T{&o.logProbs, &o.raw} }
+
+// classGraph builds the class program: points x [R,J] in, classOuts out.
+func (c *Classifier) classGraph(x *graph.Node) []*graph.Node {
+	out := classOuts[*graph.Node]{logProbs: c.LogProbs(x), raw: c.rawOutputs(x)}
+	return signature.Values(out.fields())
 }
 
 // NonFiniteOutputError is a model's output that is NaN or infinite: the model is broken

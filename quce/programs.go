@@ -17,6 +17,7 @@ import (
 
 	"github.com/quce-go/quce/backprop"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/signature"
 	"github.com/quce-go/quce/vae"
 )
 
@@ -280,13 +281,18 @@ func (pr programs) probeMany(ctx context.Context, pts, targets [][]float32) ([]f
 			copy(buf[(i-start)*j:], pts[i])
 			copy(tg[(i-start)*c:], targets[i])
 		}
-		out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), size, j),
-			tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), size, c))
+		in := probeVals[any]{
+			x:      tensors.FromFlatDataAndDimensions(append([]float32(nil), buf...), size, j),
+			target: tensors.FromFlatDataAndDimensions(append([]float32(nil), tg...), size, c),
+		}
+		results, err := pr.run(ex, 0, signature.Args(in.fields())...)
 		if err != nil {
 			return nil, nil, fmt.Errorf("quce: probing the classifier: %w", err)
 		}
-		p := tensors.MustCopyFlatData[float32](out[0])
-		g := tensors.MustCopyFlatData[float32](out[1])
+		var out probeOuts[*tensors.Tensor]
+		signature.Set(out.fields(), results)
+		p := tensors.MustCopyFlatData[float32](out.p)
+		g := tensors.MustCopyFlatData[float32](out.grad)
 		for i := 0; i < end-start; i++ {
 			probs = append(probs, p[i])
 			grads = append(grads, g[i*j:(i+1)*j:(i+1)*j])
@@ -331,13 +337,15 @@ func (pr programs) pointsPiece(pts [][]float32) (unc, uncPaper []float32, recon 
 	for _, p := range pts {
 		flat = append(flat, p...)
 	}
-	out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
+	results, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(flat, len(pts), j))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("quce: evaluating the VAE: %w", err)
 	}
-	unc = tensors.MustCopyFlatData[float32](out[0])[:n]
-	uncPaper = tensors.MustCopyFlatData[float32](out[1])[:n]
-	rf := tensors.MustCopyFlatData[float32](out[2])
+	var out pointOuts[*tensors.Tensor]
+	signature.Set(out.fields(), results)
+	unc = tensors.MustCopyFlatData[float32](out.unc)[:n]
+	uncPaper = tensors.MustCopyFlatData[float32](out.uncPaper)[:n]
+	rf := tensors.MustCopyFlatData[float32](out.recon)
 	recon = make([][]float32, n)
 	for i := range recon {
 		recon[i] = rf[i*j : (i+1)*j : (i+1)*j]
@@ -353,15 +361,19 @@ func (pr programs) objective(xc, x0, onehot, lam []float32) (float64, []float64,
 		return 0, nil, err
 	}
 	j := pr.numFeatures()
-	out, err := pr.run(ex, 0, tensors.FromFlatDataAndDimensions(xc, 1, j),
-		tensors.FromFlatDataAndDimensions(x0, 1, j),
-		tensors.FromFlatDataAndDimensions(onehot, 1, len(onehot)),
-		tensors.FromFlatDataAndDimensions(lam, 1, 3))
+	in := objectiveVals[any]{
+		xc:     tensors.FromFlatDataAndDimensions(xc, 1, j),
+		x0:     tensors.FromFlatDataAndDimensions(x0, 1, j),
+		target: tensors.FromFlatDataAndDimensions(onehot, 1, len(onehot)),
+		lam:    tensors.FromFlatDataAndDimensions(lam, 1, 3),
+	}
+	results, err := pr.run(ex, 0, signature.Args(in.fields())...)
 	if err != nil {
 		return 0, nil, err
 	}
-	g := tensors.MustCopyFlatData[float32](out[1])
-	return float64(tensors.MustCopyFlatData[float32](out[0])[0]), toF64(g), nil
+	var out objectiveOuts[*tensors.Tensor]
+	signature.Set(out.fields(), results)
+	return float64(tensors.MustCopyFlatData[float32](out.g)[0]), toF64(tensors.MustCopyFlatData[float32](out.grad)), nil
 }
 
 // predict returns the class probabilities of each query, checking the queries' shapes and

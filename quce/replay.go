@@ -10,6 +10,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 
+	"github.com/quce-go/quce/internal/signature"
 	"github.com/quce-go/quce/internal/whileloop"
 )
 
@@ -98,15 +99,6 @@ type replayState[T any] struct{ t, prev, cur, m, v, rec, index T }
 
 func (s *replayState[T]) fields() []*T {
 	return []*T{&s.t, &s.prev, &s.cur, &s.m, &s.v, &s.rec, &s.index}
-}
-
-// nodes are the values fields point to.
-func nodes(fields []**Node) []*Node {
-	out := make([]*Node, len(fields))
-	for i, f := range fields {
-		out[i] = *f
-	}
-	return out
 }
 
 // replayWidths are a step's outputs in a row of the program's buffer: first the scalars (F,
@@ -205,10 +197,7 @@ func (e replayEngine) stretch(cfg Config, kind execKind, rows []*row, first, las
 		lam: batch(rows, 3, func(r *row) []float32 { return r.lam[:] }),
 		lr:  float32(cfg.LearningRate), first: float32(first), last: float32(last),
 	}
-	var args []any
-	for _, f := range in.fields() {
-		args = append(args, *f)
-	}
+	args := signature.Args(in.fields())
 	out, err := pr.run(ex, dev, args...)
 	finalize(args)
 	if err != nil {
@@ -294,9 +283,7 @@ func (e replayEngine) replay(cfg Config, kind execKind, rows []*row, first, last
 func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Node {
 	return func(args []*Node) []*Node {
 		var in replayIn[*Node]
-		for i, f := range in.fields() {
-			*f = args[i]
-		}
+		signature.Set(in.fields(), args)
 		g := in.cur.Graph()
 		r := in.cur.Shape().Dimensions[0]
 		scalars, vectors := replayWidths(kind, pr.numFeatures())
@@ -308,15 +295,11 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 		c0 := replayConsts{target: in.target, x0: in.x0, move: in.move, lo: in.lo, hi: in.hi, lr: in.lr, last: in.last,
 			lam: splitLambdas(in.lam)}
 		unpack := func(state, consts []*Node) (s replayState[*Node], c replayConsts) {
-			for i, f := range s.fields() {
-				*f = state[i]
-			}
-			for i, f := range c.fields() {
-				*f = consts[i]
-			}
+			signature.Set(s.fields(), state)
+			signature.Set(c.fields(), consts)
 			return s, c
 		}
-		out := whileloop.Build(nodes(s0.fields()), nodes(c0.fields()),
+		out := whileloop.Build(signature.Values(s0.fields()), signature.Values(c0.fields()),
 			func(state, consts []*Node) []*Node {
 				s, c := unpack(state, consts)
 				return []*Node{LessOrEqual(s.t, c.last)}
@@ -333,12 +316,10 @@ func (pr programs) replayGraph(kind execKind, capacity int) func([]*Node) []*Nod
 				next := replayState[*Node]{t: AddScalar(s.t, 1), prev: s.cur, cur: o.next, m: o.m, v: o.v,
 					rec:   ScatterSum(s.rec, s.index, Concatenate(append(parts, o.next, o.m, o.v), 1), false, true),
 					index: AddScalar(s.index, float64(r))}
-				return nodes(next.fields())
+				return signature.Values(next.fields())
 			})
 		var end replayState[*Node]
-		for i, f := range end.fields() {
-			*f = out[i]
-		}
+		signature.Set(end.fields(), out)
 		return []*Node{end.rec}
 	}
 }

@@ -68,6 +68,7 @@ import (
 	"github.com/quce-go/quce/gomlxmodel"
 	"github.com/quce-go/quce/internal/budget"
 	"github.com/quce-go/quce/internal/savedmodel"
+	"github.com/quce-go/quce/internal/signature"
 	"github.com/quce-go/quce/internal/trainloop"
 )
 
@@ -589,22 +590,29 @@ func (v *VAE) Diagnose(b compute.Backend, X [][]float32) (Diagnosis, error) {
 	if err := gomlxmodel.CheckRows("vae", X, v.features); err != nil {
 		return Diagnosis{}, err
 	}
-	out, err := ExecOnceN(b, func(x *Node) []*Node {
+	results, err := ExecOnceN(b, func(x *Node) []*Node {
 		p := v.LossParts(x, nil)
-		return []*Node{ReduceAllMean(Square(Sub(x, p.Recon))), ReduceAllMean(p.KL)}
+		out := diagnosisOuts[*Node]{mse: ReduceAllMean(Square(Sub(x, p.Recon))), kl: ReduceAllMean(p.KL)}
+		return signature.Values(out.fields())
 	}, matrix(X, v.features))
 	if err != nil {
 		return Diagnosis{}, fmt.Errorf("vae: diagnosing: %w", err)
 	}
-	mse, _ := tensors.CopyFlatData[float32](out[0])
-	kl, _ := tensors.CopyFlatData[float32](out[1])
-	d := Diagnosis{ReconMSE: float64(mse[0]), KL: float64(kl[0]), Variance: meanVariance(X)}
+	var out diagnosisOuts[*tensors.Tensor]
+	signature.Set(out.fields(), results)
+	d := Diagnosis{ReconMSE: float64(tensors.ToScalar[float32](out.mse)), KL: float64(tensors.ToScalar[float32](out.kl)), Variance: meanVariance(X)}
 	if d.KL < 1e-2 && d.ReconMSE > 0.9*d.Variance {
 		d.Collapsed = true
 		d.Warning = fmt.Sprintf("the VAE has collapsed (KL %.2g, reconstruction MSE %.3f vs data variance %.3f): its uncertainty carries no information; fix: train longer, lower sigma or widen the latent space", d.KL, d.ReconMSE, d.Variance)
 	}
 	return d, nil
 }
+
+// diagnosisOuts are Diagnose's program's outputs, by name: the reconstruction's mean squared
+// error and the mean KL, scalars (T is *Node inside the program, *tensors.Tensor outside).
+type diagnosisOuts[T any] struct{ mse, kl T }
+
+func (o *diagnosisOuts[T]) fields() []*T { return []*T{&o.mse, &o.kl} }
 
 func meanVariance(X [][]float32) float64 {
 	j := len(X[0])

@@ -74,6 +74,7 @@ import (
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 
 	"github.com/quce-go/quce/internal/budget"
+	"github.com/quce-go/quce/internal/signature"
 	"github.com/quce-go/quce/internal/whileloop"
 )
 
@@ -276,9 +277,11 @@ func (r *run) execute(k int) (last, validation float32, err error) {
 			t.FinalizeAll()
 		}
 	}()
-	last = tensors.MustCopyFlatData[float32](out[0])[k-1]
+	var res epochOuts[*tensors.Tensor]
+	signature.Set(res.fields(r.Validation != nil), out)
+	last = tensors.MustCopyFlatData[float32](res.losses)[k-1]
 	if r.Validation != nil {
-		validation = tensors.ToScalar[float32](out[1])
+		validation = tensors.ToScalar[float32](res.validation)
 	}
 	return last, validation, nil
 }
@@ -309,10 +312,21 @@ func (in epochInputs) nodes() []*graph.Node {
 	return slices.Concat(in.data, in.labels, []*graph.Node{in.order}, in.noise)
 }
 
+// epochOuts are an epoch execution's outputs, by name: the K steps' losses [K] and, with a
+// Validation, the loss on its rows after them (T is *graph.Node inside the program,
+// *tensors.Tensor outside).
+type epochOuts[T any] struct{ losses, validation T }
+
+func (o *epochOuts[T]) fields(validated bool) []*T {
+	if validated {
+		return []*T{&o.losses, &o.validation}
+	}
+	return []*T{&o.losses}
+}
+
 // stepsGraph builds one epoch's execution: its arguments are Spec.Inputs, Spec.Labels, the
 // epoch's row indices [K, batch], Noise's tensors [K, batch, ...] and, with a Validation,
-// its rows. It returns the K steps' losses and, with a Validation, the loss on its rows
-// after them.
+// its rows; its outputs epochOuts.
 func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 	g := args[0].Graph()
 	scope.Store().SetTraining(g, true)
@@ -336,11 +350,27 @@ func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 			losses = record(losses, at, loss)
 		}
 	}
-	out := []*graph.Node{losses}
-	if len(args) == 1 {
-		out = append(out, r.Validation.Loss(fresh(scope), args[0]))
+	out := epochOuts[*graph.Node]{losses: losses}
+	if r.Validation != nil {
+		validationRows := args[0] // what epochInputs left: the execution's last argument
+		out.validation = r.Validation.Loss(fresh(scope), validationRows)
 	}
-	return out
+	return signature.Values(out.fields(r.Validation != nil))
+}
+
+// epochState is the loop's state, by name: the step index (int32), the steps' losses [K] so
+// far, and the values of the variables a step uses (stepVariables' order).
+type epochState struct {
+	step, losses *graph.Node
+	vars         []*graph.Node
+}
+
+func (s *epochState) fields() []**graph.Node {
+	f := []**graph.Node{&s.step, &s.losses}
+	for j := range s.vars {
+		f = append(f, &s.vars[j])
+	}
+	return f
 }
 
 // loop takes the k steps in a graph.While whose state is the step index, the losses and
@@ -350,30 +380,38 @@ func (r *run) stepsGraph(scope *model.Scope, args []*graph.Node) []*graph.Node {
 func (r *run) loop(scope *model.Scope, in epochInputs, k int, record func(losses, i, loss *graph.Node) *graph.Node) *graph.Node {
 	g := in.order.Graph()
 	vars, lossDType := r.stepVariables(scope, in)
-	state := []*graph.Node{graph.ScalarZero(g, dtypes.Int32), graph.Zeros(g, shapes.Make(lossDType, k))}
-	for _, v := range vars {
-		state = append(state, v.NodeValue(g))
+	// values names a loop state's variables' values (the model and Adam read and write them).
+	values := func(g *graph.Graph) []*graph.Node {
+		out := make([]*graph.Node, len(vars))
+		for j, v := range vars {
+			out[j] = v.NodeValue(g)
+		}
+		return out
 	}
-	results := whileloop.Build(state, in.nodes(),
-		func(s, _ []*graph.Node) []*graph.Node {
-			return []*graph.Node{graph.LessThan(s[0], graph.Const(s[0].Graph(), int32(k)))}
+	// unpack names a state, and makes its values the variables'.
+	unpack := func(nodes []*graph.Node) epochState {
+		s := epochState{vars: make([]*graph.Node, len(vars))}
+		signature.Set(s.fields(), nodes)
+		for j, v := range vars {
+			v.SetNodeValue(s.vars[j])
+		}
+		return s
+	}
+	first := epochState{step: graph.ScalarZero(g, dtypes.Int32), losses: graph.Zeros(g, shapes.Make(lossDType, k)), vars: values(g)}
+	results := whileloop.Build(signature.Values(first.fields()), in.nodes(),
+		func(state, _ []*graph.Node) []*graph.Node {
+			s := epochState{vars: make([]*graph.Node, len(vars))}
+			signature.Set(s.fields(), state)
+			return []*graph.Node{graph.LessThan(s.step, graph.Const(s.step.Graph(), int32(k)))}
 		},
-		func(s, c []*graph.Node) []*graph.Node {
-			for j, v := range vars {
-				v.SetNodeValue(s[2+j]) // the model and Adam read (and write) the loop state
-			}
-			in, _ := r.epochInputs(c)
-			loss := r.step(scope, in, s[0])
-			next := []*graph.Node{graph.AddScalar(s[0], 1), record(s[1], s[0], loss)}
-			for _, v := range vars {
-				next = append(next, v.NodeValue(s[0].Graph()))
-			}
-			return next
+		func(state, consts []*graph.Node) []*graph.Node {
+			s := unpack(state)
+			in, _ := r.epochInputs(consts)
+			loss := r.step(scope, in, s.step)
+			next := epochState{step: graph.AddScalar(s.step, 1), losses: record(s.losses, s.step, loss), vars: values(s.step.Graph())}
+			return signature.Values(next.fields())
 		})
-	for j, v := range vars {
-		v.SetNodeValue(results[2+j])
-	}
-	return results[1]
+	return unpack(results).losses
 }
 
 // stepVariables returns the variables a step uses (the model's and Adam's, in the store's
