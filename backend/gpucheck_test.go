@@ -91,7 +91,8 @@ func TestGPUCheckTable(t *testing.T) {
 			{"name":"explain","rows":1,"wall_seconds":1.1,"engine":"steps","executions":1004},
 			{"name":"explain","rows":455,"wall_seconds":5.79,"engine":"steps","executions":1010},
 			{"name":"explain","rows":4096,"wall_seconds":19.2,"engine":"steps","executions":103,"compile_seconds":17.5},
-			{"name":"explain","rows":4096,"wall_seconds":0.62,"engine":"steps","executions":103}]}`,
+			{"name":"explain","rows":4096,"wall_seconds":0.62,"engine":"steps","executions":103,
+				"optimisation_seconds":0.35,"uncertainty_seconds":0.2,"paths_seconds":0.07}]}`,
 		"go.json": `{"backend":"go","simd":"avx2","phases":[
 			{"name":"classifier training","wall_seconds":0.5},{"name":"vae training","wall_seconds":0.7},
 			{"name":"explain","rows":455,"wall_seconds":0.5,"engine":"steps","executions":1010}]}`,
@@ -129,6 +130,7 @@ func TestGPUCheckTable(t *testing.T) {
 		"XLA reruns (quce explain of 20 rows, two processes): DIFFERENT bytes",
 		"XLA with its caches in files, second process (CACHE_FLAGS): training's first executions 0.4 + 0.9 s, 1 rows 0.6 s (compiling 0.5 s)",
 		"XLA on the step engine (-engine steps, one execution per step): 1 rows 1.2 s, 455 rows 5.8 s",
+		"XLA: each explain's search / ± integrals / paths on the host: 4096 rows 0.35 / 0.2 / 0.07 s",
 		"XLA: backend xla:cuda,tf32=false, deterministic true, engine steps, kernels none; executions: 1 rows 1004, 1 rows 1004, 455 rows 1010, 4096 rows 103, 4096 rows 103; training's first executions (compiling): 2.5 s, 3 s",
 	} {
 		if !strings.Contains(out, want) {

@@ -240,6 +240,10 @@ type Timings struct {
 	// cost is part of this; compare rules to see it.
 	Optimisation float64 `json:"optimisation"`
 	Uncertainty  float64 `json:"uncertainty"` // ε and the ± integrals
+	// Paths is building each path's results on the host once the integrals are done: its
+	// kept points in the data's units, its completeness and validity checks. On a GPU it is
+	// the part of a call that the device does not run.
+	Paths float64 `json:"paths"`
 }
 
 // ExplainTimed is Explain, also returning how long each phase took.

@@ -205,6 +205,8 @@ func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred []
 	}); err != nil {
 		return nil, err
 	}
+	t1 := time.Now()
+	tm.Uncertainty += t1.Sub(t0).Seconds()
 	paths := make([]*Path, len(rows))
 	cores := jb
 	cores.shards = maxShards(0, jb.pr.devices())
@@ -227,7 +229,7 @@ func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred []
 		ex.expectation()
 		ex.Unchanged = ex.unchanged()
 	}
-	tm.Uncertainty += time.Since(t0).Seconds()
+	tm.Paths += time.Since(t1).Seconds()
 	return out, nil
 }
 

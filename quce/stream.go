@@ -54,6 +54,7 @@ func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, ch
 		ex, t, err := jb.explain(ctx, cfg, queries[first:last])
 		tm.Optimisation += t.Optimisation
 		tm.Uncertainty += t.Uncertainty
+		tm.Paths += t.Paths
 		if emitErr := wait(); emitErr != nil {
 			return tm, emitErr
 		}

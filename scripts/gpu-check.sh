@@ -204,6 +204,12 @@ for label, col in (("XLA", cols[0]), ("pure Go", cols[1])):
         label, doc.get("backend"), str(doc.get("deterministic", "?")).lower(),
         ",".join(sorted({p.get("engine", "?") for p in doc["phases"] if p["name"] == "explain"})),
         doc.get("simd"), execs, compiling))
+    # Where each explain's time went: the search on the device, the ± integrals, the paths'
+    # results built on the host (quce.Timings).
+    split = ", ".join("%d rows %.3g / %.3g / %.3g s" % (p["rows"], p["optimisation_seconds"], p.get("uncertainty_seconds", 0), p.get("paths_seconds", 0))
+                      for p in doc["phases"] if p["name"] == "explain" and "optimisation_seconds" in p)
+    if split:
+        print("%s: each explain's search / ± integrals / paths on the host: %s" % (label, split))
 EOF
 }
 

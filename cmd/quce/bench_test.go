@@ -37,6 +37,11 @@ func TestBenchSaysWhatRan(t *testing.T) {
 			Executions int64  `json:"executions"`
 			Devices    int    `json:"devices"`
 			Shards     int    `json:"shards"`
+			// The wall time and its split (quce.Timings).
+			Wall         float64 `json:"wall_seconds"`
+			Optimisation float64 `json:"optimisation_seconds"`
+			Uncertainty  float64 `json:"uncertainty_seconds"`
+			Paths        float64 `json:"paths_seconds"`
 		} `json:"phases"`
 	}
 	bench := func(steps int, extra ...string) benchDoc {
@@ -86,6 +91,10 @@ func TestBenchSaysWhatRan(t *testing.T) {
 				}
 				if p.Shards < 1 || p.Shards > min(p.Rows, runtime.GOMAXPROCS(0)) || long.Phases[i].Shards != p.Shards {
 					t.Errorf("B=%d: %d and %d shards, want the same, from 1 to one a row or core", p.Rows, p.Shards, long.Phases[i].Shards)
+				}
+				if split := p.Optimisation + p.Uncertainty + p.Paths; p.Optimisation <= 0 || p.Uncertainty <= 0 || p.Paths <= 0 || split > p.Wall {
+					t.Errorf("B=%d: optimisation %gs, uncertainty %gs, paths %gs of %gs wall; want each part timed, within the wall time",
+						p.Rows, p.Optimisation, p.Uncertainty, p.Paths, p.Wall)
 				}
 				if p.Engine != tc.engine || !tc.check(p.Executions, long.Phases[i].Executions, int64(p.Shards)) {
 					t.Errorf("B=%d: engine %q, %d executions for 5 steps and %d for 9 in %d shards; want %q, %s",

@@ -251,7 +251,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 	if err != nil {
 		return nil, err
 	}
-	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs", tm.Optimisation, tm.Uncertainty)
+	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs, paths %.2fs", tm.Optimisation, tm.Uncertainty, tm.Paths)
 	r.ex = ex
 	return r, nil
 }
