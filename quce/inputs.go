@@ -26,6 +26,7 @@ type inputs struct {
 type queryBox struct {
 	x0, lo, hi, move []float32
 	x0orig, olo, ohi []float64
+	zlo, zhi         []float64 // olo and ohi standardised in float64 (see near)
 }
 
 // box checks query qi's instance, frozen flags and bounds and returns its box.
@@ -87,6 +88,7 @@ func (in inputs) bounds(qi int, q Query, b *queryBox) error {
 	}
 	b.lo, b.hi = make([]float32, j), make([]float32, j)
 	b.olo, b.ohi = make([]float64, j), make([]float64, j)
+	b.zlo, b.zhi = make([]float64, j), make([]float64, j)
 	for f := 0; f < j; f++ {
 		x := b.x0orig[f]
 		l, u := math.NaN(), math.NaN()
@@ -113,6 +115,7 @@ func (in inputs) bounds(qi int, q Query, b *queryBox) error {
 			u = du
 		}
 		b.olo[f], b.ohi[f] = min(l, x), max(u, x)
+		b.zlo[f], b.zhi[f] = in.standardisedExact(f, b.olo[f]), in.standardisedExact(f, b.ohi[f])
 		b.lo[f], b.hi[f] = in.inward(f, b.olo[f], b.ohi[f])
 		// The instance is inside the box as the search sees it, whatever the rounding:
 		// its float32 value stands for its exact one (see dataUnits).

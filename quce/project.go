@@ -55,33 +55,64 @@ func (in inputs) standardised(b *queryBox, f int, v float64) float32 {
 // it moves no point the search made by more than rounding).
 func (in inputs) dataUnits(b *queryBox, x []float32) []float64 {
 	out := make([]float64, len(x))
+	in.dataUnitsInto(out, b, x)
+	return out
+}
+
+// dataUnitsInto writes dataUnits(b, x) into out. It runs for every kept point of every
+// path (a 4 096-row search keeps some 800 000), so the box's sides come standardised
+// (queryBox.zlo, zhi) and each input's rounding is computed once.
+func (in inputs) dataUnitsInto(out []float64, b *queryBox, x []float32) {
 	for _, c := range in.cols {
+		legalValues := discrete(c) && c.Type != data.Categorical
 		for f := c.Start; f < c.Start+c.Width; f++ {
-			v := min(max(in.toData(f, x[f]), b.olo[f]), b.ohi[f])
-			switch {
-			case x[f] == b.x0[f]:
-				v = b.x0orig[f]
-			case discrete(c) && c.Type != data.Categorical:
-				if legal := nearestLegal(c, v, b.olo[f], b.ohi[f]); in.near(f, x[f], legal) {
+			xf := x[f]
+			if xf == b.x0[f] {
+				out[f] = b.x0orig[f]
+				continue
+			}
+			v := min(max(in.toData(f, xf), b.olo[f]), b.ohi[f])
+			switch ulp := ulp32(xf); {
+			case legalValues:
+				if legal := nearestLegal(c, v, b.olo[f], b.ohi[f]); in.near(f, xf, legal) {
 					v = legal
 				}
-			case in.near(f, x[f], b.olo[f]):
+			case nearZ(xf, b.zlo[f], ulp):
 				v = b.olo[f]
-			case in.near(f, x[f], b.ohi[f]):
+			case nearZ(xf, b.zhi[f], ulp):
 				v = b.ohi[f]
 			}
 			out[f] = v
 		}
 	}
-	return out
 }
 
 // near reports whether input f's float32 value x is within float32 rounding (one unit in
 // the last place) of the value v in the data's units.
 func (in inputs) near(f int, x float32, v float64) bool {
-	z := (v - in.scaler.Mean[f]) / in.scaler.Std[f]
-	ulp := float64(math.Nextafter32(float32(math.Abs(float64(x))), float32(math.Inf(1))) - float32(math.Abs(float64(x))))
-	return math.Abs(float64(x)-z) <= ulp
+	return nearZ(x, in.standardisedExact(f, v), ulp32(x))
+}
+
+// standardisedExact is input f's value v (original units) standardised in float64.
+func (in inputs) standardisedExact(f int, v float64) float64 {
+	return (v - in.scaler.Mean[f]) / in.scaler.Std[f]
+}
+
+// nearZ reports whether the float32 value x is within ulp (ulp32(x)) of z, a standardised
+// value in float64.
+func nearZ(x float32, z, ulp float64) bool { return math.Abs(float64(x)-z) <= ulp }
+
+// ulp32 is the gap from |x| to the next float32 up, x's unit in the last place:
+// Nextafter32(|x|, +Inf) − |x|, which for a finite |x| (0 included) is the float32 of the
+// next bit pattern (math.Nextafter32 is not inlined, and this runs for every input of every
+// kept point).
+func ulp32(x float32) float64 {
+	a := math.Float32bits(x) &^ (1 << 31)
+	if a >= 0x7f800000 { // ±Inf or NaN
+		abs := math.Float32frombits(a)
+		return float64(math.Nextafter32(abs, float32(math.Inf(1))) - abs)
+	}
+	return float64(math.Float32frombits(a+1) - math.Float32frombits(a))
 }
 
 // legalize returns the legal row nearest to x for the box b: a frozen column keeps the
