@@ -325,8 +325,10 @@ func toF32(v []float64) []float32 {
 	return out
 }
 
-func toF64(v []float32) []float64 {
-	out := make([]float64, len(v))
+func toF64(v []float32) []float64 { return toF64Into(make([]float64, len(v)), v) }
+
+// toF64Into writes v into out (of v's length) and returns it.
+func toF64Into(out []float64, v []float32) []float64 {
 	for i, x := range v {
 		out[i] = float64(x)
 	}

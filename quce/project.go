@@ -74,7 +74,7 @@ func (in inputs) dataUnitsInto(out []float64, b *queryBox, x []float32) {
 			v := min(max(in.toData(f, xf), b.olo[f]), b.ohi[f])
 			switch ulp := ulp32(xf); {
 			case legalValues:
-				if legal := nearestLegal(c, v, b.olo[f], b.ohi[f]); in.near(f, xf, legal) {
+				if legal := nearestLegal(c, v, b.olo[f], b.ohi[f]); nearZ(xf, in.standardisedExact(f, legal), ulp) {
 					v = legal
 				}
 			case nearZ(xf, b.zlo[f], ulp):

@@ -388,9 +388,7 @@ func (in inputs) pathResult(cfg Config, r *row, plus, minus []float64, eps []flo
 	pts, orig := make([]float64, len(kept)*j), make([]float64, len(kept)*j)
 	for i, k := range kept {
 		p.Points[i], p.PointsOriginal[i] = pts[i*j:(i+1)*j:(i+1)*j], orig[i*j:(i+1)*j:(i+1)*j]
-		for f, v := range k.x {
-			p.Points[i][f] = float64(v)
-		}
+		toF64Into(p.Points[i], k.x)
 		in.dataUnitsInto(p.PointsOriginal[i], r.box(), k.x)
 		p.Step[i] = k.step
 		p.Probability[i], p.Uncertainty[i], p.UncertaintyPaper[i] = float64(k.prob), float64(k.unc), float64(k.uncPapr)

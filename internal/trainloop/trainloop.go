@@ -380,7 +380,7 @@ func (s *epochState) fields() []**graph.Node {
 func (r *run) loop(scope *model.Scope, in epochInputs, k int, record func(losses, i, loss *graph.Node) *graph.Node) *graph.Node {
 	g := in.order.Graph()
 	vars, lossDType := r.stepVariables(scope, in)
-	// values names a loop state's variables' values (the model and Adam read and write them).
+	// values are the variables' values in g (the model and Adam read and write them).
 	values := func(g *graph.Graph) []*graph.Node {
 		out := make([]*graph.Node, len(vars))
 		for j, v := range vars {
@@ -388,10 +388,15 @@ func (r *run) loop(scope *model.Scope, in epochInputs, k int, record func(losses
 		}
 		return out
 	}
-	// unpack names a state, and makes its values the variables'.
-	unpack := func(nodes []*graph.Node) epochState {
+	// name names a state's nodes.
+	name := func(nodes []*graph.Node) epochState {
 		s := epochState{vars: make([]*graph.Node, len(vars))}
 		signature.Set(s.fields(), nodes)
+		return s
+	}
+	// unpack names a state, and makes its values the variables'.
+	unpack := func(nodes []*graph.Node) epochState {
+		s := name(nodes)
 		for j, v := range vars {
 			v.SetNodeValue(s.vars[j])
 		}
@@ -400,8 +405,7 @@ func (r *run) loop(scope *model.Scope, in epochInputs, k int, record func(losses
 	first := epochState{step: graph.ScalarZero(g, dtypes.Int32), losses: graph.Zeros(g, shapes.Make(lossDType, k)), vars: values(g)}
 	results := whileloop.Build(signature.Values(first.fields()), in.nodes(),
 		func(state, _ []*graph.Node) []*graph.Node {
-			s := epochState{vars: make([]*graph.Node, len(vars))}
-			signature.Set(s.fields(), state)
+			s := name(state)
 			return []*graph.Node{graph.LessThan(s.step, graph.Const(s.step.Graph(), int32(k)))}
 		},
 		func(state, consts []*graph.Node) []*graph.Node {
