@@ -1,18 +1,22 @@
 module github.com/quce-go/quce
 
-go 1.26.5
+go 1.27
+
+toolchain go1.27.3
 
 require (
-	github.com/gomlx/compute v0.1.6
-	github.com/gomlx/compute-onnx v0.1.5
-	github.com/gomlx/go-xla v0.4.5
-	github.com/gomlx/gomlx v0.28.8
-	github.com/gomlx/onnx-gomlx v0.5.5
+	github.com/gomlx/compute v0.1.14
+	github.com/gomlx/compute-onnx v0.1.13
+	github.com/gomlx/go-xla v0.4.13
+	github.com/gomlx/gomlx v0.28.16
+	github.com/gomlx/onnx-gomlx v0.5.13
 	github.com/janpfeifer/gonb v0.11.5
+	github.com/pkg/errors v0.9.1
 	golang.org/x/image v0.43.0
-	golang.org/x/sys v0.43.0
+	golang.org/x/sys v0.48.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/protobuf v1.36.11
+	k8s.io/klog/v2 v2.140.0
 )
 
 require (
@@ -25,11 +29,8 @@ require (
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/gomlx/exceptions v0.0.3 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/pkg/errors v0.9.1 // indirect
-	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
+	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
 	golang.org/x/text v0.38.0 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
 )
-
-replace github.com/gomlx/compute => ./third_party/gomlx-compute

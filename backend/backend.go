@@ -2,26 +2,33 @@
 //
 // The rule, applied once per process:
 //
-//   - GOMLX_BACKEND set: exactly that configuration ("go", "go:ops_sequential", "xla:cpu",
-//     "xla:cuda", ...). An unknown name is an error that lists the compiled-in backends.
+//   - GOMLX_BACKEND set: exactly that configuration ("gopatched", "gopatched:ops_sequential",
+//     "go", "xla:cpu", "xla:cuda", ...). An unknown name is an error that lists the
+//     compiled-in backends.
 //   - otherwise: XLA, but only when a PJRT plugin is already installed on this machine
 //     (the auto-installer is never linked in, so nothing is fetched and nothing hangs
-//     offline); else the pure-Go backend, which always works.
+//     offline); else the patched pure-Go backend, which always works.
 //
-// The pure-Go backend runs an execution's operations one after another, unless the
+// # The pure-Go backends
+//
+// Two are linked in. "gopatched" (PatchedGo, the default without a PJRT plugin) is GoMLX's
+// pure-Go backend as github.com/gomlx/compute v0.1.6 has it, with this module's series of
+// patches, built from the copy in third_party/gobackend, a package of this module: whoever
+// imports any package of this module gets it, with the same bits and the same speed as the
+// command built in this repository, and no replace directive is involved. Its kernels are
+// faster for the small networks explanations run (small products, elementwise operations,
+// reductions, slices, transposes, buffers, a sequential execution's plan and fusions), it
+// fixes two bugs of While loops that training and the search rely on, and its explanations
+// are the same bit for bit whatever rows are computed beside them (RowsIndependent);
+// third_party/README.md lists the patches with their figures. "go" (UpstreamGo) is GoMLX's
+// own, as the required github.com/gomlx/compute version has it, for whoever wants to compare:
+// it runs While loops with a gradient inside wrongly, so Loops finds that out before the
+// first one and training and the search then run one execution per step.
+//
+// The pure-Go backends run an execution's operations one after another, unless the
 // configuration asks for "ops_parallel" (see New).
 //
 // Build with -tags noxla to leave XLA (and cgo) out entirely.
-//
-// The pure-Go backend is GoMLX's github.com/gomlx/compute v0.1.6, patched, built from the
-// copy in third_party/gomlx-compute (go.mod replaces the module with it). Its AVX2 matrix
-// kernels issue VZEROUPPER before the scalar code that follows them (without it every scalar
-// float instruction after a product can pay an AVX-to-SSE transition penalty; on the AMD EPYC
-// machines this project runs on, math.Exp took 850 ns instead of 16 ns), and its small
-// products, elementwise operations, reductions, slices, transposes, buffers and workers are
-// faster. The patch changes no arithmetic (explanations are byte-identical) and is described,
-// with the figures, in third_party/README.md. A program that imports this module as a
-// library gets the patch only with the same replace directive in its own go.mod.
 package backend
 
 import (
@@ -33,10 +40,16 @@ import (
 	"sync"
 
 	"github.com/gomlx/compute"
-
-	_ "github.com/gomlx/compute/gobackend" // the pure-Go backend, always available
+	_ "github.com/gomlx/compute/gobackend" // GoMLX's own pure-Go backend, "go"
 
 	"github.com/quce-go/quce/internal/simd"
+	patched "github.com/quce-go/quce/third_party/gobackend"
+)
+
+// The pure-Go backends' names (see the package doc).
+const (
+	PatchedGo  = patched.BackendName // this module's patched copy, the default without XLA
+	UpstreamGo = "go"                // GoMLX's own, as the required compute version has it
 )
 
 // EnvVar is the environment variable that forces a backend configuration.
@@ -46,13 +59,13 @@ const EnvVar = compute.ConfigEnvVar
 type Info struct {
 	// Config is the configuration that decides the results, as outputs report it and the
 	// model cache is keyed by: what was asked for, with XLA's TF32 choice written out
-	// ("xla:cuda,tf32=false", see withPrecision); e.g. "go" or "xla:cpu,tf32=false".
+	// ("xla:cuda,tf32=false", see withPrecision); e.g. "gopatched" or "xla:cpu,tf32=false".
 	Config string
 	Name   string // the backend's own description
 	Reason string // why this one was chosen
 	// NumDevices is how many devices the backend reports: the explainer splits a call's rows
 	// over them (quce.Explainer.Shards). The pure-Go backend has one, or as many virtual
-	// devices as its "devices" option asks for ("go:devices=4"), for testing such splits on
+	// devices as its "devices" option asks for ("gopatched:devices=4"), for testing such splits on
 	// a CPU.
 	NumDevices int
 	// Accelerator reports whether the backend runs on an accelerator (a PJRT plugin other
@@ -63,13 +76,16 @@ type Info struct {
 	// accelerator whose XLA_FLAGS turned XLA's deterministic GPU operations off (see
 	// withDeterminism). Every other backend computes the same bits at every run.
 	Nondeterministic bool
+	// Loops is nil when the backend runs the While loops training and the search build, or
+	// why not (*LoopsError, see Loops): they then run one execution per step.
+	Loops error
 }
 
 // newInfo describes the backend b made from config, chosen for reason.
 func newInfo(b compute.Backend, config, reason string) Info {
 	accel := onAccelerator(b)
 	return Info{Config: withPrecision(config), Name: b.Name(), Reason: reason, NumDevices: b.NumDevices(), Accelerator: accel,
-		Nondeterministic: accel && !deterministicFlags(os.Getenv(xlaFlagsVar))}
+		Nondeterministic: accel && !deterministicFlags(os.Getenv(xlaFlagsVar)), Loops: Loops(b)}
 }
 
 // xlaFlagsVar is the environment variable XLA reads its flags from, once, when its first
@@ -201,28 +217,39 @@ func (i Info) Shards() int {
 // docs/SPEED.md); false on XLA, where an execution on a GPU costs about a millisecond.
 func (i Info) ExecutionsCheap() bool { return i.PureGo() }
 
-// KernelSet names the kernels that run this backend's matrix products: for the pure-Go
-// backend the set it chose ("avx2", "avx512" or "generic", see simd.KernelSet); "none" for
-// another backend (XLA, ONNX Runtime), which runs code of its own.
+// KernelSet names the kernels that run this backend's matrix products: for the patched
+// pure-Go backend the set it chose ("avx2", "avx512" or "generic", see simd.KernelSet);
+// "none" for another backend (XLA, ONNX Runtime, GoMLX's own pure-Go one), which runs code
+// of its own.
 func (i Info) KernelSet() string {
-	if i.PureGo() {
+	if i.Patched() {
 		return simd.KernelSet()
 	}
 	return "none"
 }
 
 // RowsIndependent reports whether a row's figures are the same bit for bit whatever rows are
-// computed beside it (a batch's size, shards, units, streamed chunks): true on the pure-Go
-// backend with its SIMD kernels, which sum a row's products the same way at every batch
-// size. Its generic kernels (a build without GOEXPERIMENT=simd), ONNX Runtime and XLA choose
-// how to sum a product by its size, so there a job split differently agrees to float32
-// rounding, not bit for bit.
-func (i Info) RowsIndependent() bool { return i.PureGo() && i.KernelSet() != "generic" }
+// computed beside it (a batch's size, shards, units, streamed chunks): true on the patched
+// pure-Go backend with its SIMD kernels, which sum a row's products the same way at every
+// batch size. Its generic kernels (a build without GOEXPERIMENT=simd), GoMLX's own pure-Go
+// backend, ONNX Runtime and XLA choose how to sum a product by its size, so there a job
+// split differently agrees to float32 rounding, not bit for bit.
+func (i Info) RowsIndependent() bool { return i.Patched() && i.KernelSet() != "generic" }
 
-// PureGo reports whether the configuration is the pure-Go backend (any of its options).
-func (i Info) PureGo() bool {
+// PureGo reports whether the configuration is a pure-Go backend, the patched one or GoMLX's
+// own (any of their options): in-process, one core an execution.
+func (i Info) PureGo() bool { return isPureGo(i.Config) }
+
+// Patched reports whether the configuration is the patched pure-Go backend (PatchedGo).
+func (i Info) Patched() bool {
 	name, _, _ := strings.Cut(i.Config, ":")
-	return name == "go"
+	return name == PatchedGo
+}
+
+// isPureGo reports whether config names one of the pure-Go backends.
+func isPureGo(config string) bool {
+	name, _, _ := strings.Cut(config, ":")
+	return name == PatchedGo || name == UpstreamGo
 }
 
 // String names the backend and why it was chosen; for the pure-Go backend it also says
@@ -238,12 +265,18 @@ func (i Info) String() string {
 	if i.TF32() {
 		s += "; WARNING: float32 matrix products in TF32 (about 3 significant digits), as tf32 in " + EnvVar + " asks; the figures differ from float32 ones in their fourth digit"
 	}
-	if i.PureGo() {
+	if i.Patched() {
 		if SIMD {
 			s += "; SIMD kernels (GOEXPERIMENT=simd)"
 		} else {
 			s += "; no SIMD kernels: built without GOEXPERIMENT=simd, about 2× slower"
 		}
+	}
+	if i.PureGo() && !i.Patched() {
+		s += "; NOTE: GoMLX's own pure-Go backend, not this module's patched one (" + EnvVar + "=" + PatchedGo + "): slower, and its results depend on the batch"
+	}
+	if i.Loops != nil {
+		s += "; WARNING: " + i.Loops.Error()
 	}
 	return s
 }
@@ -275,14 +308,14 @@ func choose() (compute.Backend, Info, error) {
 			return b, newInfo(b, cfg, "PJRT plugin "+plugin+" is installed"), nil
 		}
 	}
-	b, err := New("go")
+	b, err := New(PatchedGo)
 	if err != nil {
 		return nil, Info{}, err
 	}
-	return b, newInfo(b, "go", "no PJRT plugin installed; pure-Go backend"), nil
+	return b, newInfo(b, PatchedGo, "no PJRT plugin installed; patched pure-Go backend"), nil
 }
 
-// withOpsMode is config with "ops_sequential" added when it is the pure-Go backend's and
+// withOpsMode is config with "ops_sequential" added when it is a pure-Go backend's and
 // names no way of running operations ("ops_sequential" or "ops_parallel"). Left to itself,
 // that backend runs an execution's operations on goroutines of their own, as their inputs
 // become ready, whenever it is the only execution in flight. The explainer's graphs are
@@ -295,7 +328,7 @@ func choose() (compute.Backend, Info, error) {
 // outputs report.
 func withOpsMode(config string) string {
 	name, options, _ := strings.Cut(config, ":")
-	if name != "go" {
+	if !isPureGo(config) {
 		return config
 	}
 	for _, o := range strings.Split(options, ",") {
@@ -304,7 +337,7 @@ func withOpsMode(config string) string {
 		}
 	}
 	if options == "" {
-		return "go:ops_sequential"
+		return name + ":ops_sequential"
 	}
 	return config + ",ops_sequential"
 }

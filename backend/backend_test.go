@@ -19,7 +19,7 @@ func TestNew(t *testing.T) {
 		config  string
 		wantErr string
 	}{
-		{"go", ""},
+		{"gopatched", ""},
 		{"nosuchbackend", `unknown GoMLX backend "nosuchbackend"`},
 		{"nosuchbackend:opt", "fix: use one of"},
 	}
@@ -41,12 +41,12 @@ func TestNew(t *testing.T) {
 // way of running them; other backends' configurations pass through unchanged.
 func TestWithOpsMode(t *testing.T) {
 	for _, tc := range []struct{ config, want string }{
-		{"go", "go:ops_sequential"},
-		{"go:", "go:ops_sequential"},
-		{"go:devices=3", "go:devices=3,ops_sequential"},
-		{"go:ops_sequential", "go:ops_sequential"},
-		{"go:ops_parallel", "go:ops_parallel"},
-		{"go:devices=2,ops_parallel", "go:devices=2,ops_parallel"},
+		{"gopatched", "gopatched:ops_sequential"},
+		{"gopatched:", "gopatched:ops_sequential"},
+		{"gopatched:devices=3", "gopatched:devices=3,ops_sequential"},
+		{"gopatched:ops_sequential", "gopatched:ops_sequential"},
+		{"gopatched:ops_parallel", "gopatched:ops_parallel"},
+		{"gopatched:devices=2,ops_parallel", "gopatched:devices=2,ops_parallel"},
 		{"xla:cpu", "xla:cpu"},
 		{"onnx:/lib/libonnxruntime.so.1", "onnx:/lib/libonnxruntime.so.1"},
 	} {
@@ -79,8 +79,8 @@ func TestWithPrecision(t *testing.T) {
 		{"xla:cuda,tf32=1", "xla:cuda,tf32=1", true},
 		{"xla:cuda,notf32", "xla:cuda,notf32", false},
 		{"xla:tf32", "xla:tf32,tf32=false", false}, // a plugin of that name
-		{"go", "go", false},
-		{"go:devices=2", "go:devices=2", false},
+		{"gopatched", "gopatched", false},
+		{"gopatched:devices=2", "gopatched:devices=2", false},
 		{"onnx:/lib/libonnxruntime.so.1", "onnx:/lib/libonnxruntime.so.1", false},
 	} {
 		got := withPrecision(tc.config)
@@ -106,7 +106,7 @@ func TestWithDeterminism(t *testing.T) {
 		{"xla:cuda", "--xla_gpu_deterministic_ops=false", "--xla_gpu_deterministic_ops=false"},
 		{"xla:cuda", "--xla_gpu_exclude_nondeterministic_ops=true", "--xla_gpu_exclude_nondeterministic_ops=true"},
 		{"xla:cpu", "", ""},
-		{"go", "", ""},
+		{"gopatched", "", ""},
 		{"onnx:/lib/libonnxruntime.so.1", "", ""},
 	} {
 		t.Setenv(xlaFlagsVar, tc.flags)
@@ -140,12 +140,12 @@ func TestWithDeterminism(t *testing.T) {
 }
 
 func TestDefaultHonoursEnv(t *testing.T) {
-	t.Setenv(EnvVar, "go")
+	t.Setenv(EnvVar, PatchedGo)
 	b, info, err := choose()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Config != "go" || b == nil || !strings.Contains(info.Reason, EnvVar) {
+	if info.Config != "gopatched" || b == nil || !strings.Contains(info.Reason, EnvVar) {
 		t.Errorf("choose() with %s=go: %+v", EnvVar, info)
 	}
 	t.Setenv(EnvVar, "bogus")
@@ -160,7 +160,7 @@ func TestInfoNumDevices(t *testing.T) {
 	for _, tc := range []struct {
 		config string
 		want   int
-	}{{"go", 1}, {"go:devices=3", 3}} {
+	}{{"gopatched", 1}, {"gopatched:devices=3", 3}} {
 		t.Setenv(EnvVar, tc.config)
 		b, info, err := choose()
 		if err != nil {
@@ -173,9 +173,9 @@ func TestInfoNumDevices(t *testing.T) {
 			t.Errorf("%s: %q should name the devices only when there are several", tc.config, info)
 		}
 	}
-	t.Setenv(EnvVar, "go:devices=0")
+	t.Setenv(EnvVar, "gopatched:devices=0")
 	if _, _, err := choose(); err == nil || !strings.Contains(err.Error(), "whole number of devices") {
-		t.Errorf("go:devices=0: error %v, want one that asks for a whole number of devices", err)
+		t.Errorf("gopatched:devices=0: error %v, want one that asks for a whole number of devices", err)
 	}
 }
 
@@ -189,7 +189,7 @@ func (p pluginBackend) PluginName() string { return p.plugin }
 
 // Info.Accelerator is set for a backend on a PJRT plugin other than the CPU's, and only then.
 func TestInfoAccelerator(t *testing.T) {
-	t.Setenv(EnvVar, "go")
+	t.Setenv(EnvVar, PatchedGo)
 	b, info, err := choose()
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +229,7 @@ func TestInfoNamesSIMD(t *testing.T) {
 	for _, tc := range []struct {
 		config string
 		has    bool
-	}{{"go", true}, {"go:ops_sequential", true}, {"xla:cpu", false}, {"onnx:/lib/libonnxruntime.so.1", false}} {
+	}{{"gopatched", true}, {"gopatched:ops_sequential", true}, {"xla:cpu", false}, {"onnx:/lib/libonnxruntime.so.1", false}} {
 		s := Info{Config: tc.config, Name: "n", Reason: "r"}.String()
 		if strings.Contains(s, "SIMD") != tc.has || (tc.has && !strings.Contains(s, want)) {
 			t.Errorf("%s: %q; want SIMD mentioned %v (%q)", tc.config, s, tc.has, want)
@@ -240,13 +240,13 @@ func TestInfoNamesSIMD(t *testing.T) {
 // Only the pure-Go backend's kernel set is named; other backends run kernels of their own.
 func TestInfoKernelSet(t *testing.T) {
 	for _, tc := range []struct{ config, want string }{
-		{"go", simd.KernelSet()}, {"go:ops_sequential", simd.KernelSet()}, {"xla:cpu", "none"}, {"xla:cuda", "none"}, {"onnx:/lib/libonnxruntime.so.1", "none"},
+		{"gopatched", simd.KernelSet()}, {"gopatched:ops_sequential", simd.KernelSet()}, {"xla:cpu", "none"}, {"xla:cuda", "none"}, {"onnx:/lib/libonnxruntime.so.1", "none"},
 	} {
 		if got := (Info{Config: tc.config}).KernelSet(); got != tc.want {
 			t.Errorf("%s: kernel set %q, want %q", tc.config, got, tc.want)
 		}
 	}
-	if got := (Info{Config: "go"}).KernelSet(); got != simd.AVX2 && got != simd.AVX512 && got != simd.Generic {
+	if got := (Info{Config: "gopatched"}).KernelSet(); got != simd.AVX2 && got != simd.AVX512 && got != simd.Generic {
 		t.Errorf("pure Go: kernel set %q is none of avx2, avx512, generic", got)
 	}
 }
@@ -258,7 +258,7 @@ func TestShards(t *testing.T) {
 		config string
 		want   int
 		cheap  bool
-	}{{"go", 0, true}, {"go:ops_sequential", 0, true}, {"xla:cpu", 1, false}, {"onnx:/lib/libonnxruntime.so.1", 1, false}} {
+	}{{"gopatched", 0, true}, {"gopatched:ops_sequential", 0, true}, {"xla:cpu", 1, false}, {"onnx:/lib/libonnxruntime.so.1", 1, false}} {
 		info := Info{Config: tc.config}
 		if got := info.Shards(); got != tc.want {
 			t.Errorf("%s: %d shards, want %d", tc.config, got, tc.want)

@@ -3,7 +3,7 @@ package backprop_test
 import (
 	"fmt"
 
-	"github.com/gomlx/compute/gobackend"
+	"github.com/quce-go/quce/third_party/gobackend"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
 

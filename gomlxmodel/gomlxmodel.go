@@ -19,7 +19,7 @@ import (
 	"sync"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/gomlx/compute/gobackend"
+	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"

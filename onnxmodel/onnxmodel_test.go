@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute-onnx/support/protos"
-	"github.com/gomlx/compute/gobackend"
+	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/gomlx/core/graph"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"

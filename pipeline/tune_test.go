@@ -17,8 +17,8 @@ func TestTuneFor(t *testing.T) {
 		engine   quce.EngineChoice
 		batching quce.Batching
 	}{
-		{backend.Info{Config: "go"}, 0, quce.EngineReplay, quce.Batching{}},
-		{backend.Info{Config: "go:devices=2"}, 0, quce.EngineReplay, quce.Batching{}},
+		{backend.Info{Config: "gopatched"}, 0, quce.EngineReplay, quce.Batching{}},
+		{backend.Info{Config: "gopatched:devices=2"}, 0, quce.EngineReplay, quce.Batching{}},
 		{backend.Info{Config: "xla:cpu"}, 1, quce.EngineAuto, quce.Batching{}},
 		{backend.Info{Config: "xla:cuda", Accelerator: true}, 1, quce.EngineAuto, quce.AcceleratorBatching},
 	} {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/compute/gobackend"
+	"github.com/quce-go/quce/third_party/gobackend"
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/onnxmodel"

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/gomlx/compute/gobackend"
+	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/gomlx/core/graph"
 
 	"github.com/quce-go/quce/quce"

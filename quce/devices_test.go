@@ -19,7 +19,7 @@ import (
 func TestRowsSplitAcrossDevices(t *testing.T) {
 	s := wbc(t)
 	// Both on the pure-Go backend, whatever the tests run on: the comparison is bit for bit.
-	three, err := backend.New("go:devices=3")
+	three, err := backend.New("gopatched:devices=3")
 	if err != nil {
 		t.Fatal(err)
 	}

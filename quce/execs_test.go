@@ -3,7 +3,7 @@ package quce
 import (
 	"testing"
 
-	"github.com/gomlx/compute/gobackend"
+	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/gomlx/core/graph"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomlx/compute/gobackend"
+	"github.com/quce-go/quce/third_party/gobackend"
 	. "github.com/gomlx/gomlx/core/graph"
 
 	"github.com/quce-go/quce/data"

@@ -65,7 +65,7 @@ func TestExplainOnTwoDevices(t *testing.T) {
 		delete(r.json["models"].(map[string]any), "cache_key")
 		return r
 	}
-	one, two := explain("one", "go", ""), explain("two", "go:devices=2", "2")
+	one, two := explain("one", "gopatched", ""), explain("two", "gopatched:devices=2", "2")
 	if !bytes.Equal(one.csv, two.csv) {
 		t.Error("the CSV on two devices differs from the CSV on one")
 	}
@@ -85,7 +85,7 @@ func TestExplainOnTwoDevices(t *testing.T) {
 			Devices int    `json:"devices"`
 		} `json:"phases"`
 	}
-	out := quce("go:devices=2", "bench", "-rows", "64", "-steps", "5", "-epochs", "3", "-vae-epochs", "2", "-latent", "2", "-q")
+	out := quce("gopatched:devices=2", "bench", "-rows", "64", "-steps", "5", "-epochs", "3", "-vae-epochs", "2", "-latent", "2", "-q")
 	if err := json.Unmarshal([]byte(out), &bench); err != nil {
 		t.Fatalf("bench: %v\n%s", err, out)
 	}

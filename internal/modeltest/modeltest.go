@@ -34,11 +34,11 @@ func Backend(t testing.TB) compute.Backend {
 	return b
 }
 
-// GoBackend is the pure-Go backend, whatever backend the tests run on: for a test of its own
-// behaviour, or one that compares explanations bit for bit.
+// GoBackend is the patched pure-Go backend, whatever backend the tests run on: for a test of
+// its own behaviour, or one that compares explanations bit for bit.
 func GoBackend(t testing.TB) compute.Backend {
 	t.Helper()
-	b, err := backend.New("go")
+	b, err := backend.New(backend.PatchedGo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +68,14 @@ func NeedLoops(t testing.TB) {
 // RunsLoops reports whether the test backend runs While loops (see NeedLoops).
 func RunsLoops(t testing.TB) bool {
 	t.Helper()
-	return Backend(t).Capabilities().Functions // as whileloop.Runs, whose tests use this package
+	return backend.RunsLoops(Backend(t)) // as whileloop.Runs, whose tests use this package
 }
 
-// NeedPureGo skips t unless the tests run on the pure-Go backend: t checks what that
+// NeedPureGo skips t unless the tests run on the patched pure-Go backend: t checks what that
 // backend does (its kernel sets, its default engine, its executions).
 func NeedPureGo(t testing.TB) {
 	t.Helper()
-	if i := info(t); !i.PureGo() {
+	if i := info(t); !i.Patched() {
 		t.Skipf("checks the pure-Go backend; the tests run on %s", i)
 	}
 }

@@ -24,7 +24,7 @@ func (o *affineOut[T]) fields() []*T { return []*T{&o.y, &o.sum} }
 
 // A program whose inputs and outputs are named both inside and outside it.
 func Example() {
-	b, err := backend.New("go")
+	b, err := backend.New(backend.PatchedGo)
 	if err != nil {
 		panic(err)
 	}

@@ -38,9 +38,9 @@ func kernelSet(avx2, avx512 bool) string {
 	switch {
 	case !on(matmulEnv, true):
 		return Generic
-	case avx512 && on(envutil.SIMD_AVX512_Env, false):
+	case avx512 && on(envutil.GoBackendSIMD_AVX512, false):
 		return AVX512
-	case avx2 && on(envutil.SIMD_AVX2_Env, true):
+	case avx2 && on(envutil.GoBackendSIMD_AVX2, true):
 		return AVX2
 	}
 	return Generic

@@ -40,13 +40,14 @@ import (
 
 	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
+
+	"github.com/quce-go/quce/backend"
 )
 
-// Runs reports whether b runs While loops: whether it runs closures
-// (Capabilities().Functions), as the pure-Go and XLA backends do and ONNX Runtime does not.
-// Not Capabilities().Operations[OpTypeWhile]: go-xla v0.4.5 runs While but leaves it out of
-// that list (which kept the loop engine off the GPU until it was found).
-func Runs(b compute.Backend) bool { return b.Capabilities().Functions }
+// Runs reports whether b runs the loops Build makes (backend.RunsLoops: closures, and no
+// fault found by backend.Loops' probe); where it does not, callers take one execution per
+// step.
+func Runs(b compute.Backend) bool { return backend.RunsLoops(b) }
 
 // Fn is a closure's code: it gets the loop's current state and the consts, as parameters of
 // the closure, in the order Build was given them.
