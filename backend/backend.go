@@ -300,7 +300,7 @@ func choose() (compute.Backend, Info, error) {
 		if err != nil {
 			return nil, Info{}, err
 		}
-		return b, newInfo(b, cfg, EnvVar+" is set"), nil
+		return b, newInfo(b, cfg, EnvVar+"="+cfg), nil
 	}
 	if plugin := installedXLAPlugin(); plugin != "" {
 		cfg := "xla:" + plugin
@@ -312,7 +312,7 @@ func choose() (compute.Backend, Info, error) {
 	if err != nil {
 		return nil, Info{}, err
 	}
-	return b, newInfo(b, PatchedGo, "no PJRT plugin installed; patched pure-Go backend"), nil
+	return b, newInfo(b, PatchedGo, "no PJRT plugin installed; the patched pure-Go backend, "+PatchedGo), nil
 }
 
 // withOpsMode is config with "ops_sequential" added when it is a pure-Go backend's and

@@ -185,7 +185,7 @@ echo '{"runs":[{"B":455,"total":{"K10_headline_generic":{"total_wall_s":0.9}}}]}
 		"xla:cuda big.csv", "xla:cuda flags=--xla_gpu_deterministic_ops=false", "xla:cuda rerun1.json", "xla:cuda rerun2.json",
 		"xla:cuda kernels", "xla:cuda kernels",
 		"xla:cuda flags=--xla_gpu_enable_command_buffer=FUSION,CUBLAS,CONDITIONAL,WHILE", "xla:cuda 4096,4096,32768",
-		"go 1,1,455,455,4096,4096,32768,32768", "peer 1000000", "xla:cuda steps", "go big.csv"}
+		"gopatched 1,1,455,455,4096,4096,32768,32768", "peer 1000000", "xla:cuda steps", "gopatched big.csv"}
 	for _, tc := range []struct {
 		name     string
 		env      []string

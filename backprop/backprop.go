@@ -29,9 +29,9 @@ package backprop
 import (
 	"fmt"
 
-	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/quce-go/quce/third_party/gobackend"
 
 	. "github.com/gomlx/gomlx/core/graph"
 

@@ -3,9 +3,9 @@ package backprop_test
 import (
 	"fmt"
 
-	"github.com/quce-go/quce/third_party/gobackend"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/quce-go/quce/third_party/gobackend"
 
 	"github.com/quce-go/quce/backprop"
 )

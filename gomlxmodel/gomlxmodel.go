@@ -19,11 +19,11 @@ import (
 	"sync"
 
 	"github.com/gomlx/compute/dtypes"
-	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/support/exceptions"
+	"github.com/quce-go/quce/third_party/gobackend"
 )
 
 // Fn is a model function in GoMLX's form: inputs [rows, features] to outputs [rows, C].

@@ -21,7 +21,7 @@
 //     probabilities output.
 //   - Only ops that onnx-gomlx implements: the usual MLP and CNN ops (Gemm, MatMul, Add, Sub,
 //     Mul, Div, Relu, Sigmoid, Tanh, Softmax, Gelu, Clip, BatchNormalization, Conv, …) are
-//     there; among others LeakyRelu, Softplus, LogSoftmax, Elu, PRelu and the ONNX-ML ops of
+//     there (LeakyRelu, Selu and HardSigmoid too); among others Softplus, LogSoftmax, Elu, PRelu and the ONNX-ML ops of
 //     tree models (TreeEnsembleClassifier, …) are not. Load builds the graph once, so such an
 //     op is reported when the file is loaded, by name.
 //
@@ -49,13 +49,13 @@ import (
 
 	"github.com/gomlx/compute-onnx/support/protos"
 	"github.com/gomlx/compute/dtypes"
-	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/onnx-gomlx/onnx"
 	"github.com/gomlx/onnx-gomlx/onnx/parser"
+	"github.com/quce-go/quce/third_party/gobackend"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/quce-go/quce/gomlxmodel"
@@ -490,7 +490,7 @@ func explainBuildError(path, output string, in inputSpec, err error) error {
 			path, output, describeShape(se.got), probeRows)
 	}
 	if m := unimplementedOp.FindStringSubmatch(err.Error()); m != nil {
-		return fmt.Errorf("onnxmodel: %s uses the ONNX op %s, which onnx-gomlx%s does not support; fix: export with supported ops instead (e.g. activation Relu, Tanh or Sigmoid in place of LeakyRelu, Elu, PRelu or Softplus; Softmax then Log in place of LogSoftmax), or output logits and drop the op",
+		return fmt.Errorf("onnxmodel: %s uses the ONNX op %s, which onnx-gomlx%s does not support; fix: export with supported ops instead (e.g. activation Relu, Tanh or Sigmoid in place of Elu, PRelu or Softplus; Softmax then Log in place of LogSoftmax), or output logits and drop the op",
 			path, m[1], onnxGoMLXVersion())
 	}
 	msg := err.Error()
@@ -610,7 +610,7 @@ func quoteList(names []string) string {
 
 // testedONNXGoMLX is the onnx-gomlx version this package was written and tested against; it
 // names the version in messages when the binary carries no module information (tests).
-const testedONNXGoMLX = "v0.5.5"
+const testedONNXGoMLX = "v0.5.13"
 
 // onnxGoMLXVersion is " vX.Y.Z", the onnx-gomlx module's version in this binary.
 func onnxGoMLXVersion() string {

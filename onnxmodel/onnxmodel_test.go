@@ -12,13 +12,13 @@ import (
 	"testing"
 
 	"github.com/gomlx/compute-onnx/support/protos"
-	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/gomlx/core/graph"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/quce-go/quce/third_party/gobackend"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/quce-go/quce/gomlxmodel"
@@ -324,7 +324,7 @@ func TestLoadErrors(t *testing.T) {
 		{"CSV", "../testdata/iris.csv", onnxmodel.Options{}, []string{"not an ONNX model"}},
 		{"random bytes", random, onnxmodel.Options{}, []string{"not an ONNX model"}},
 		{"empty file", empty, onnxmodel.Options{}, []string{"not an ONNX model"}},
-		{"unsupported op", m("unsupported_op.onnx"), onnxmodel.Options{}, []string{"uses the ONNX op LeakyRelu, which onnx-gomlx v", "does not support", "Relu"}},
+		{"unsupported op", m("unsupported_op.onnx"), onnxmodel.Options{}, []string{"uses the ONNX op Elu, which onnx-gomlx v", "does not support", "Relu"}},
 		{"two outputs", m("two_outputs.onnx"), onnxmodel.Options{}, []string{`"logit"`, `"prob"`, "-model-output-name", "Options.Output"}},
 		{"unknown output", m("two_outputs.onnx"), onnxmodel.Options{Output: "score"}, []string{`"score"`, `"logit"`, `"prob"`, "-model-output-name"}},
 		{"two inputs", m("two_inputs.onnx"), onnxmodel.Options{}, []string{`"x"`, `"aux"`, "-model-input-name", "Options.Input"}},

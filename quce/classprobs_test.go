@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/gomlx/core/graph"
+	"github.com/quce-go/quce/third_party/gobackend"
 
 	"github.com/quce-go/quce/quce"
 )

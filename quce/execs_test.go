@@ -3,8 +3,8 @@ package quce
 import (
 	"testing"
 
-	"github.com/quce-go/quce/third_party/gobackend"
 	"github.com/gomlx/gomlx/core/graph"
+	"github.com/quce-go/quce/third_party/gobackend"
 )
 
 // The compiled graphs beyond execsKept are freed, least recently used first, but never

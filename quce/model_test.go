@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/third_party/gobackend"
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/quce-go/quce/third_party/gobackend"
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/onnxmodel"

@@ -12,6 +12,7 @@
 #   and table.md; QUCE (default: go run ./cmd/quce) is the binary to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=go1.27.3
 out=${1:-/tmp/quce-eval-datasets}
 shift || true
 quce=${QUCE:-"go run ./cmd/quce"}

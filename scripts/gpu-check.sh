@@ -408,7 +408,7 @@ python=${PYTHON:-python3}
 peer_args=(--device cuda --K 10 --reps 1 --threads 1 --models "$(dirname "$peer")/models.pt"
 	--opt-variants manual_jit --attr-variants manual)
 on_xla=(env GOMLX_BACKEND=xla:cuda "$quce" bench)
-on_go=(env GOMLX_BACKEND=go "$quce" bench)
+on_go=(env GOMLX_BACKEND=gopatched "$quce" bench)
 # With a CPU profile of the host's side (go tool pprof QUCE_BIN DIR/xla.prof).
 attempt xla "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -cpuprofile "$dir/xla.prof" -rows "$rows_csv"
 attempt peer "${RUN_TIMEOUT:-300}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer.json" --B 1 455 4096 32768
@@ -439,6 +439,6 @@ attempt go "${RUN_TIMEOUT:-300}" "${on_go[@]}" -rows "$rows_csv"
 attempt peer-big "${BIG_TIMEOUT:-120}" "$python" "$peer" "${peer_args[@]}" --out "$dir/peer-big.json" --B "$big_rows"
 # The same GPU on the step engine, to show what the loop engine changes there.
 attempt xla-steps "${RUN_TIMEOUT:-300}" "${on_xla[@]}" -rows 1,1,455 -engine steps
-attempt go-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" go-big go "$quce"
+attempt go-big "${BIG_TIMEOUT:-120}" bash "$here/gpu-check.sh" --streamed "$dir" go-big gopatched "$quce"
 
 table "$dir"

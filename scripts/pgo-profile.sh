@@ -16,11 +16,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+export GOTOOLCHAIN=go1.27.3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 GOEXPERIMENT=simd go build -pgo=off -o "$tmp/quce" ./cmd/quce
-export GOMLX_BACKEND=go # the profile is of the pure-Go backend, whatever this machine has
+export GOMLX_BACKEND=gopatched # the profile is of the pure-Go backend, whatever this machine has
 bench() {
 	name=$1
 	shift

@@ -4,7 +4,7 @@
 #
 #   - Debian packages: jupyter-notebook, jupyter-nbconvert, python3-ipykernel (classic Notebook 6,
 #     nbconvert 6; used as /usr/bin/jupyter with /usr/bin/python3) and chromium (browser test).
-#   - goimports v0.52.0 and gopls v0.23.0 (the newest that build with Go 1.26; GoNB needs both).
+#   - goimports v0.52.0 and gopls v0.23.0 (GoNB needs both; they build with Go 1.27 too).
 #   - GoNB v0.11.5, built from the pinned tools module in scripts/tools/gonb (a plain
 #     `go install github.com/janpfeifer/gonb@v0.11.5` fails: the proxy refuses gonb's version list).
 #   - The "gonb" Jupyter kernel (`gonb --install`, into $JUPYTER_DATA_DIR or ~/.local/share/jupyter).
@@ -12,7 +12,7 @@
 #     chromium; no browser is downloaded.
 #
 # Usage: bash scripts/setup-notebooks.sh [--no-browser]   (--no-browser: skip chromium and npm)
-# Needs: Go 1.26.x, gcc, Node/npm, Debian apt (runs apt-get through sudo when not root).
+# Needs: Go (GOTOOLCHAIN=go1.27.3 fetches 1.27.3), gcc, Node/npm, Debian apt (runs apt-get through sudo when not root).
 set -Eeuo pipefail
 
 GONB_VERSION=v0.11.5
@@ -29,7 +29,7 @@ for a in "$@"; do
 done
 
 SCRIPTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
+export GOTOOLCHAIN=go1.27.3 GOFLAGS=-buildvcs=false
 GOBIN=$(go env GOBIN); [ -n "$GOBIN" ] || GOBIN=$(go env GOPATH)/bin
 export GOBIN PATH=$GOBIN:$PATH
 T0=$(date +%s)

@@ -46,7 +46,7 @@ else echo "test-browser: notebook $NB not found" >&2; exit 1
 fi
 NAME=$(basename "$NB")
 
-export GOTOOLCHAIN=local GOMLX_BACKEND=go PYDEVD_DISABLE_FILE_VALIDATION=1
+export GOTOOLCHAIN=go1.27.3 GOMLX_BACKEND=gopatched PYDEVD_DISABLE_FILE_VALIDATION=1
 GOBIN=$(go env GOBIN); [ -n "$GOBIN" ] || GOBIN=$(go env GOPATH)/bin
 export PATH=$GOBIN:$PATH
 for f in "$GOBIN/gonb" "$GOBIN/goimports" "$GOBIN/gopls" /usr/bin/jupyter /usr/bin/chromium \

@@ -8,7 +8,7 @@
 #              notebooks that passed; cells tagged `interactive` keep what they had).
 #
 # Each notebook runs in its own directory (so its setup cell finds the repository as $GONB_DIR/..)
-# with GOMLX_BACKEND=go, through a private kernelspec installed with `gonb --install --raw_error`
+# with GOMLX_BACKEND=gopatched, through a private kernelspec installed with `gonb --install --raw_error`
 # under a temporary JUPYTER_DATA_DIR (compiler errors come out as plain text in the log). Cells
 # tagged `interactive` (widgets: they need a browser and would hang) are removed first.
 # A notebook fails on: nbconvert failure (compile error, panic, non-zero exit, timeout), an error
@@ -42,7 +42,7 @@ if [ ${#NBS[@]} -eq 0 ]; then
   echo "test-notebooks: no notebooks in $REPO/notebooks" >&2; exit 1
 fi
 
-export GOTOOLCHAIN=local GOMLX_BACKEND=go PYDEVD_DISABLE_FILE_VALIDATION=1
+export GOTOOLCHAIN=go1.27.3 GOMLX_BACKEND=gopatched PYDEVD_DISABLE_FILE_VALIDATION=1
 GOBIN=$(go env GOBIN); [ -n "$GOBIN" ] || GOBIN=$(go env GOPATH)/bin
 export PATH=$GOBIN:$PATH   # gonb, goimports, gopls
 for tool in gonb goimports gopls /usr/bin/jupyter; do

@@ -216,7 +216,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
 		"backend":    s.BackendInfo.Config, "deterministic": !s.BackendInfo.Nondeterministic, "devices": s.BackendInfo.NumDevices, "simd": s.BackendInfo.KernelSet(), "accelerator": s.BackendInfo.Accelerator, "batching": s.Explainer.BatchingInUse(), "pgo": buildProfile(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
-		"model": modelJSON(s), "model_check": s.ModelCheck,
+		"model": modelJSON(s), "model_check": s.ModelCheck, "while_loops": whileLoopsJSON(s.BackendInfo),
 	}
 	b, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/atomicfile"
 	"github.com/quce-go/quce/pipeline"
@@ -591,6 +592,15 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 	return doc
 }
 
+// whileLoopsJSON says whether the backend ran training and the search in While loops: "ok",
+// or why not, in which case they took one execution per step (backend.Loops).
+func whileLoopsJSON(info backend.Info) string {
+	if info.Loops != nil {
+		return info.Loops.Error()
+	}
+	return "ok"
+}
+
 // runDoc is what the JSON of explain and summary both record, so that a run can be
 // repeated and checked: the data, the backend, the versions, every setting, the models,
 // the scaler and the columns.
@@ -605,6 +615,7 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 		"backend":   s.BackendInfo.Config,
 		// false only on a GPU whose XLA_FLAGS turned XLA's deterministic operations off
 		"deterministic": !s.BackendInfo.Nondeterministic,
+		"while_loops":   whileLoopsJSON(s.BackendInfo),
 		"versions":      versions(),
 		"config": map[string]any{
 			"quce": cfg, "split": f.split, "n": f.n, "rows": lines, "instances": f.instances,

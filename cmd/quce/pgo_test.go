@@ -44,7 +44,7 @@ func TestDefaultProfileCoversTheCommand(t *testing.T) {
 		"github.com/quce-go/quce/quce.loopEngine.walk",
 		"github.com/quce-go/quce/quce.replayEngine.walk",
 		"github.com/quce-go/quce/internal/trainloop.Run",
-		"github.com/gomlx/compute/internal/gobackend.(*FunctionExecutable).executeNode",
+		"github.com/quce-go/quce/third_party/gobackend/internal/gobackend.(*FunctionExecutable).executeNode",
 	} {
 		if cum[fn] < 2 {
 			t.Errorf("default.pgo: %s has %.2f%% of the samples, want at least 2%%; fix: bash scripts/pgo-profile.sh", fn, cum[fn])

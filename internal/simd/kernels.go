@@ -23,8 +23,8 @@ func KernelSet() string {
 
 // kernelSet is the backend's choice, given whether the AVX2 and AVX-512 kernels could run
 // (compiled in and supported by the processor), from the environment: the AVX-512 kernels only
-// when GOMLX_SIMD_AVX512 asks for them (the AVX2 ones are faster on the processors measured;
-// see third_party/README.md), the AVX2 ones unless GOMLX_SIMD_AVX2 says no, and none of them
+// when GOMLX_GO_SIMD_AVX512 asks for them (the AVX2 ones are faster on the processors measured;
+// see third_party/README.md), the AVX2 ones unless GOMLX_GO_SIMD_AVX2 says no, and none of them
 // when GOMLX_DOT_MATMUL is off. A variable the backend cannot read has stopped the process
 // at start-up already, so its default stands in here.
 func kernelSet(avx2, avx512 bool) string {

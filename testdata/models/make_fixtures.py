@@ -22,7 +22,8 @@ Writes into testdata/models/:
                   the model takes), PyTorch's outputs on them, and grads[c]: PyTorch's input
                   gradients of the sum over the rows of output c (for one output: of the sum
                   of the outputs)
-  unsupported_op.onnx  30 → Linear → LeakyRelu → Linear → 1 (LeakyRelu: not in onnx-gomlx v0.5.5)
+  unsupported_op.onnx  30 → Linear → Elu → Linear → 1 (Elu: not in onnx-gomlx v0.5.13; LeakyRelu,
+                       used before, is since v0.5.13)
   two_outputs.onnx     30 → (logit [rows,1], prob [rows,1])
   two_inputs.onnx      x [rows,4], aux [rows,4] → y = x·w (x only), z = x·w + Σaux (both)
   bad_shape.onnx       30 → [rows, 2, 2]
@@ -219,9 +220,9 @@ def wbc():
 
     # (e) an op onnx-gomlx lacks.
     torch.manual_seed(2)
-    leaky = torch.nn.Sequential(torch.nn.Linear(30, 4), torch.nn.LeakyReLU(0.1),
-                                torch.nn.Linear(4, 1))
-    export(leaky, os.path.join(HERE, "unsupported_op.onnx"), 30)
+    elu = torch.nn.Sequential(torch.nn.Linear(30, 4), torch.nn.ELU(),
+                              torch.nn.Linear(4, 1))
+    export(elu, os.path.join(HERE, "unsupported_op.onnx"), 30)
 
     # (f) two outputs; an output of rank 3.
     torch.manual_seed(3)

@@ -181,7 +181,7 @@ func (b *Backend) GetBuffer(shape shapes.Shape) (*Buffer, error) {
 	}
 	dtype := shape.DType
 	length := shape.Size()
-	requestedSizeInBytes := dtype.SizeForDimensions(length)
+	requestedSizeInBytes := byteSize(dtype, length)
 	bucketedSize := support.TwoBitBucketLen(requestedSizeInBytes)
 	var buf *Buffer
 	if idx, ok := bucketPoolIndex(bucketedSize); ok {

@@ -27,7 +27,7 @@ func setup() {
 	fmt.Printf("Available backends: %q\n", compute.List())
 	// Perform your setup logic here
 	if os.Getenv(compute.ConfigEnvVar) == "" {
-		must.M(os.Setenv(compute.ConfigEnvVar, BackendName))
+		must.M(os.Setenv(compute.ConfigEnvVar, gobackend.BackendName))
 	} else {
 		fmt.Printf("\t$%s=%q\n", compute.ConfigEnvVar, os.Getenv(compute.ConfigEnvVar))
 	}

@@ -17,9 +17,9 @@
 //
 //   - GOMLX_DOT_MATMUL: set to false to disable the default matmul implementation.
 //     if you haven't added other plugin implementations, it will effectively disable DotGeneral.
-//   - GOMLX_SIMD_AVX512: set to true to use the AVX512 implementation where the runtime architecture allows it
+//   - GOMLX_GO_SIMD_AVX512: set to true to use the AVX512 implementation where the runtime architecture allows it
 //     (off by default: the AVX2 implementation runs instead, see matmul's avx512KernelsChosen).
-//   - GOMLX_SIMD_AVX2: set to false to disable the AVX2 implementation, even if the runtime architecture allows it.
+//   - GOMLX_GO_SIMD_AVX2: set to false to disable the AVX2 implementation, even if the runtime architecture allows it.
 package dot
 
 import (

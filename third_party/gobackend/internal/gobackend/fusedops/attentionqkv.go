@@ -57,17 +57,16 @@ func FusedAttentionQKVProjection(f *gobackend.Function, x, wQKV, biasQ, biasK, b
 		return nil, nil, nil, errors.Errorf("AttentionQKVProjection: x must have rank >= 1, got %d", xNode.Shape.Rank())
 	}
 
-	batchDims := xNode.Shape.Dimensions[:xNode.Shape.Rank()-1]
-	qDims := make([]int, len(batchDims)+1)
-	copy(qDims, batchDims)
-	qDims[len(batchDims)] = queryDim
-	kvDims := make([]int, len(batchDims)+1)
-	copy(kvDims, batchDims)
-	kvDims[len(batchDims)] = keyValueDim
-
-	qShape := shapes.Make(xNode.Shape.DType, qDims...)
-	kShape := shapes.Make(xNode.Shape.DType, kvDims...)
-	vShape := shapes.Make(xNode.Shape.DType, kvDims...)
+	// The outputs have x's shape with the last axis queryDim or keyValueDim wide: a copy of
+	// x's shape, so that dynamic batch axes stay dynamic (with their names).
+	lastAxisOf := func(dim int) shapes.Shape {
+		s := xNode.Shape.Clone()
+		s.Dimensions[s.Rank()-1] = dim
+		return s
+	}
+	qShape := lastAxisOf(queryDim)
+	kShape := lastAxisOf(keyValueDim)
+	vShape := lastAxisOf(keyValueDim)
 
 	// Build DotGeneral sub-node for the matmul: x @ wQKV.
 	// This delegates to the optimized matmul infrastructure.

@@ -46,9 +46,13 @@ func FusedDense(f *gobackend.Function, x, weight, bias compute.Value, options co
 	if xNode.Shape.IsDynamic() || wNode.Shape.IsDynamic() {
 		return nil, compute.ErrNotImplemented
 	}
+	if dtype := xNode.Shape.DType; dtype == dtypes.BFloat16 || dtype == dtypes.Float16 {
+		return fusedDenseInFloat32(f, inputs, bias != nil, options)
+	}
 	switch options.Activation.Type {
-	case compute.ActivationNone, compute.ActivationGelu, compute.ActivationRelu, compute.ActivationSilu,
-		compute.ActivationHardSwish, compute.ActivationTanh:
+	case compute.ActivationNone, compute.ActivationGelu, compute.ActivationGeluApproximate, compute.ActivationRelu,
+		compute.ActivationSilu, compute.ActivationHardSwish, compute.ActivationTanh, compute.ActivationSigmoid,
+		compute.ActivationHardSigmoid, compute.ActivationLeakyRelu, compute.ActivationSelu:
 	default:
 		// An activation the executor does not apply: the caller decomposes the operation.
 		return nil, errors.Wrapf(compute.ErrNotImplemented, "FusedDense: activation %s", options.Activation.Type)
@@ -189,6 +193,29 @@ func fusedDenseAddBias[T float32 | float64](output, bias *gobackend.Buffer) {
 	}
 }
 
+// fusedDenseInFloat32 is FusedDense of half-precision operands (inputs: x, weight and, with
+// hasBias, bias): computed in float32, which the executor runs, and rounded back to the
+// operands' dtype once, at the end.
+func fusedDenseInFloat32(f *gobackend.Function, inputs []*gobackend.Node, hasBias bool, options compute.DenseConfig) (compute.Value, error) {
+	dtype := inputs[0].Shape.DType
+	wide := make([]compute.Value, 3)
+	for i, in := range inputs {
+		v, err := f.ConvertDType(in, dtypes.Float32)
+		if err != nil {
+			return nil, err
+		}
+		wide[i] = v
+	}
+	if !hasBias {
+		wide[2] = nil
+	}
+	out, err := FusedDense(f, wide[0], wide[1], wide[2], options)
+	if err != nil {
+		return nil, err
+	}
+	return f.ConvertDType(out, dtype)
+}
+
 func fusedDenseApplyActivation[T float32 | float64](backend *gobackend.Backend, data *gobackend.Buffer, activation compute.ActivationType) {
 	dataFlat := data.Flat.([]T)
 	switch activation {
@@ -216,6 +243,31 @@ func fusedDenseApplyActivation[T float32 | float64](backend *gobackend.Backend, 
 	case compute.ActivationTanh:
 		for i, x := range dataFlat {
 			dataFlat[i] = T(math.Tanh(float64(x)))
+		}
+	case compute.ActivationGeluApproximate:
+		geluParallelizeChunked(backend, dataFlat, dataFlat, geluApproxChunk[T]) // in-place
+	case compute.ActivationSigmoid:
+		for i, x := range dataFlat {
+			dataFlat[i] = T(1 / (1 + math.Exp(-float64(x))))
+		}
+	case compute.ActivationHardSigmoid:
+		for i, x := range dataFlat {
+			dataFlat[i] = min(max(0.2*x+0.5, 0), 1)
+		}
+	case compute.ActivationLeakyRelu:
+		for i, x := range dataFlat {
+			if x < 0 {
+				dataFlat[i] = 0.3 * x
+			}
+		}
+	case compute.ActivationSelu:
+		const alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+		for i, x := range dataFlat {
+			if x > 0 {
+				dataFlat[i] = scale * x
+			} else {
+				dataFlat[i] = T(scale * alpha * math.Expm1(float64(x)))
+			}
 		}
 	}
 }

@@ -66,7 +66,7 @@ func execConcatenate(backend *gobackend.Backend, node *gobackend.Node, inputs []
 		outputShape = concreteShape
 	}
 	dtype := outputShape.DType
-	elemSize := dtype.Size()
+	elemSize := gobackend.DTypeSize(dtype)
 	rank := outputShape.Rank()
 	_ = inputsOwned // We don't reuse the inputs.
 

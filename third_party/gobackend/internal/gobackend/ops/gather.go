@@ -139,7 +139,7 @@ func execGather(backend *gobackend.Backend, node *gobackend.Node, inputs []*goba
 	indirectStartIndices := make([]int, len(gatherParams.startIndexMap))
 	operandShape := operand.RawShape
 	operandRank := operandShape.Rank()
-	dataSize := operandShape.DType.Size()
+	dataSize := gobackend.DTypeSize(operandShape.DType)
 	operandStartIndices := make([]int, operandRank)
 
 	// Inner-loop preparation: loop over the slices to copy given the starting indices.
@@ -341,7 +341,7 @@ func newGatherIterator(
 	}
 
 	// Initialize for output.
-	dataSize := outputShape.DType.Size()
+	dataSize := gobackend.DTypeSize(outputShape.DType)
 	outputStride := dataSize
 	for axis := outputShape.Rank() - 1; axis >= 0; axis-- {
 		it.outputStrides[axis] = outputStride

@@ -194,7 +194,7 @@ func lastAxisPadding(rank int, axesConfig []compute.PadAxis) bool {
 // start and end padding, without the general case's merged axes and recursive copy (built
 // at every execution). The same bytes.
 func padLastAxis(backend *gobackend.Backend, node *gobackend.Node, operand, fillValue *gobackend.Buffer, last compute.PadAxis, planned *gobackend.Buffer) (*gobackend.Buffer, error) {
-	elementSize := operand.RawShape.DType.Size()
+	elementSize := gobackend.DTypeSize(operand.RawShape.DType)
 	if elementSize < 1 {
 		return nil, errors.Errorf("Pad operation does not support sub-byte types like %s", operand.RawShape.DType)
 	}
@@ -238,10 +238,10 @@ func padLastAxis(backend *gobackend.Backend, node *gobackend.Node, operand, fill
 }
 
 func padWithConcreteConfig(backend *gobackend.Backend, operand, fillValue *gobackend.Buffer, axesConfig []compute.PadAxis) (*gobackend.Buffer, error) {
-	if operand.RawShape.DType.Size() < 1 {
+	if gobackend.DTypeSize(operand.RawShape.DType) < 1 {
 		return nil, errors.Errorf("Pad operation does not support sub-byte types like %s", operand.RawShape.DType)
 	}
-	elementSize := operand.RawShape.DType.Size()
+	elementSize := gobackend.DTypeSize(operand.RawShape.DType)
 
 	outShape, err := shapeinference.Pad(operand.RawShape, axesConfig...)
 	if err != nil {

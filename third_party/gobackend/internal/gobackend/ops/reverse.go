@@ -84,7 +84,7 @@ func execReverse(backend *gobackend.Backend, node *gobackend.Node, inputs []*gob
 	mergedNewDim := 1
 	mergedLastIsReversed := false
 	isFirstAxis := true
-	elementSize := shape.DType.Size()
+	elementSize := gobackend.DTypeSize(shape.DType)
 	for axis, dim := range shape.Dimensions {
 		isReversed := areAxesReversed[axis]
 		if dim == 1 {

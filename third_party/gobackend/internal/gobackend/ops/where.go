@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/gomlx/compute"
@@ -24,7 +25,27 @@ func Where(f *gobackend.Function, conditionOp, onTrueOp, onFalseOp compute.Value
 	if err != nil {
 		return nil, err
 	}
-	node, _ := f.GetOrCreateNode(compute.OpTypeWhere, outputShape, []*gobackend.Node{condition, onTrue, onFalse}, nil)
+	// The executor takes each operand as a scalar or of the output's dimensions. Shape
+	// inference also accepts operands of the output's rank with axes of dimension 1
+	// (broadcast along them): those are broadcast first.
+	operands := []*gobackend.Node{condition, onTrue, onFalse}
+	for i, operand := range operands {
+		if operand.Shape.IsScalar() || slices.Equal(operand.Shape.Dimensions, outputShape.Dimensions) {
+			continue
+		}
+		target := outputShape.Clone()
+		target.DType = operand.Shape.DType
+		axes := make([]int, operand.Shape.Rank())
+		for axis := range axes {
+			axes[axis] = axis
+		}
+		broadcast, err := f.BroadcastInDim(operand, target, axes)
+		if err != nil {
+			return nil, err
+		}
+		operands[i] = broadcast.(*gobackend.Node)
+	}
+	node, _ := f.GetOrCreateNode(compute.OpTypeWhere, outputShape, operands, nil)
 	return node, nil
 }
 

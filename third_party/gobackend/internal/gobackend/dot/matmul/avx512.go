@@ -73,7 +73,7 @@ func init() {
 }
 
 // avx512KernelsChosen is the rule that picks a product's kernels on a processor with AVX-512:
-// the AVX2 kernels, unless GOMLX_SIMD_AVX512 asks for the AVX-512 ones. It returns the
+// the AVX2 kernels, unless GOMLX_GO_SIMD_AVX512 asks for the AVX-512 ones. It returns the
 // variable's parsing error, if any.
 //
 // The rule is fixed, not timed at start-up, because the two kernel sets give different bits:
@@ -86,7 +86,7 @@ func init() {
 // 0.72 s against 1.41 s, a gradient-based workload over 455 rows 1.19 s against 1.95 s. On
 // processors that split 512-bit operations into two 256-bit halves, the AVX-512 kernels
 // cannot do more work per cycle than the AVX2 ones. BenchmarkKernelChoice measures both sets
-// on any processor; where the AVX-512 ones come out faster, GOMLX_SIMD_AVX512=true uses them.
+// on any processor; where the AVX-512 ones come out faster, GOMLX_GO_SIMD_AVX512=true uses them.
 func avx512KernelsChosen(hasAVX512 bool) (bool, error) {
 	wanted, err := envutil.ReadBool(envutil.GoBackendSIMD_AVX512, false)
 	return wanted && hasAVX512, err
