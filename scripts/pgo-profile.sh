@@ -5,8 +5,8 @@
 # executor). The profile comes from quce bench on the pure-Go backend, with a binary built
 # without a profile, over what the command spends its time on: training both models, one-row
 # searches at the default K = 10 (as many as take the time of one batch of 455; the replay
-# engine), batches of 100 (replay) and 455 rows (the step engine), the work unit (455 rows,
-# K = 3) and the loop engine.
+# engine), batches of 100 (replay) and 455 rows (the loop engine), the work unit (455 rows,
+# K = 3), the loop engine, and the step engine (-samples, backends without While loops).
 #
 #   bash scripts/pgo-profile.sh     rewrite cmd/quce/default.pgo (about a minute)
 #
@@ -33,6 +33,8 @@ bench() {
 bench k10 -rows "$(printf '1,%.0s' {1..40})100,455"
 bench k3 -rows 455 -k 3
 bench loop -rows 1,455 -k 3 -engine loop
+# The step engine: what -samples and backends without While loops run.
+bench steps -rows 100 -k 3 -engine steps
 go tool pprof -proto "$tmp"/*.prof >"$tmp/default.pgo" 2>/dev/null
 mv "$tmp/default.pgo" cmd/quce/default.pgo
 echo "pgo-profile: wrote cmd/quce/default.pgo" >&2

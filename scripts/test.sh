@@ -9,7 +9,8 @@
 #      scripts/vendor-compute.sh), the same on the optional ONNX Runtime backend (its library
 #      fetched from npm by scripts/get-onnxruntime.sh; what does not apply there is skipped),
 #      then every test once more in a build without the SIMD kernels (the fallback);
-#   4. a module outside the repository that requires this one through a local module proxy
+#   4. the fixes in third_party/upstream applied to the compute go.mod requires, their tests
+#      (scripts/check-upstream-fixes.sh), and a module outside the repository that requires this one through a local module proxy
 #      (scripts/test-dependent.sh): go install of cmd/quce and a program of its own, their
 #      results byte for byte the in-repository build's;
 #   5. every notebook executed headless with the GoNB kernel (scripts/test-notebooks.sh), and a
@@ -58,6 +59,9 @@ echo "== the optional ONNX Runtime backend (-tags onnx, the library fetched by s
 
 echo "== the fallback: every test in a build without GOEXPERIMENT=simd (the generic kernels)"
 GOEXPERIMENT= go test -count=1 -timeout 40m ./...
+
+echo "== the fixes ready to send upstream (third_party/upstream): they apply to the required compute and their tests pass"
+bash scripts/check-upstream-fixes.sh
 
 echo "== a dependent: this module through a local module proxy, from outside the repository (scripts/test-dependent.sh)"
 if [ $NOTEBOOKS = 1 ]; then
