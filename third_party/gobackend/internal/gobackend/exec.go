@@ -205,6 +205,14 @@ func SetFusibleNodeExecutor(opType compute.OpType, priority RegisterPriority, ex
 	fusedKernels[opType] = kernel
 }
 
+// Plans reports whether sequential executions plan the outputs of opType's nodes (its
+// executor was registered with SetPlannedNodeExecutor) and whether they may fuse them (with
+// SetFusibleNodeExecutor): which executors are registered depends on the build (the float32
+// elementwise ones are the AVX2 executors of a GOEXPERIMENT=simd build on amd64).
+func Plans(opType compute.OpType) (planned, fused bool) {
+	return plannedExecutors[opType] != nil, fusedKernels[opType] != nil
+}
+
 // FusedView reports whether node's output is a contiguous run of its operand's flat elements,
 // and where it starts: a Reshape (at 0), or a Slice of one run. A group of fused operations
 // (see seqFused) reads such an output in place, in its operand.
