@@ -64,7 +64,7 @@ type Info struct {
 	Name   string // the backend's own description
 	Reason string // why this one was chosen
 	// NumDevices is how many devices the backend reports: the explainer splits a call's rows
-	// over them (quce.Explainer.Shards). The pure-Go backend has one, or as many virtual
+	// over them (quce.Settings.Shards). The pure-Go backend has one, or as many virtual
 	// devices as its "devices" option asks for ("gopatched:devices=4"), for testing such splits on
 	// a CPU.
 	NumDevices int
@@ -366,5 +366,19 @@ func New(config string) (b compute.Backend, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating GoMLX backend %q: %w", config, err)
 	}
+	made.Store(b, config)
 	return b, nil
+}
+
+// made holds the configuration of every backend New made, for Of.
+var made sync.Map
+
+// Of describes b as far as the choices made for it need (Info.Shards, Info.ExecutionsCheap,
+// Info.Accelerator): a backend New made has its configuration; another (made by GoMLX
+// directly, or wrapped) has none, and is treated as neither pure-Go nor patched. Its Reason
+// is empty and its Loops unprobed (nil).
+func Of(b compute.Backend) Info {
+	config, _ := made.Load(b)
+	c, _ := config.(string)
+	return Info{Config: withPrecision(c), Name: b.Name(), NumDevices: b.NumDevices(), Accelerator: onAccelerator(b)}
 }

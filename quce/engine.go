@@ -13,19 +13,19 @@ import (
 // kept points), failing, stalling and stopping rows as walkRow does. Two engines implement
 // it: stepsEngine (walk.go), one execution per optimisation step with the bookkeeping on the
 // host, and loopEngine (loop.go), the whole search as one compiled program. They walk the
-// same paths; engineFor chooses, and Explainer.Engine says which ran. A walk runs its
+// same paths; engineFor chooses, and Stats.Engine says which ran. A walk runs its
 // executions on device dev of the backend (its shard's, see optimiseSharded).
 type engine interface {
 	name() string
 	walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error
 }
 
-// EngineChoice chooses the engine the searches run on (Explainer.EngineChoice).
+// EngineChoice chooses the engine the searches run on (Settings.Engine).
 type EngineChoice string
 
 // The choices.
 const (
-	EngineAuto   EngineChoice = ""       // the loop engine wherever it can run, else the steps
+	EngineAuto   EngineChoice = ""       // chosen for the backend (see Settings.Engine)
 	EngineLoop   EngineChoice = "loop"   // the loop engine, or an error where it cannot run
 	EngineSteps  EngineChoice = "steps"  // one execution per optimisation step
 	EngineReplay EngineChoice = "replay" // many steps an execution for batches of up to replayMaxRows rows, the loop for larger ones, where they can run; else the steps

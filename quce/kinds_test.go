@@ -90,7 +90,8 @@ func TestObjectiveGradientMatchesFiniteDifferences(t *testing.T) {
 // there), and only checked to be finite.
 func TestLogProbGradientMatchesAutodiff(t *testing.T) {
 	forEachKind(t, func(t *testing.T, s *pipeline.Setup) {
-		clf, classes := s.Explainer.Classifier(), s.Explainer.NumClasses()
+		clf := s.Explainer.Classifier()
+		classes := clf.NumClasses()
 		// Points and targets come in as float64 rows, [1, J] and [1, C].
 		ref, err := NewExec(s.Backend, func(x64, onehot64 *Node) *Node {
 			x, onehot := ConvertDType(x64, dtypes.Float32), ConvertDType(onehot64, dtypes.Float32)

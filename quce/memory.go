@@ -64,7 +64,7 @@ type memoryModel struct {
 	shards          int         // the most concurrent executions (see maxShards)
 	unitRows        int         // the most rows one execution walks (Batching.UnitRows)
 	replay          bool        // the replay engine runs the batches it takes (EngineReplay)
-	limit           int64       // Explainer.MemoryLimit (0: AvailableMemory)
+	limit           int64       // Settings.MemoryLimit (0: AvailableMemory)
 }
 
 // need is an estimate of the bytes a job of instances × cfg.Paths × candidates rows
@@ -110,7 +110,7 @@ func (mm memoryModel) replayBytes(cfg Config, rows int64) int64 {
 	return 3 * shards * int64(stretch) * perShard * int64(rowStep)
 }
 
-// check refuses a job that needs more memory than the limit (Explainer.MemoryLimit,
+// check refuses a job that needs more memory than the limit (Settings.MemoryLimit,
 // or what the machine has available), saying how large it is and how to shrink it.
 func (mm memoryModel) check(cfg Config, instances, candidates int) error {
 	limit := mm.limit

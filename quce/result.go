@@ -42,13 +42,13 @@ type Path struct {
 	// end are NaN; Points and the vectors along them hold where it went before it failed.
 	Failure string
 	// RelaxedProb is F(τ|·) where the search ended. With discrete columns (see
-	// Explainer.SetColumns) the search's end is then projected onto the nearest legal row,
+	// Settings.Columns) the search's end is then projected onto the nearest legal row,
 	// which can change F; ProbEnd is that of the legal row. Without them it equals ProbEnd.
 	RelaxedProb float64
 	// Projected says the search's end was not a legal row and was moved to one.
 	Projected bool
 	// Repairs are the columns changed, in order, by the one-column moves that restored
-	// validity after the projection (see Explainer.SetColumns); each is a path segment.
+	// validity after the projection (see Settings.Columns); each is a path segment.
 	Repairs []int
 	// Resets are the columns that Config.Sparse set back to x's values, in the order of
 	// the path's last segments (after the optimisation steps and any projection).

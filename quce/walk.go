@@ -147,7 +147,7 @@ func (jb job) optimiseSharded(ctx context.Context, cfg Config, rows []*row) erro
 		}
 		return nil
 	})
-	jb.pr.lastShards.Store(int64(shards))
+	jb.pr.stats.shards.Store(int64(shards))
 	return err
 }
 
@@ -173,7 +173,7 @@ func (jb job) eachShard(ctx context.Context, n int, f func(k, lo, hi int, dev co
 	return shards, errors.Join(errs...)
 }
 
-// maxShards is the most shards a call's rows are split into: shards (Explainer.Shards), or
+// maxShards is the most shards a call's rows are split into: shards (Settings.Shards), or
 // one per CPU core if it is 0, and at least one per device.
 func maxShards(shards, devices int) int {
 	if shards <= 0 {
@@ -345,7 +345,7 @@ func (jb job) optimise(ctx context.Context, cfg Config, rows []*row, dev compute
 	if err != nil {
 		return err
 	}
-	jb.pr.lastEngine.Store(ptr(w.name()))
+	jb.pr.stats.engine.Store(ptr(w.name()))
 	return w.walk(ctx, cfg, rows, dev, progress)
 }
 
