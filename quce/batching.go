@@ -5,11 +5,11 @@ package quce
 // call takes, never a result: rows are independent, and the loop engine carries a row's
 // state from one execution to the next exactly.
 //
-// The zero value is sized for a CPU (CPUBatching). AcceleratorBatching is sized for a GPU,
-// where an execution costs about a millisecond whatever it computes and a step of some
-// thousand rows costs about what a step of one row does (the kernels' launches, not their
-// arithmetic, bound it); package pipeline chooses it when the backend runs on an
-// accelerator (backend.Info.Accelerator).
+// CPUBatching is sized for a CPU. AcceleratorBatching is sized for a GPU, where an
+// execution costs about a millisecond whatever it computes and a step of some thousand rows
+// costs about what a step of one row does (the kernels' launches, not their arithmetic,
+// bound it); an explainer's zero Settings.Batching is the one for its backend
+// (backend.Info.Accelerator).
 type Batching struct {
 	// UnitRows is the most rows one execution walks: a larger job is walked in units of this
 	// many rows, one after another, so that its tensors stay bounded.

@@ -101,4 +101,14 @@ func TestCompilesCountedOnce(t *testing.T) {
 	if _, again := explainWith(t, e, cfg, s.XTest[:1]); again.Compiled != 0 {
 		t.Errorf("the same call again compiled %d programs; want none", again.Compiled)
 	}
+	// An explainer With other settings shares the programs, unless it takes its gradients
+	// another way (Autodiff), which the programs are built for.
+	progress := with(t, e, func(st *quce.Settings) { st.Progress = func(int, int) {} })
+	if _, st := explainWith(t, progress, cfg, s.XTest[:1]); st.Compiled != 0 {
+		t.Errorf("With a progress callback, the same call compiled %d programs; want none (shared)", st.Compiled)
+	}
+	autodiff := with(t, e, func(st *quce.Settings) { st.Autodiff = true })
+	if _, st := explainWith(t, autodiff, cfg, s.XTest[:1]); st.Compiled == 0 {
+		t.Error("With Autodiff, the same call compiled no program; want its own")
+	}
 }

@@ -38,7 +38,7 @@ type phase struct {
 	Paths           float64 `json:"paths_seconds,omitempty"`
 	CompletenessGap float64 `json:"completeness_gap_mean,omitempty"`
 	Validity        float64 `json:"validity,omitempty"`
-	// Engine names how the searches ran (see quce.Explainer.Engine), and Executions counts
+	// Engine names how the searches ran (see quce.Stats.Engine), and Executions counts
 	// the graph executions the phase ran: with the "steps" engine at least one per step, with
 	// the "loop" engine a few per batch. For a training phase, Steps counts its optimiser
 	// steps and Executions the graph executions that ran them (an epoch each, see package
@@ -55,7 +55,7 @@ type phase struct {
 	Devices int `json:"devices,omitempty"`
 	// Compiled and CompileSeconds, for an explain phase, are the programs it compiled (a
 	// batch size's first run compiles those of that size) and the seconds that took, part
-	// of its wall time (quce.Explainer.Compiled).
+	// of its wall time (quce.Stats.Compiled).
 	Compiled       int64   `json:"compiled,omitempty"`
 	CompileSeconds float64 `json:"compile_seconds,omitempty"`
 	// Shards, for an explain phase, is how many parts its rows were searched in at the same
