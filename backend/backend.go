@@ -199,7 +199,7 @@ const SIMD = simd.Enabled
 // Shards is how many concurrent executions the explainer should split independent rows
 // into: 0 (one per CPU core) on the pure-Go backend, which keeps about one core busy per
 // execution; 1 elsewhere, since ONNX Runtime and XLA run each execution on threads of their
-// own (measured on 2 cores, 455 rows: ONNX Runtime 1.74 s with two shards, 1.52 s with one).
+// own, where a second shard only competes for them (docs/SPEED.md).
 // On a backend of several devices the explainer makes at least one shard per device
 // whatever this says.
 func (i Info) Shards() int {
@@ -212,9 +212,9 @@ func (i Info) Shards() int {
 // ExecutionsCheap reports whether an execution costs little beyond its operations: true on
 // the pure-Go backend, which runs it in-process, so a search runs faster in executions of
 // many steps with its bookkeeping in Go (the replay engine), or one execution per step, than
-// as one program that does the bookkeeping as graph operations (on 2 cores, one sitting:
-// 31–43% faster for one row, 7–14% for 50, about as fast from 455 rows on; see
-// docs/SPEED.md); false on XLA, where an execution on a GPU costs about a millisecond.
+// as one program that does the bookkeeping as graph operations (faster for small batches,
+// about as fast from a few hundred rows on: docs/SPEED.md); false on XLA, where an execution
+// on a GPU costs far more than a step's operations.
 func (i Info) ExecutionsCheap() bool { return i.PureGo() }
 
 // KernelSet names the kernels that run this backend's matrix products: for the patched
@@ -320,9 +320,8 @@ func choose() (compute.Backend, Info, error) {
 // that backend runs an execution's operations on goroutines of their own, as their inputs
 // become ready, whenever it is the only execution in flight. The explainer's graphs are
 // hundreds of small operations, mostly in a chain, for which that handover costs more than
-// the operations: explaining 10, 20, 30 or 50 W-BC rows in one execution took 3.6, 2.8, 2.3
-// and 1.8 times as long as with sequential operations (medians of six runs; docs/SPEED.md,
-// "Operations one after another"). Larger operations still spread over the cores inside
+// the operations, most of all for batches of a few dozen rows (docs/SPEED.md, "Operations
+// one after another"). Larger operations still spread over the cores inside
 // themselves (the products' workers), and a call's rows over the cores in shards, each its
 // own execution. Info.Config stays what was asked for: the model cache's key, and what the
 // outputs report.

@@ -79,8 +79,8 @@ func TestHandWrittenGradients(t *testing.T) {
 			}
 
 			// Whole explanations. Both forms are exact gradients up to float32 rounding, which
-			// 1000 Adam steps amplify where a gradient is near zero; most rows stay within 1e-4
-			// (measured: 1e-7). But a path whose hidden unit passes within rounding of a ReLU's
+			// 1000 Adam steps amplify where a gradient is near zero; most rows stay well within
+			// 1e-4. But a path whose hidden unit passes within rounding of a ReLU's
 			// kink can take the other side of it in one form and not the other: W-BC test row 4
 			// does at step 529 of 1000 and ends 1e-3 away. So at most one row in six may differ
 			// by more than 1e-4, and none by more than 5e-3 (a real error in a gradient moves

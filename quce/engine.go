@@ -32,10 +32,10 @@ const (
 )
 
 // replayMaxRows is the largest batch EngineReplay runs on the replay engine. On the pure-Go
-// backend it is 13–16% faster than the step engine for one row, 20–40% faster than the loop
-// engine up to 10 rows and 2–10% up to 100, where its outputs per step (which the loop keeps
-// on the device) have grown to a cost of their own; at 455 rows a batch it was 15–20% slower
-// than the loop, which is as fast as the step engine there (docs/SPEED.md).
+// backend it is faster than the step engine for one row and than the loop engine up to about
+// 100 rows, where its outputs per step (which the loop keeps on the device) have grown to a
+// cost of their own; at a few hundred rows a batch it is slower than the loop, which is as
+// fast as the step engine there (docs/SPEED.md).
 const replayMaxRows = 100
 
 // ParseEngineChoice accepts auto, loop, steps or replay (any case).

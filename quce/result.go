@@ -172,7 +172,7 @@ func (e *Explanation) ValidRate() float64 {
 // as the call has shards (job.eachShard over the parts); the paths are then built on every
 // CPU core (job.eachShard over the rows, a shard a core), since turning each kept point into the data's units is most of
 // this phase's time and, on a backend of one shard such as XLA on a GPU, would otherwise
-// run on one core (on one H200 with 16 cores, 32 768 rows took 8.7 s so). fix is the fix
+// run on one core while the others idle. fix is the fix
 // named when a path's attribution is not fit to report.
 func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred [][]float64, rows []*row, tm *Timings, fix string) ([]*Explanation, error) {
 	t0 := time.Now()

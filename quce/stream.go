@@ -13,8 +13,8 @@ import (
 // explanations are the caller's to keep or drop. Rows are independent and each row's random
 // numbers are keyed by its instance's values (see Explain), so the explanations are those of
 // one Explain call on all the queries, whatever the chunk, up to the backend's rounding: the
-// pure-Go backend's last bits for a row can depend on its place in a step execution (of 50 000
-// W-BC rows, 187 differ in the 8th digit of their L_ε figures, see docs/SPEED.md). A chunk
+// pure-Go backend's last bits for a row can depend on its place in a step execution (a few
+// rows of a large file differ in the last digits of their L_ε figures, see docs/SPEED.md). A chunk
 // is emitted while the next one is explained: emit runs on a goroutine of its own, for one
 // chunk at a time and in order, so two chunks' explanations are held at once. The memory
 // check counts the chunk being explained; with Config.PathPoints 2 each path keeps only its
