@@ -3,6 +3,12 @@
 // classifier trained on the split), the VAE (trained models are loaded from an on-disk cache
 // when the same data and configuration were trained before) and the QUCE explainer.
 //
+// Preparing is two stages. NewPlan is cheap: it resolves the Options, loads the backend,
+// splits and scales the data; what a caller asks for (rows, constraints, output files) is
+// checked on the Plan before anything is trained. Plan.Train then trains or loads the models
+// (stopping when its context is cancelled) and builds the explainer with Options.Explainer's
+// settings. Prepare is the two for a caller with nothing to check in between.
+//
 // The command-line tool and the notebook helpers both start here, so a notebook restart or
 // a second CLI run loads the models instead of retraining them.
 package pipeline

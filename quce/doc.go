@@ -63,9 +63,13 @@
 //
 // # Structure
 //
-// Explainer is a facade: it holds the models, the data's columns and the settings (its
-// exported fields), and each of its methods delegates. A call's search is a job (job.go),
-// made of plain values when the call begins: it makes the rows, walks them on an engine
+// Explainer is a facade: it holds the models and its Settings (the data's columns, the
+// engine, shards, batching, memory limit and callbacks), given once to New and resolved for
+// the backend there (settings.go: every "auto" is decided in Settings.resolve), and each of
+// its methods delegates. Nothing in it changes after New, so concurrent calls share it
+// without locks; With makes another explainer of the same models with other settings,
+// sharing the compiled programs. A call's search is a job (job.go), made of plain values
+// when the call begins, with counters of its own that become the call's Stats: it makes the rows, walks them on an engine
 // (engine.go; walk.go, loop.go, replay.go), then projects, resets, pulls back and assembles them. The
 // engines and the steps after the search measure through programs (programs.go): the graph
 // builders (graphs.go and the loop's), the compiled programs, which all calls share, and the
