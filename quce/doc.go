@@ -77,7 +77,8 @@
 // # Settings: a λ's walk
 //
 // Every setting lives in Config and is checked in one place, Config.Validate, which returns
-// a *FieldError naming the field by its JSON name ("lambda1", "learning_rate", …). A λ goes
+// a *FieldError naming the field by its Go name ("Config.Lambda1", "Config.LearningRate", …),
+// as every error of the library names a setting. A λ goes
 // one way down to the graph. From the command line: the flags are parsed into a Config
 // (cmd/quce's config), Validate runs once before anything trains, and the CLI names a refused
 // field by its flag from one table; after the models are prepared, Explainer.WithBound takes

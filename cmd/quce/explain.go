@@ -244,10 +244,11 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 		streamed := cfg
 		streamed.PathPoints = 2
 		tm, err = s.Explainer.ExplainStream(ctx, streamed, qs, streamChunk, func(first int, part []*quce.Explanation) error {
-			return f.emit(r, first, part)
+			return f.emit(r, first, flagNamedFailures(part))
 		})
 	} else {
 		ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
+		flagNamedFailures(ex)
 	}
 	if err != nil {
 		return nil, err
