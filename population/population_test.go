@@ -200,7 +200,7 @@ func TestCountsByHand(t *testing.T) {
 func TestFailedSearch(t *testing.T) {
 	in := handInput()
 	p := in.Explanations[1].Path0() // row 2, valid in handInput
-	p.Failure, p.Valid = "the search diverged at step 12; fix: lower -lr", false
+	p.Failure, p.Valid = "the search diverged at step 12; fix: lower Config.LearningRate", false
 	for i := range p.Counterfactual {
 		p.Counterfactual[i], p.CounterfactualOriginal[i] = math.NaN(), math.NaN()
 	}

@@ -223,7 +223,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 	}
 	target, err := data.ClassIndex(s.Data.Labels, f.class)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-class %w", err)
 	}
 	qs := make([]quce.Query, len(sel.picks))
 	for i, p := range sel.picks {

@@ -414,7 +414,7 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 		opts.CacheDir = ""
 	}
 	if _, err := data.ClassIndex(ds.Labels, c.class); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-class %w", err)
 	}
 	if check != nil {
 		tr, te, err := data.Split(ds, testFraction, c.splitSeed)
