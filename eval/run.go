@@ -314,7 +314,7 @@ func newEvaluation(d Data, o Options) (*evaluation, error) {
 	}
 	ev.rep = newReport(d, o, ev.igPoints)
 	cols := d.Explainer.Columns()
-	// Checked once here, so that a bad flag is not reported as a problem of one instance.
+	// Checked once here, so that a bad constraint is not reported as a problem of one instance.
 	if err := quce.CheckConstraints(cols, o.Constraints); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}

@@ -21,8 +21,7 @@ import (
 // onnxmodel's OptionError (optionFlag), and in every other message (flagNames).
 var settingFlags = map[string]struct{ flag, part string }{
 	"quce.Config.Lambda1": {"lambdas", "λ1"}, "quce.Config.Lambda2": {"lambdas", "λ2"}, "quce.Config.Lambda3": {"lambdas", "λ3"},
-	"quce.Config.Lambda1, Lambda2 and Lambda3": {flag: "lambdas"}, "quce.Config.Auto": {flag: "auto-grid"},
-	"quce.Auto.Grid":           {flag: "auto-grid"},
+	"quce.Config.Auto": {flag: "auto-grid"}, "quce.Auto.Grid": {flag: "auto-grid"},
 	"quce.Config.LearningRate": {flag: "lr"}, "quce.Config.Steps": {flag: "steps"},
 	"quce.Config.Optimizer": {flag: "optimizer"}, "quce.Config.K": {flag: "k"}, "quce.Config.Rule": {flag: "rule"},
 	"quce.Config.Threshold": {flag: "threshold"}, "quce.Config.EarlyStop": {flag: "early-stop"},
@@ -30,7 +29,7 @@ var settingFlags = map[string]struct{ flag, part string }{
 	"quce.Config.Plausibility": {flag: "plausibility-quantile"}, "quce.Config.PlausibilityQuantile": {flag: "plausibility-quantile"},
 	"quce.Constraints.Frozen": {flag: "frozen"}, "quce.Constraints.Increase": {flag: "increase"},
 	"quce.Constraints.Decrease": {flag: "decrease"}, "quce.Constraints.Bounds": {flag: "bounds"},
-	"quce.Explainer.EngineChoice": {flag: "engine"},
+	"quce.Explainer.EngineChoice": {flag: "engine"}, "quce.Config.Lambda1, Lambda2 and Lambda3": {flag: "lambdas"},
 
 	"data.Load": {flag: "data"}, "data.LoadOptions.Target": {flag: "target"}, "data.LoadOptions.Types": {flag: "types"},
 	"data.LoadOptions.Ignore": {flag: "ignore"}, "data.LoadOptions.DropMissing": {flag: "drop-missing"},
