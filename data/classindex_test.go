@@ -16,7 +16,7 @@ func TestClassIndex(t *testing.T) {
 		}
 	}
 	_, err := ClassIndex(labels, "Good")
-	if err == nil || !strings.Contains(err.Error(), `-class "Good"`) || !strings.Contains(err.Error(), `["good" "bad"]`) {
-		t.Errorf("an unknown class: %v; want an error naming -class and the classes", err)
+	if err == nil || !strings.Contains(err.Error(), `"Good" names no class`) || !strings.Contains(err.Error(), `["good" "bad"]`) {
+		t.Errorf("an unknown class: %v; want an error naming the class and the classes", err)
 	}
 }

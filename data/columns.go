@@ -110,15 +110,15 @@ func (c *colState) add(s string, row []float64, rows [][]float64, cr *csv.Reader
 	if !isNum && (c.spec.Type == "" || c.declaredNumeric()) {
 		switch {
 		case err == nil:
-			return c.cellError(s, "is not a finite number (infinity is not allowed)", fmt.Sprintf("write a finite number; if the column holds categories, declare it with -types %s=categorical", c.name))
+			return c.cellError(s, "is not a finite number (infinity is not allowed)", fmt.Sprintf("write a finite number; if the column holds categories, declare it with LoadOptions.Types %s=categorical", c.name))
 		case errors.Is(err, strconv.ErrRange):
 			return c.cellError(s, "is out of range for a 64-bit float", "rescale the column so that every value fits in a float64 (magnitude below 1.8e308)")
 		case c.declaredNumeric():
 			if decimalComma(s) {
 				return c.cellError(s, "is not a number (it uses a decimal comma)", "write decimals with a point, e.g. 1.5 instead of 1,5")
 			}
-			return c.cellError(s, fmt.Sprintf("is not a number, but -types declares %s %s", c.name, c.spec.Type),
-				fmt.Sprintf("correct the cell, or declare the column as text with -types %s=categorical", c.name))
+			return c.cellError(s, fmt.Sprintf("is not a number, but LoadOptions.Types declares %s %s", c.name, c.spec.Type),
+				fmt.Sprintf("correct the cell, or declare the column as text with LoadOptions.Types %s=categorical", c.name))
 		}
 	}
 	if isNum && math.Abs(v) > math.MaxFloat32 && c.spec.Type != Categorical && c.spec.Type != Ordinal {
@@ -132,7 +132,7 @@ func (c *colState) add(s string, row []float64, rows [][]float64, cr *csv.Reader
 		c.lo, c.hi = min(c.lo, v), max(c.hi, v)
 		if c.allInt && v != math.Trunc(v) {
 			if c.spec.Type == Integer {
-				return c.cellError(s, "is not an integer, but -types declares it integer", fmt.Sprintf("correct the cell, or declare the column with -types %s=continuous", c.name))
+				return c.cellError(s, "is not an integer, but LoadOptions.Types declares it integer", fmt.Sprintf("correct the cell, or declare the column with LoadOptions.Types %s=continuous", c.name))
 			}
 			c.allInt = false
 		}
@@ -179,12 +179,12 @@ func (c *colState) add(s string, row []float64, rows [][]float64, cr *csv.Reader
 	code, ok := c.find(s, c.spec.Type != Ordinal)
 	switch {
 	case !ok:
-		return c.cellError(s, fmt.Sprintf("is not in the order that -types declares for %s (%s)", c.name, strings.Join(c.spec.Order, " < ")), fmt.Sprintf("add %q at its place in the order of -types %s=ordinal:... (or correct the cell)", clip(s), c.name))
+		return c.cellError(s, fmt.Sprintf("is not in the order that LoadOptions.Types declares for %s (%s)", c.name, strings.Join(c.spec.Order, " < ")), fmt.Sprintf("add %q at its place in the order of LoadOptions.Types %s=ordinal:... (or correct the cell)", clip(s), c.name))
 	case int(code) < known:
 	case c.spec.Type == Binary && len(c.levels) > 2:
-		return c.cellError(s, fmt.Sprintf("is a third distinct value, but -types declares %s binary (its values so far: %s)", c.name, quoteList([]string{c.levels[0].text, c.levels[1].text})), fmt.Sprintf("correct the cell, or declare the column with -types %s=categorical", c.name))
+		return c.cellError(s, fmt.Sprintf("is a third distinct value, but LoadOptions.Types declares %s binary (its values so far: %s)", c.name, quoteList([]string{c.levels[0].text, c.levels[1].text})), fmt.Sprintf("correct the cell, or declare the column with LoadOptions.Types %s=categorical", c.name))
 	case c.spec.Type == Categorical && len(c.levels) > MaxCategories:
-		return c.cellError(s, fmt.Sprintf("is distinct value number %d of %s, which -types declares categorical; at most %d categories are supported", len(c.levels), c.name, MaxCategories), tooManyFix(c.name))
+		return c.cellError(s, fmt.Sprintf("is distinct value number %d of %s, which LoadOptions.Types declares categorical; at most %d categories are supported", len(c.levels), c.name, MaxCategories), tooManyFix(c.name))
 	}
 	c.codes = append(c.codes, code)
 	return nil
@@ -195,7 +195,7 @@ func (c *colState) add(s string, row []float64, rows [][]float64, cr *csv.Reader
 const float32Problem = "is beyond the range of float32 (±3.4e38), in which the models compute"
 
 func float32Fix(name string) string {
-	return fmt.Sprintf("rescale the column so that every value lies within ±3.4e38 (write it in larger units), or leave it out with -ignore %s", name)
+	return fmt.Sprintf("rescale the column so that every value lies within ±3.4e38 (write it in larger units), or leave it out with LoadOptions.Ignore %s", name)
 }
 
 // cellError reports a problem with the cell s of the column (the caller
@@ -205,7 +205,7 @@ func (c *colState) cellError(s, problem, fix string) *Error {
 }
 
 func tooManyFix(name string) string {
-	return fmt.Sprintf("leave the column out with -ignore %s if it is free text, or declare a numeric type with -types %s=continuous (or integer) if it is a measurement", name, name)
+	return fmt.Sprintf("leave the column out with LoadOptions.Ignore %s if it is free text, or declare a numeric type with LoadOptions.Types %s=continuous (or integer) if it is a measurement", name, name)
 }
 
 // decimalComma reports whether s is a number written with a decimal comma
@@ -228,7 +228,7 @@ func (c *colState) column(rows int, file string) (Column, []float64, *Error) {
 	identifier := func() *Error {
 		e.Problem = fmt.Sprintf("looks like an identifier (every value distinct): %d rows, values such as %s",
 			rows, quoteList(levelTexts(c.levels[:min(3, len(c.levels))])))
-		e.Fix = fmt.Sprintf("-ignore %s (or declare its type with -types %s=integer if it is a real measurement)", c.name, c.name)
+		e.Fix = fmt.Sprintf("LoadOptions.Ignore %s (or declare its type with LoadOptions.Types %s=integer if it is a real measurement)", c.name, c.name)
 		return e
 	}
 	if !col.Declared {
@@ -256,7 +256,7 @@ func (c *colState) column(rows int, file string) (Column, []float64, *Error) {
 			// A measurement with a few text cells: point at the first.
 			e.Line, e.Value = c.textLine, clip(c.textCell)
 			e.Problem = fmt.Sprintf("is not a number, unlike most values of %s; read as text, the column has more than %d distinct values, too many categories", c.name, MaxCategories)
-			e.Fix = fmt.Sprintf("correct the cell if the column is a measurement (-types %s=continuous then reports every text cell), or leave the column out with -ignore %s", c.name, c.name)
+			e.Fix = fmt.Sprintf("correct the cell if the column is a measurement (LoadOptions.Types %s=continuous then reports every text cell), or leave the column out with LoadOptions.Ignore %s", c.name, c.name)
 			return col, nil, e
 		default:
 			e.Problem = fmt.Sprintf("has more than %d distinct values, too many categories (values such as %s)", MaxCategories, quoteList([]string{c.textCell}))
@@ -269,8 +269,8 @@ func (c *colState) column(rows int, file string) (Column, []float64, *Error) {
 		return col, nil, nil
 	case Binary:
 		if len(c.levels) < 2 {
-			e.Problem = fmt.Sprintf("has only one value (%s), but -types declares it binary", quoteList(levelTexts(c.levels)))
-			e.Fix = fmt.Sprintf("declare another type with -types %s=categorical, or leave the column out with -ignore %s", c.name, c.name)
+			e.Problem = fmt.Sprintf("has only one value (%s), but LoadOptions.Types declares it binary", quoteList(levelTexts(c.levels)))
+			e.Fix = fmt.Sprintf("declare another type with LoadOptions.Types %s=categorical, or leave the column out with LoadOptions.Ignore %s", c.name, c.name)
 			return col, nil, e
 		}
 	case Ordinal:

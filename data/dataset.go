@@ -22,7 +22,7 @@ type Dataset struct {
 	Target   string      // name of the target column
 	Checksum string      // hex sha256 of the raw file bytes
 	Columns  []Column    // the feature columns in file order, each with its type and its inputs
-	Ignored  []string    // names of the columns left out (-ignore, declared Ignored, or Constant)
+	Ignored  []string    // names of the columns left out (LoadOptions.Ignore, declared Ignored, or Constant)
 	Constant []string    // names of the categorical columns left out for holding one value in every row
 	Dropped  int         // rows dropped for a missing value (LoadOptions.DropMissing)
 	Lines    []int       // the 1-based line of its file on which each row starts (the header is line 1)
@@ -44,7 +44,8 @@ func (d *Dataset) NumClasses() int { return len(d.Labels) }
 const NoClass = -1
 
 // ClassIndex is the index of the class labelled name among labels, or NoClass for "". An
-// unknown name is an error, naming the -class flag, that lists the classes.
+// unknown name is an error that lists the classes, for the caller to prefix with the
+// setting that named it.
 func ClassIndex(labels []string, name string) (int, error) {
 	if name == "" {
 		return NoClass, nil
@@ -52,7 +53,7 @@ func ClassIndex(labels []string, name string) (int, error) {
 	if i := slices.Index(labels, name); i >= 0 {
 		return i, nil
 	}
-	return 0, fmt.Errorf("-class %q names no class of the target; fix: use one of %q", name, labels)
+	return 0, fmt.Errorf("%q names no class of the target; fix: use one of %q", name, labels)
 }
 
 // Subset returns a new Dataset holding copies of the rows idx (in the given
@@ -286,12 +287,12 @@ func Embedded(name string, opts LoadOptions) (*Dataset, error) {
 	e, ok := embeddedSets[name]
 	if !ok {
 		return nil, &Error{Value: name, Problem: "is not an embedded data set",
-			Fix: "pass a CSV file with -data, or one of " + strings.Join(EmbeddedNames(), ", ")}
+			Fix: "pass a CSV file with data.Load, or one of " + strings.Join(EmbeddedNames(), ", ")}
 	}
 	if opts.Target != "" && opts.Target != e.target {
 		return nil, &Error{File: e.file, Column: opts.Target,
 			Problem: fmt.Sprintf("the embedded %s data's target is %q", name, e.target),
-			Fix:     "drop -target, or pass your own file with -data"}
+			Fix:     "drop LoadOptions.Target, or pass your own file with data.Load"}
 	}
 	if opts.Types == nil && len(opts.Ignore) == 0 {
 		return e.parsedOnce().clone(), nil

@@ -14,8 +14,9 @@
 // and blank lines. Every problem with the input is reported as an
 // *[Error] that names the file, the 1-based physical line (the header is
 // line 1), the column and the offending value, and suggests a fix in
-// terms of the quce command's flags (-target, -types, -ignore,
-// -drop-missing). [Dataset].Lines keeps the line of every row.
+// terms of [LoadOptions]' fields (LoadOptions.Target, LoadOptions.Types,
+// LoadOptions.Ignore, LoadOptions.DropMissing), which the quce command
+// names by its flags. [Dataset].Lines keeps the line of every row.
 //
 // # Column types
 //
@@ -32,7 +33,7 @@
 // Numbers are compared by value ("1.0" is "1"). A column that is not
 // declared and whose values are all distinct integers, or all distinct
 // and partly text, over 20 rows or more, looks like an identifier and is
-// refused: leave it out with -ignore, or declare its type if it is a real
+// refused: leave it out with LoadOptions.Ignore, or declare its type if it is a real
 // measurement. [Ordinal] is only declared, with its levels lowest first;
 // [Categorical] may be declared on a column of numbers. A cell that does
 // not fit its declared type is an error, and so is a number beyond

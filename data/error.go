@@ -27,7 +27,7 @@ const maxValueLen = 80
 
 // Error formats the error, e.g.
 //
-//	data.csv line 7, column "mean_radius": value "NA" stands for a missing value; fix: fill in the missing value, or -drop-missing drops such rows (or -ignore mean_radius leaves out a column that is mostly empty)
+//	data.csv line 7, column "mean_radius": value "NA" stands for a missing value; fix: fill in the missing value, or LoadOptions.DropMissing drops such rows (or LoadOptions.Ignore mean_radius leaves out a column that is mostly empty)
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {

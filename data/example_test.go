@@ -58,7 +58,7 @@ func ExampleError() {
 	_, err := data.Parse(strings.NewReader(csv), "data.csv", data.LoadOptions{})
 	fmt.Println(err)
 	// Output:
-	// data.csv line 7, column "mean_radius": value "NA" stands for a missing value; fix: fill in the missing value, or -drop-missing drops such rows (or -ignore mean_radius leaves out a column that is mostly empty)
+	// data.csv line 7, column "mean_radius": value "NA" stands for a missing value; fix: fill in the missing value, or LoadOptions.DropMissing drops such rows (or LoadOptions.Ignore mean_radius leaves out a column that is mostly empty)
 }
 
 func ExampleParse_mixedTypes() {

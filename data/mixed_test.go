@@ -87,7 +87,7 @@ func TestColumnTypes(t *testing.T) {
 			[]Column{col("c", Binary, []string{"none", "yes"}, 0, 1, 0, 1, false)}, []string{"c"}, [][]float64{{0}, {1}}},
 		{"ignored", "id,a,note,t\nx,1.5,NA,0\ny,2.5,,1\nz,3,x,0\n", LoadOptions{Ignore: []string{"id", " note"}},
 			[]Column{col("a", Continuous, nil, 1.5, 3, 0, 1, false)}, []string{"a"}, [][]float64{{1.5}, {2.5}, {3}}},
-		{"ignored by -types", "id,a,t\nx,1.5,0\ny,2.5,1\nz,3,0\n", types("id", Ignored),
+		{"ignored by LoadOptions.Types", "id,a,t\nx,1.5,0\ny,2.5,1\nz,3,0\n", types("id", Ignored),
 			[]Column{col("a", Continuous, nil, 1.5, 3, 0, 1, false)}, []string{"a"}, [][]float64{{1.5}, {2.5}, {3}}},
 		{"mixed columns in file order", "n,c,t,b,g\n1.5,x,0,no,b\n2,y,1,yes,a\n3,z,1,no,b\n",
 			LoadOptions{Target: "t", Types: map[string]TypeSpec{"g": {Type: Ordinal, Order: []string{"b", "a"}}}},
@@ -153,65 +153,65 @@ func TestColumnTypeErrors(t *testing.T) {
 	}{
 		// Declared types that do not fit.
 		{"integer on a decimal", "a,t\n1,0\n1.5,1\n", types("a", Integer),
-			wantErr{line: 3, column: "a", value: "1.5", problem: "is not an integer", fix: "-types a=continuous"}},
+			wantErr{line: 3, column: "a", value: "1.5", problem: "is not an integer", fix: "LoadOptions.Types a=continuous"}},
 		{"integer on text", "a,t\n1,0\nx,1\n", types("a", Integer),
-			wantErr{line: 3, column: "a", value: "x", problem: "is not a number, but -types declares a integer", fix: "-types a=categorical"}},
+			wantErr{line: 3, column: "a", value: "x", problem: "is not a number, but LoadOptions.Types declares a integer", fix: "LoadOptions.Types a=categorical"}},
 		{"continuous on text", "a,t\nx,0\n1,1\n", types("a", Continuous),
-			wantErr{line: 2, column: "a", value: "x", problem: "is not a number", fix: "-types a=categorical"}},
+			wantErr{line: 2, column: "a", value: "x", problem: "is not a number", fix: "LoadOptions.Types a=categorical"}},
 		{"binary with three values", "a,t\nx,0\ny,1\nx,0\nz,1\n", types("a", Binary),
-			wantErr{line: 5, column: "a", value: "z", problem: `third distinct value, but -types declares a binary (its values so far: "x", "y")`, fix: "-types a=categorical"}},
+			wantErr{line: 5, column: "a", value: "z", problem: `third distinct value, but LoadOptions.Types declares a binary (its values so far: "x", "y")`, fix: "LoadOptions.Types a=categorical"}},
 		{"binary with one value", "a,t\nx,0\nx,1\n", types("a", Binary),
-			wantErr{column: "a", problem: `only one value ("x")`, fix: "-types a=categorical"}},
+			wantErr{column: "a", problem: `only one value ("x")`, fix: "LoadOptions.Types a=categorical"}},
 		{"ordinal misses a value", "g,t\nlow,0\nmedium,1\n", ordinal,
-			wantErr{line: 3, column: "g", value: "medium", problem: "not in the order that -types declares for g (low < high)", fix: `add "medium"`}},
+			wantErr{line: 3, column: "g", value: "medium", problem: "not in the order that LoadOptions.Types declares for g (low < high)", fix: `add "medium"`}},
 		{"ordinal lists a value twice", "g,t\nlow,0\n", types("g", []string{"low", "high", "low"}),
-			wantErr{column: "g", problem: `-types: the order lists the level "low" twice`, fix: "-types NAME=TYPE"}},
+			wantErr{column: "g", problem: `LoadOptions.Types: the order lists the level "low" twice`, fix: "LoadOptions.Types NAME=TYPE"}},
 		{"unknown type", "a,t\n1,0\n", types("a", ColumnType("text")),
-			wantErr{column: "a", problem: `"text" is not a type; the types are continuous, integer, binary, categorical, ordinal`, fix: "-types"}},
-		{"-types names no column", "a,b,t\n1,2,0\n", types("c", Integer),
-			wantErr{line: 1, column: "c", problem: `-types names a column that is not in the header; the columns are "a", "b", "t"`, fix: "-types"}},
-		{"-ignore names no column", "a,b,t\n1,2,0\n", LoadOptions{Ignore: []string{"id"}},
-			wantErr{line: 1, column: "id", problem: `-ignore names a column that is not in the header; the columns are "a", "b", "t"`, fix: "-ignore"}},
+			wantErr{column: "a", problem: `"text" is not a type; the types are continuous, integer, binary, categorical, ordinal`, fix: "LoadOptions.Types"}},
+		{"LoadOptions.Types names no column", "a,b,t\n1,2,0\n", types("c", Integer),
+			wantErr{line: 1, column: "c", problem: `LoadOptions.Types names a column that is not in the header; the columns are "a", "b", "t"`, fix: "LoadOptions.Types"}},
+		{"LoadOptions.Ignore names no column", "a,b,t\n1,2,0\n", LoadOptions{Ignore: []string{"id"}},
+			wantErr{line: 1, column: "id", problem: `LoadOptions.Ignore names a column that is not in the header; the columns are "a", "b", "t"`, fix: "LoadOptions.Ignore"}},
 		{"type of the target", "a,t\n1,0\n", types("t", Categorical),
-			wantErr{line: 1, column: "t", problem: "-types names the target column", fix: "-target NAME"}},
+			wantErr{line: 1, column: "t", problem: "LoadOptions.Types names the target column", fix: "LoadOptions.Target NAME"}},
 		{"target ignored", "a,t\n1,0\n", LoadOptions{Ignore: []string{"t"}},
-			wantErr{line: 1, column: "t", problem: "-ignore names the target column", fix: "leave t out of -ignore"}},
+			wantErr{line: 1, column: "t", problem: "LoadOptions.Ignore names the target column", fix: "leave t out of LoadOptions.Ignore"}},
 		{"ignored and typed", "a,b,t\n1,2,0\n", LoadOptions{Ignore: []string{"a"}, Types: map[string]TypeSpec{"a": {Type: Integer}}},
-			wantErr{line: 1, column: "a", problem: "ignored with -ignore but given the type integer with -types", fix: "only one of -ignore and -types"}},
+			wantErr{line: 1, column: "a", problem: "ignored with LoadOptions.Ignore but given the type integer with LoadOptions.Types", fix: "only one of LoadOptions.Ignore and LoadOptions.Types"}},
 		{"every feature ignored", "a,b,t\n1,2,0\n", LoadOptions{Ignore: []string{"a", "b"}},
-			wantErr{line: 1, problem: "every feature column is ignored", fix: "-ignore"}},
+			wantErr{line: 1, problem: "every feature column is ignored", fix: "LoadOptions.Ignore"}},
 
 		// Identifiers: every value distinct over 20 rows.
 		{"identifier of integers", numbers(20, func(i int) string { return strconv.Itoa(1000 + i) }), LoadOptions{},
 			wantErr{column: "a", problem: `looks like an identifier (every value distinct): 20 rows, values such as "1000", "1001", "1002"`,
-				fix: "-ignore a (or declare its type with -types a=integer if it is a real measurement)"}},
+				fix: "LoadOptions.Ignore a (or declare its type with LoadOptions.Types a=integer if it is a real measurement)"}},
 		{"identifier of text", numbers(25, func(i int) string { return "P" + strconv.Itoa(i) }), LoadOptions{},
-			wantErr{column: "a", problem: "looks like an identifier (every value distinct): 25 rows", fix: "-ignore a"}},
+			wantErr{column: "a", problem: "looks like an identifier (every value distinct): 25 rows", fix: "LoadOptions.Ignore a"}},
 		{"identifier of text and numbers", numbers(30, func(i int) string { return strconv.Itoa(i) + strings.Repeat("b", i/25) }), LoadOptions{},
-			wantErr{column: "a", problem: "looks like an identifier (every value distinct): 30 rows", fix: "-ignore a"}},
+			wantErr{column: "a", problem: "looks like an identifier (every value distinct): 30 rows", fix: "LoadOptions.Ignore a"}},
 		{"identifier of many integers", numbers(300, func(i int) string { return strconv.Itoa(7 * i) }), LoadOptions{},
-			wantErr{column: "a", problem: "looks like an identifier (every value distinct): 300 rows", fix: "-ignore a"}},
+			wantErr{column: "a", problem: "looks like an identifier (every value distinct): 300 rows", fix: "LoadOptions.Ignore a"}},
 
 		// Too many categories.
 		{"101 categories", numbers(202, func(i int) string { return "c" + strconv.Itoa(i%101) }), LoadOptions{},
-			wantErr{column: "a", problem: "more than 100 distinct values, too many categories", fix: "-ignore a if it is free text, or declare a numeric type with -types a=continuous"}},
+			wantErr{column: "a", problem: "more than 100 distinct values, too many categories", fix: "LoadOptions.Ignore a if it is free text, or declare a numeric type with LoadOptions.Types a=continuous"}},
 		{"101 declared categories", numbers(202, func(i int) string { return strconv.Itoa(i % 101) }), types("a", Categorical),
-			wantErr{line: 102, column: "a", value: "100", problem: "distinct value number 101 of a, which -types declares categorical", fix: "-ignore a"}},
+			wantErr{line: 102, column: "a", value: "100", problem: "distinct value number 101 of a, which LoadOptions.Types declares categorical", fix: "LoadOptions.Ignore a"}},
 		{"a measurement with a text cell", numbers(300, func(i int) string {
 			if i == 250 {
 				return "oops"
 			}
 			return strconv.FormatFloat(float64(i%150)/7, 'g', -1, 64)
-		}), LoadOptions{}, wantErr{line: 252, column: "a", value: "oops", problem: "is not a number, unlike most values of a", fix: "-ignore a"}},
+		}), LoadOptions{}, wantErr{line: 252, column: "a", value: "oops", problem: "is not a number, unlike most values of a", fix: "LoadOptions.Ignore a"}},
 		{"mostly text with many values", numbers(300, func(i int) string {
 			if i < 120 {
 				return strconv.Itoa(i % 110)
 			}
 			return "w" + strconv.Itoa(i%90)
-		}), LoadOptions{}, wantErr{column: "a", problem: `more than 100 distinct values, too many categories (values such as "w30")`, fix: "-ignore a"}},
+		}), LoadOptions{}, wantErr{column: "a", problem: `more than 100 distinct values, too many categories (values such as "w30")`, fix: "LoadOptions.Ignore a"}},
 
 		// Numbers that are not finite.
-		{"infinity", "a,t\nx,0\ninf,1\n", LoadOptions{}, wantErr{line: 3, column: "a", value: "inf", problem: "not a finite number", fix: "-types a=categorical"}},
+		{"infinity", "a,t\nx,0\ninf,1\n", LoadOptions{}, wantErr{line: 3, column: "a", value: "inf", problem: "not a finite number", fix: "LoadOptions.Types a=categorical"}},
 		{"out of range among text", "a,t\nx,0\n-1e999,1\n", LoadOptions{}, wantErr{line: 3, column: "a", value: "-1e999", problem: "out of range"}},
 	}
 	for _, tc := range tests {
@@ -274,10 +274,10 @@ func TestMissingValues(t *testing.T) {
 			problem = "is not a finite number (NaN: a missing value)"
 		}
 		checkErr(t, err, "m.csv", wantErr{line: 3, column: "a", value: strings.TrimSpace(strings.Trim(m, `"`)), problem: problem,
-			fix: "fill in the missing value, or -drop-missing drops such rows (or -ignore a leaves out"})
+			fix: "fill in the missing value, or LoadOptions.DropMissing drops such rows (or LoadOptions.Ignore a leaves out"})
 	}
 	_, err := Parse(strings.NewReader("a,t\n1,0\n2,NA\n"), "m.csv", LoadOptions{})
-	checkErr(t, err, "m.csv", wantErr{line: 3, column: "t", value: "NA", problem: "stands for a missing value", fix: "fill in the missing class, or -drop-missing"})
+	checkErr(t, err, "m.csv", wantErr{line: 3, column: "t", value: "NA", problem: "stands for a missing value", fix: "fill in the missing class, or LoadOptions.DropMissing"})
 
 	// -drop-missing: rows with a missing feature or target go, and Lines
 	// skip them; a missing value in an ignored column does not count.
@@ -306,7 +306,7 @@ func TestMissingValues(t *testing.T) {
 		t.Errorf("no missing values: %v, Dropped %d, Lines %v", err, d.Dropped, d.Lines)
 	}
 	_, err = Parse(strings.NewReader("a,t\n,0\nNA,1\n"), "m.csv", LoadOptions{DropMissing: true})
-	checkErr(t, err, "m.csv", wantErr{problem: "every data row (2) has a missing value, and -drop-missing dropped them all", fix: "-ignore NAME"})
+	checkErr(t, err, "m.csv", wantErr{problem: "every data row (2) has a missing value, and LoadOptions.DropMissing dropped them all", fix: "LoadOptions.Ignore NAME"})
 }
 
 // Numeric files load exactly as before mixed types: every column

@@ -23,8 +23,8 @@ import (
 // LoadOptions configures Load and Parse.
 type LoadOptions struct {
 	// Target is the name of the target (label) column. "" selects the
-	// last column. (The quce command sets it with its -target flag, which
-	// is why error fixes name that flag.)
+	// last column. (The quce command sets it with its -target flag, and
+	// names every field of LoadOptions that an error names by its flag.)
 	Target string
 	// Types declares the types of feature columns by name (-types, parsed
 	// by ParseTypes); the other columns' types are detected. A column of
@@ -51,7 +51,7 @@ const MaxClasses = 50
 const MaxNumericClasses = 20
 
 // numericTargetFix is the fix for a target of more than MaxNumericClasses numbers.
-var numericTargetFix = fmt.Sprintf("choose the class column with -target NAME, or group the values into at most %d classes (bands such as 18-29, 30-44); classes that are numbered codes can be written as text (c1, c2, ...)", MaxNumericClasses)
+var numericTargetFix = fmt.Sprintf("choose the class column with LoadOptions.Target NAME, or group the values into at most %d classes (bands such as 18-29, 30-44); classes that are numbered codes can be written as text (c1, c2, ...)", MaxNumericClasses)
 
 // Load reads a CSV file with a header row (see Parse). Dataset.Name is the
 // path. A file that cannot be opened is reported as an *Error wrapping the
@@ -127,7 +127,7 @@ const slabFloats = 1 << 15
 // fewer than two or more than [MaxClasses] distinct values (more than
 // [MaxNumericClasses] if every value is a number), text that is not
 // UTF-8 (in the header or a cell that is read), duplicate or empty column
-// names, an unknown target column, -types or -ignore names that are not
+// names, an unknown target column, Types or Ignore names that are not
 // columns, and a file with no feature columns. A constant numeric or
 // ordinal column is kept; a categorical column with one value in every
 // row is left out (see [Dataset].Constant). See the package documentation
@@ -307,7 +307,7 @@ func (p *parser) targetColumn(header []string, hline int, opts LoadOptions) (int
 				Line:    hline,
 				Column:  want,
 				Problem: "target column not found in the header; available columns: " + listColumns(header),
-				Fix:     "pass one of the available columns with -target NAME (or leave -target out to use the last column)",
+				Fix:     "pass one of the available columns with LoadOptions.Target NAME (or leave LoadOptions.Target out to use the last column)",
 			}
 		}
 	}
@@ -352,7 +352,7 @@ func (p *parser) layout(d *Dataset, header []string, tcol, hline int, specs map[
 			File:    p.name,
 			Line:    hline,
 			Problem: "every feature column is ignored",
-			Fix:     "ignore fewer columns with -ignore and -types NAME=ignore",
+			Fix:     "ignore fewer columns with LoadOptions.Ignore and LoadOptions.Types NAME=ignore",
 		}
 	}
 	return t, nil
@@ -404,8 +404,8 @@ func (p *parser) readRows(d *Dataset, t *columnLayout, opts LoadOptions) (*label
 			Fix:     "add one row per sample below the header",
 		}
 		if d.Dropped > 0 {
-			e.Problem = fmt.Sprintf("every data row (%d) has a missing value, and -drop-missing dropped them all", d.Dropped)
-			e.Fix = "fill in the missing values, or leave the emptiest columns out with -ignore NAME"
+			e.Problem = fmt.Sprintf("every data row (%d) has a missing value, and LoadOptions.DropMissing dropped them all", d.Dropped)
+			e.Fix = "fill in the missing values, or leave the emptiest columns out with LoadOptions.Ignore NAME"
 		}
 		return nil, e
 	}
@@ -486,7 +486,7 @@ func (p *parser) readClass(s string, j int, t *columnLayout, labs *labelSet) (in
 			Value:  clip(s),
 			Problem: fmt.Sprintf("is distinct value number %d in the target column (first seen: %s, ...); at most %d classes are supported, so the column is probably a continuous measurement, not a class label",
 				MaxClasses+1, quoteList(labs.text[:3]), MaxClasses),
-			Fix: fmt.Sprintf("choose the class column with -target NAME (or group the values into at most %d classes)", MaxClasses),
+			Fix: fmt.Sprintf("choose the class column with LoadOptions.Target NAME (or group the values into at most %d classes)", MaxClasses),
 		}
 		if _, _, num := labelKeyOf(s); num && !slices.Contains(labs.isNum, false) {
 			// Numbers: the limit that applies is MaxNumericClasses (see checkClasses).
@@ -507,7 +507,7 @@ func (p *parser) checkClasses(d *Dataset, labs *labelSet) error {
 			File:    p.name,
 			Column:  d.Target,
 			Problem: fmt.Sprintf("target column has only one class (%q); a classifier needs at least two", clip(labs.text[0])),
-			Fix:     "include samples of at least two classes, or choose the class column with -target NAME",
+			Fix:     "include samples of at least two classes, or choose the class column with LoadOptions.Target NAME",
 		}
 	}
 	if n := len(labs.text); n > MaxNumericClasses && !slices.Contains(labs.isNum, false) {
@@ -555,7 +555,7 @@ func (p *parser) columnSpecs(header []string, tcol, hline int, opts LoadOptions)
 			e.Fix = fmt.Sprintf("name a column of the header in %s (names are case-sensitive)", flag)
 		case name == header[tcol]:
 			e.Problem = fmt.Sprintf("%s names the target column, whose values are the classes, not a feature", flag)
-			e.Fix = fmt.Sprintf("leave %s out of %s (or choose another target column with -target NAME)", name, flag)
+			e.Fix = fmt.Sprintf("leave %s out of %s (or choose another target column with LoadOptions.Target NAME)", name, flag)
 		default:
 			return nil
 		}
@@ -563,24 +563,24 @@ func (p *parser) columnSpecs(header []string, tcol, hline int, opts LoadOptions)
 	}
 	names := slices.Sorted(maps.Keys(opts.Types)) // the same error on every run
 	for _, name := range names {
-		if e := check(name, "-types"); e != nil {
+		if e := check(name, "LoadOptions.Types"); e != nil {
 			return nil, e
 		}
 		spec := opts.Types[name]
 		if pr := spec.problem(); pr != "" {
-			return nil, &Error{File: p.name, Column: name, Problem: "-types: " + pr, Fix: typesFix}
+			return nil, &Error{File: p.name, Column: name, Problem: "LoadOptions.Types: " + pr, Fix: typesFix}
 		}
 		specs[name] = spec
 	}
 	for _, name := range opts.Ignore {
 		name = strings.TrimSpace(name)
-		if e := check(name, "-ignore"); e != nil {
+		if e := check(name, "LoadOptions.Ignore"); e != nil {
 			return nil, e
 		}
 		if spec, ok := specs[name]; ok && spec.Type != Ignored {
 			return nil, &Error{File: p.name, Line: hline, Column: name,
-				Problem: fmt.Sprintf("is ignored with -ignore but given the type %s with -types", spec.Type),
-				Fix:     fmt.Sprintf("keep %s in only one of -ignore and -types", name)}
+				Problem: fmt.Sprintf("is ignored with LoadOptions.Ignore but given the type %s with LoadOptions.Types", spec.Type),
+				Fix:     fmt.Sprintf("keep %s in only one of LoadOptions.Ignore and LoadOptions.Types", name)}
 		}
 		specs[name] = TypeSpec{Type: Ignored}
 	}
@@ -627,9 +627,9 @@ func missingProblem(s string) string {
 // missingError reports the missing value s in column at line of file.
 func missingError(file string, line int, column, s string, target bool) *Error {
 	e := &Error{File: file, Line: line, Column: column, Value: clip(s), Problem: missingProblem(s)}
-	e.Fix = fmt.Sprintf("fill in the missing value, or -drop-missing drops such rows (or -ignore %s leaves out a column that is mostly empty)", column)
+	e.Fix = fmt.Sprintf("fill in the missing value, or LoadOptions.DropMissing drops such rows (or LoadOptions.Ignore %s leaves out a column that is mostly empty)", column)
 	if target {
-		e.Fix = "fill in the missing class, or -drop-missing drops such rows"
+		e.Fix = "fill in the missing class, or LoadOptions.DropMissing drops such rows"
 	}
 	return e
 }

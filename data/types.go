@@ -43,7 +43,7 @@ type TypeSpec struct {
 const typeNames = "continuous, integer, binary, categorical, ordinal:LOW<...<HIGH, ignore"
 
 // typesFix is the fix of every -types syntax error.
-const typesFix = "write -types NAME=TYPE,NAME=TYPE,... with TYPE one of " + typeNames +
+const typesFix = "write LoadOptions.Types NAME=TYPE,NAME=TYPE,... with TYPE one of " + typeNames +
 	` (put a level that holds "<" or "," in double quotes, or separate the levels by " < ")`
 
 // ParseTypes parses the CLI syntax of -types:
@@ -57,8 +57,8 @@ const typesFix = "write -types NAME=TYPE,NAME=TYPE,... with TYPE one of " + type
 // put them in double quotes, as in CSV. A name or level that holds a
 // comma goes in double quotes too. Type names are case-insensitive;
 // spaces around names, types and levels are dropped. An empty spec gives
-// an empty map. Every problem is an *Error that names -types and lists
-// the types.
+// an empty map. Every problem is an *Error that names LoadOptions.Types
+// and lists the types.
 func ParseTypes(spec string) (map[string]TypeSpec, error) {
 	types := map[string]TypeSpec{}
 	if strings.TrimSpace(spec) == "" {
@@ -67,7 +67,7 @@ func ParseTypes(spec string) (map[string]TypeSpec, error) {
 	for _, item := range splitUnquoted(spec, ",") {
 		item = strings.TrimSpace(item)
 		bad := func(column, problem string) error {
-			return &Error{Column: column, Problem: fmt.Sprintf("-types entry %q: %s", clip(item), problem), Fix: typesFix}
+			return &Error{Column: column, Problem: fmt.Sprintf("LoadOptions.Types entry %q: %s", clip(item), problem), Fix: typesFix}
 		}
 		if item == "" {
 			return nil, bad("", "is empty (two commas in a row, or one at the end)")
@@ -106,7 +106,7 @@ func ParseTypes(spec string) (map[string]TypeSpec, error) {
 }
 
 // problem says what is wrong with a declared type, in the terms of
-// -types, or returns "".
+// LoadOptions.Types, or returns "".
 func (ts TypeSpec) problem() string {
 	switch ts.Type {
 	case Continuous, Integer, Binary, Categorical, Ignored:

@@ -73,8 +73,8 @@ func TestParseTypesErrors(t *testing.T) {
 			t.Errorf("ParseTypes(%q) = %v, %v; want an *Error", tc.spec, got, err)
 			continue
 		}
-		if e.Column != tc.column || !strings.Contains(e.Problem, tc.problem) || !strings.HasPrefix(e.Problem, "-types entry") ||
-			!strings.Contains(e.Fix, "-types NAME=TYPE") || !strings.Contains(e.Fix, "ordinal:LOW<...<HIGH") {
+		if e.Column != tc.column || !strings.Contains(e.Problem, tc.problem) || !strings.HasPrefix(e.Problem, "LoadOptions.Types entry") ||
+			!strings.Contains(e.Fix, "LoadOptions.Types NAME=TYPE") || !strings.Contains(e.Fix, "ordinal:LOW<...<HIGH") {
 			t.Errorf("ParseTypes(%q): %v (column %q); want column %q, problem with %q", tc.spec, err, e.Column, tc.column, tc.problem)
 		}
 	}

@@ -75,7 +75,7 @@ func TestClassLeavesOutAlreadyTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err = ev.leaveOutAlreadyTarget(Test, onlyBenign, make([]int, len(onlyBenign)))
-	if err == nil || !strings.Contains(err.Error(), "-class") {
-		t.Errorf("only instances already in the class: error %v, want one naming -class", err)
+	if err == nil || !strings.Contains(err.Error(), "eval.Options.Class") {
+		t.Errorf("only instances already in the class: error %v, want one naming eval.Options.Class", err)
 	}
 }

@@ -116,13 +116,13 @@ func TestNaNModelIsNeverValid(t *testing.T) {
 func TestNoneSucceeded(t *testing.T) {
 	r := &Report{Methods: []Method{QUCE, DiceRandom}, Splits: []string{Test},
 		Counts:    map[Method]map[string]Counts{QUCE: {Test: {Instances: 2, Failed: 2}}, DiceRandom: {Test: {Instances: 2, Valid: 1, Failed: 1}}},
-		Instances: map[Method]map[string][]InstanceResult{QUCE: {Test: {{Row: 7, Failure: "diverged at step 1; fix: -lr"}}}},
+		Instances: map[Method]map[string][]InstanceResult{QUCE: {Test: {{Row: 7, Failure: "diverged at step 1; fix: Config.LearningRate"}}}},
 	}
 	if err := r.NoneSucceeded(); err != nil {
 		t.Errorf("one valid DiCE result: %v", err)
 	}
 	r.Counts[DiceRandom][Test] = Counts{Instances: 2, Failed: 2}
-	if err := r.NoneSucceeded(); err == nil || !strings.Contains(err.Error(), "row 7: diverged at step 1; fix: -lr") {
+	if err := r.NoneSucceeded(); err == nil || !strings.Contains(err.Error(), "row 7: diverged at step 1; fix: Config.LearningRate") {
 		t.Errorf("no valid result: %v; want the first failure with its fix", err)
 	}
 }

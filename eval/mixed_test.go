@@ -263,9 +263,9 @@ func TestRunConstraintErrors(t *testing.T) {
 		c    quce.Constraints
 		want []string
 	}{
-		{"a bound excludes an instance", quce.Constraints{Bounds: map[string][2]float64{"duration": {math.NaN(), 4}}}, []string{"the test split's row", "(line ", "-bounds duration=:4 excludes"}},
-		{"no such column", quce.Constraints{Frozen: []string{"salary"}}, []string{`-frozen salary: there is no column "salary"`}},
-		{"every column frozen", quce.Constraints{Frozen: all}, []string{"-frozen freezes every column"}},
+		{"a bound excludes an instance", quce.Constraints{Bounds: map[string][2]float64{"duration": {math.NaN(), 4}}}, []string{"the test split's row", "(line ", "Constraints.Bounds duration=:4 excludes"}},
+		{"no such column", quce.Constraints{Frozen: []string{"salary"}}, []string{`Constraints.Frozen salary: there is no column "salary"`}},
+		{"every column frozen", quce.Constraints{Frozen: all}, []string{"Constraints.Frozen freezes every column"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := DefaultOptions()

@@ -314,16 +314,16 @@ func newEvaluation(d Data, o Options) (*evaluation, error) {
 	}
 	ev.rep = newReport(d, o, ev.igPoints)
 	cols := d.Explainer.Columns()
-	// Checked once here, so that a bad flag is not reported as a problem of one instance.
+	// Checked once here, so that a bad constraint is not reported as a problem of one instance.
 	if err := quce.CheckConstraints(cols, o.Constraints); err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	if !slices.ContainsFunc(cols, func(c data.Column) bool { return !slices.Contains(o.Constraints.Frozen, c.Name) }) {
-		return nil, fmt.Errorf("eval: -frozen freezes every column, so no method can change anything; fix: leave at least one column out of -frozen")
+		return nil, fmt.Errorf("eval: Constraints.Frozen freezes every column, so no method can change anything; fix: leave at least one column out of Constraints.Frozen")
 	}
 	var err error
 	if ev.target, err = data.ClassIndex(d.Classes, o.Class); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("eval: eval.Options.Class %w", err)
 	}
 	ev.lo, ev.hi = trainRange(d.Train.X)
 	if err := ev.configs(); err != nil {
@@ -536,7 +536,7 @@ func (ev *evaluation) leaveOutAlreadyTarget(split string, xs [][]float64, rows [
 		ev.rep.AlreadyTarget[split] = left
 	}
 	if len(keepX) == 0 {
-		return nil, nil, fmt.Errorf("eval: the model already predicts %q for all %d instances of the %s split, so there is nothing to explain; fix: name another class with -class, or leave -class out", ev.d.Classes[ev.target], len(xs), split)
+		return nil, nil, fmt.Errorf("eval: the model already predicts %q for all %d instances of the %s split, so there is nothing to explain; fix: name another class with eval.Options.Class, or leave eval.Options.Class out", ev.d.Classes[ev.target], len(xs), split)
 	}
 	return keepX, keepRows, nil
 }

@@ -397,12 +397,9 @@ func pick(path, what, option string, names []string, dshapes []shapes.Shape, wan
 }
 
 // OptionError is a problem that an Options field fixes: which of the graph's inputs (Input)
-// or outputs (Output) to use. Error names the field with its command-line flag, as
-// "-model-output-name (Options.Output)"; Text names it as a caller's own interface does.
+// or outputs (Output) to use. Error names the field as a Go field, as "Options.Output"; Text
+// names it as a caller's own interface does, such as the command line's flags.
 type OptionError struct{ msg string } // with {Input} or {Output} where the option is named
-
-// OptionFlags are the command-line flags of the Options fields an OptionError names.
-var OptionFlags = map[string]string{"Input": "-model-input-name", "Output": "-model-output-name"}
 
 var optionName = regexp.MustCompile(`\{(Input|Output)\}`)
 
@@ -412,7 +409,7 @@ func (e *OptionError) Text(name func(field string) string) string {
 }
 
 func (e *OptionError) Error() string {
-	return e.Text(func(f string) string { return OptionFlags[f] + " (Options." + f + ")" })
+	return e.Text(func(f string) string { return "Options." + f })
 }
 
 func optionErrorf(format string, args ...any) *OptionError {

@@ -431,7 +431,7 @@ func trainModel[M interface{ Save(string) error }](logf func(string, ...any), na
 	seconds = time.Since(t0).Seconds()
 	if path != "" {
 		if serr := m.Save(path); serr != nil {
-			unsaved = fmt.Sprintf("the %s was trained but could not be cached (%v), so the next run trains it again; fix: a cache folder this process can write (-cache DIR), or no cache (-no-cache)", name, serr)
+			unsaved = fmt.Sprintf("the %s was trained but could not be cached (%v), so the next run trains it again; fix: a cache folder this process can write (Options.CacheDir DIR), or no cache (Options.CacheDir \"\")", name, serr)
 		}
 	}
 	logf("trained the %s in %.1f s", name, seconds)
@@ -473,7 +473,7 @@ type featureNamer interface{ FeatureNames() []string }
 func checkModel(m quce.Model, ds *data.Dataset) error {
 	j, c, k := m.NumFeatures(), m.NumOutputs(), ds.NumClasses()
 	if j != ds.NumFeatures() {
-		return fmt.Errorf("the model takes %d features but %s has %d (%s); fix: pass the data the model was trained on, with the same feature columns (and -target naming the class column)",
+		return fmt.Errorf("the model takes %d features but %s has %d (%s); fix: pass the data the model was trained on, with the same feature columns (and data.LoadOptions.Target naming the class column)",
 			j, ds.Name, ds.NumFeatures(), shortList(ds.Features))
 	}
 	if fn, ok := m.(featureNamer); ok {

@@ -96,7 +96,7 @@ func TestUnwritableCacheWarns(t *testing.T) {
 		t.Fatalf("a cache that cannot be written failed the run: %v", err)
 	}
 	if len(s.Warnings) != 2 || !strings.Contains(s.Warnings[0], "classifier was trained but could not be cached") ||
-		!strings.Contains(s.Warnings[1], "VAE was trained but could not be cached") || !strings.Contains(s.Warnings[1], "-no-cache") {
+		!strings.Contains(s.Warnings[1], "VAE was trained but could not be cached") || !strings.Contains(s.Warnings[1], `no cache (Options.CacheDir "")`) {
 		t.Errorf("warnings %q; want one per model with the fix", s.Warnings)
 	}
 	if _, err := s.Explainer.Predict(s.XTest[:1]); err != nil {

@@ -25,19 +25,19 @@ type Grouping struct {
 // takes no edges. A continuous or integer column needs edges: ascending cut points e1 < e2
 // < … that make len(edges)+1 bins, v < e1, e1 ≤ v < e2, …, v ≥ ek (a value equal to a cut
 // point goes to the bin above it). names names the bins (nil: "age<30", "30<=age<50",
-// "age>=50"). Every error names the command line's flags (-group-by, -bins, -bin-names)
-// and the fix.
+// "age>=50"). Every error names the argument it refuses ("NewGrouping's edges", which the
+// command line names by its flag) and the fix.
 func NewGrouping(cols []data.Column, column string, edges []float64, names []string) (*Grouping, error) {
 	i := slices.IndexFunc(cols, func(c data.Column) bool { return c.Name == column })
 	if i < 0 {
-		return nil, fmt.Errorf("-group-by %q: no such column; fix: use one of %s", column, strings.Join(data.Names(cols), ", "))
+		return nil, fmt.Errorf("NewGrouping's column %q: no such column; fix: use one of %s", column, strings.Join(data.Names(cols), ", "))
 	}
 	c := cols[i]
 	g := &Grouping{column: c}
 	numeric := c.Type == data.Continuous || c.Type == data.Integer
 	if !numeric {
 		if edges != nil || names != nil {
-			return nil, fmt.Errorf("-group-by %s: %s is %s, and its groups are its values (%s); -bins and -bin-names cut a numeric column; fix: drop -bins and -bin-names",
+			return nil, fmt.Errorf("NewGrouping's column %s: %s is %s, and its groups are its values (%s); NewGrouping's edges and NewGrouping's names cut a numeric column; fix: drop NewGrouping's edges and NewGrouping's names",
 				column, column, c.Type, strings.Join(c.Levels, ", "))
 		}
 		g.names = slices.Clone(c.Levels)
@@ -45,17 +45,17 @@ func NewGrouping(cols []data.Column, column string, edges []float64, names []str
 	}
 	if len(edges) == 0 {
 		if names != nil {
-			return nil, fmt.Errorf("-bin-names names the bins of -bins, and there are none; fix: give the cut points with -bins, e.g. -group-by %s -bins %s", column, exampleEdges(c))
+			return nil, fmt.Errorf("NewGrouping's names names the bins of NewGrouping's edges, and there are none; fix: give %s's cut points with NewGrouping's edges, e.g. %s", column, exampleEdges(c))
 		}
-		return nil, fmt.Errorf("-group-by %s: %s is %s (%g … %g), so its values are not groups; fix: cut it into bins with -bins, e.g. -group-by %s -bins %s (and name them with -bin-names)",
-			column, column, c.Type, c.Min, c.Max, column, exampleEdges(c))
+		return nil, fmt.Errorf("NewGrouping's column %s: %s is %s (%g … %g), so its values are not groups; fix: cut it into bins with NewGrouping's edges, e.g. %s (and name them with NewGrouping's names)",
+			column, column, c.Type, c.Min, c.Max, exampleEdges(c))
 	}
 	for k, e := range edges {
 		if math.IsNaN(e) || math.IsInf(e, 0) {
-			return nil, fmt.Errorf("-bins: cut point %v is not a finite number; fix: give finite numbers in %s's units", e, column)
+			return nil, fmt.Errorf("NewGrouping's edges: cut point %v is not a finite number; fix: give finite numbers in %s's units", e, column)
 		}
 		if k > 0 && e <= edges[k-1] {
-			return nil, fmt.Errorf("-bins: the cut points must rise, and %g follows %g; fix: list them in ascending order, each once", e, edges[k-1])
+			return nil, fmt.Errorf("NewGrouping's edges: the cut points must rise, and %g follows %g; fix: list them in ascending order, each once", e, edges[k-1])
 		}
 	}
 	g.edges = slices.Clone(edges)
@@ -63,14 +63,14 @@ func NewGrouping(cols []data.Column, column string, edges []float64, names []str
 		names = binNames(column, edges)
 	}
 	if len(names) != len(edges)+1 {
-		return nil, fmt.Errorf("-bin-names: %d names for the %d bins that %d cut points make; fix: give %d names, lowest bin first", len(names), len(edges)+1, len(edges), len(edges)+1)
+		return nil, fmt.Errorf("NewGrouping's names: %d names for the %d bins that %d cut points make; fix: give %d names, lowest bin first", len(names), len(edges)+1, len(edges), len(edges)+1)
 	}
 	for k, n := range names {
 		if strings.TrimSpace(n) == "" {
-			return nil, fmt.Errorf("-bin-names: name %d is empty; fix: name every bin", k+1)
+			return nil, fmt.Errorf("NewGrouping's names: name %d is empty; fix: name every bin", k+1)
 		}
 		if slices.Contains(names[:k], n) {
-			return nil, fmt.Errorf("-bin-names: %q names two bins; fix: give each bin its own name", n)
+			return nil, fmt.Errorf("NewGrouping's names: %q names two bins; fix: give each bin its own name", n)
 		}
 	}
 	g.names = slices.Clone(names)

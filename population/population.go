@@ -152,9 +152,9 @@ func (o Options) Resolve() (Options, error) {
 	}
 	switch {
 	case o.Bootstrap < 100:
-		return o, fmt.Errorf("-bootstrap %d: too few resamples for a percentile interval; fix: use at least 100 (%d is the default)", o.Bootstrap, DefaultBootstrap)
+		return o, fmt.Errorf("population.Options.Bootstrap %d: too few resamples for a percentile interval; fix: use at least 100 (%d is the default)", o.Bootstrap, DefaultBootstrap)
 	case o.Permutations < 100:
-		return o, fmt.Errorf("-permutations %d: too few relabellings for a p-value (the smallest would be %.2g); fix: use at least 100 (%d is the default)", o.Permutations, 1/float64(o.Permutations+1), DefaultPermutations)
+		return o, fmt.Errorf("population.Options.Permutations %d: too few relabellings for a p-value (the smallest would be %.2g); fix: use at least 100 (%d is the default)", o.Permutations, 1/float64(o.Permutations+1), DefaultPermutations)
 	case !(o.Level > 0 && o.Level < 1):
 		return o, fmt.Errorf("population: interval level %v; fix: use a coverage strictly between 0 and 1, such as 0.95", o.Level)
 	case o.Transitions < 0:

@@ -200,7 +200,7 @@ func TestCountsByHand(t *testing.T) {
 func TestFailedSearch(t *testing.T) {
 	in := handInput()
 	p := in.Explanations[1].Path0() // row 2, valid in handInput
-	p.Failure, p.Valid = "the search diverged at step 12; fix: lower -lr", false
+	p.Failure, p.Valid = "the search diverged at step 12; fix: lower Config.LearningRate", false
 	for i := range p.Counterfactual {
 		p.Counterfactual[i], p.CounterfactualOriginal[i] = math.NaN(), math.NaN()
 	}
@@ -269,7 +269,7 @@ func TestInputErrors(t *testing.T) {
 			t.Errorf("%s: error %v; want %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := Summarise(handInput(), Options{Permutations: 10}); err == nil || !strings.Contains(err.Error(), "-permutations 10") {
+	if _, err := Summarise(handInput(), Options{Permutations: 10}); err == nil || !strings.Contains(err.Error(), "population.Options.Permutations 10") {
 		t.Errorf("10 permutations: error %v", err)
 	}
 }
@@ -437,14 +437,14 @@ func TestGrouping(t *testing.T) {
 		names  []string
 		want   string
 	}{
-		{"nope", nil, nil, `-group-by "nope": no such column; fix: use one of age, housing, rate`},
-		{"age", nil, nil, "-group-by age: age is integer (19 … 75), so its values are not groups; fix: cut it into bins with -bins"},
-		{"housing", []float64{1}, nil, "drop -bins and -bin-names"},
-		{"age", []float64{50, 30}, nil, "-bins: the cut points must rise"},
-		{"age", []float64{math.NaN()}, nil, "-bins: cut point NaN is not a finite number"},
-		{"age", []float64{30}, []string{"young"}, "-bin-names: 1 names for the 2 bins"},
-		{"age", []float64{30}, []string{"a", "a"}, `-bin-names: "a" names two bins`},
-		{"age", nil, []string{"a"}, "-bin-names names the bins of -bins, and there are none"},
+		{"nope", nil, nil, `NewGrouping's column "nope": no such column; fix: use one of age, housing, rate`},
+		{"age", nil, nil, "NewGrouping's column age: age is integer (19 … 75), so its values are not groups; fix: cut it into bins with NewGrouping's edges"},
+		{"housing", []float64{1}, nil, "drop NewGrouping's edges and NewGrouping's names"},
+		{"age", []float64{50, 30}, nil, "NewGrouping's edges: the cut points must rise"},
+		{"age", []float64{math.NaN()}, nil, "NewGrouping's edges: cut point NaN is not a finite number"},
+		{"age", []float64{30}, []string{"young"}, "NewGrouping's names: 1 names for the 2 bins"},
+		{"age", []float64{30}, []string{"a", "a"}, `NewGrouping's names: "a" names two bins`},
+		{"age", nil, []string{"a"}, "NewGrouping's names names the bins of NewGrouping's edges, and there are none"},
 	} {
 		if _, err := NewGrouping(cols, tc.column, tc.edges, tc.names); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "fix:") {
 			t.Errorf("%s %v %v: error %v; want %q with a fix", tc.column, tc.edges, tc.names, err, tc.want)

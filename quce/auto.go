@@ -78,24 +78,24 @@ const DefaultPlausibilityQuantile = 0.9
 // Validate reports a bad grid as a *FieldError of the field "auto".
 func (a *Auto) Validate() error {
 	if len(a.Grid) == 0 {
-		return &FieldError{Field: "auto", Problem: "automatic λ has an empty grid", Fix: "give at least one (λ2, λ3) pair, such as DefaultAuto's"}
+		return &FieldError{Field: "Config.Auto", Problem: "automatic λ has an empty grid", Fix: "give at least one (λ2, λ3) pair, such as DefaultAuto's"}
 	}
 	if a.Rounds < 0 || a.Rounds > MaxAutoRounds {
-		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with %d refinement rounds", a.Rounds),
+		return &FieldError{Field: "Config.Auto", Problem: fmt.Sprintf("automatic λ with %d refinement rounds", a.Rounds),
 			Fix: fmt.Sprintf("use 0 to %d rounds", MaxAutoRounds)}
 	}
 	if !(a.Steps >= 0 && a.Steps <= 1) {
-		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ searching %v of the steps", a.Steps),
+		return &FieldError{Field: "Config.Auto", Problem: fmt.Sprintf("automatic λ searching %v of the steps", a.Steps),
 			Fix: "use a share of the steps above 0 and at most 1, such as 0.35"}
 	}
 	if !(a.Margin >= 0 && a.Margin < 1) {
-		return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ with the pull-back margin %v", a.Margin),
+		return &FieldError{Field: "Config.Auto", Problem: fmt.Sprintf("automatic λ with the pull-back margin %v", a.Margin),
 			Fix: "use a margin of F(τ|x_c) from 0 up to (not including) 1, such as 0.05"}
 	}
 	for i, l := range a.Grid {
 		for k, v := range []float64{l.Lambda2, l.Lambda3} {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-				return &FieldError{Field: "auto", Problem: fmt.Sprintf("automatic λ, candidate %d: λ%d = %v", i+1, k+2, v),
+				return &FieldError{Field: "Config.Auto", Problem: fmt.Sprintf("automatic λ, candidate %d: λ%d = %v", i+1, k+2, v),
 					Fix: "use weights that are finite and ≥ 0"}
 			}
 		}

@@ -94,11 +94,11 @@ func TestAutoConfigErrors(t *testing.T) {
 		{"empty grid", withAuto(func(c *Config) { c.Auto.Grid = nil }), "empty grid"},
 		{"negative λ", withAuto(func(c *Config) { c.Auto.Grid[1].Lambda3 = -1 }), "candidate 2: λ3 = -1"},
 		{"NaN λ", withAuto(func(c *Config) { c.Auto.Grid[0].Lambda2 = math.NaN() }), "candidate 1: λ2 = NaN"},
-		{"no bound", withAuto(func(c *Config) { c.Plausibility, c.PlausibilityQuantile = 0, 0 }), "plausibility = 0"},
-		{"negative bound", withAuto(func(c *Config) { c.Plausibility = -1 }), "plausibility = -1"},
-		{"sparse without bound", func() Config { c := DefaultConfig(); c.Sparse = true; return c }(), "plausibility = 0"},
-		{"quantile 1", withAuto(func(c *Config) { c.PlausibilityQuantile = 1 }), "plausibility quantile = 1"},
-		{"quantile below 0", withAuto(func(c *Config) { c.PlausibilityQuantile = -0.1 }), "plausibility quantile = -0.1"},
+		{"no bound", withAuto(func(c *Config) { c.Plausibility, c.PlausibilityQuantile = 0, 0 }), "Config.Plausibility = 0"},
+		{"negative bound", withAuto(func(c *Config) { c.Plausibility = -1 }), "Config.Plausibility = -1"},
+		{"sparse without bound", func() Config { c := DefaultConfig(); c.Sparse = true; return c }(), "Config.Plausibility = 0"},
+		{"quantile 1", withAuto(func(c *Config) { c.PlausibilityQuantile = 1 }), "Config.PlausibilityQuantile = 1"},
+		{"quantile below 0", withAuto(func(c *Config) { c.PlausibilityQuantile = -0.1 }), "Config.PlausibilityQuantile = -0.1"},
 		{"negative rounds", withAuto(func(c *Config) { c.Auto.Rounds = -1 }), "-1 refinement rounds"},
 		{"too many rounds", withAuto(func(c *Config) { c.Auto.Rounds = 11 }), "11 refinement rounds"},
 		{"steps share above 1", withAuto(func(c *Config) { c.Auto.Steps = 1.5 }), "searching 1.5 of the steps"},
@@ -123,7 +123,7 @@ func TestAutoConfigErrors(t *testing.T) {
 	}
 }
 
-// Validate names the bad setting by the field's JSON name, so that a program can name it its
+// Validate names the bad setting by the field's Go name, so that a program can name it its
 // own way (the command line maps it to a flag).
 func TestValidateNamesTheField(t *testing.T) {
 	with := func(f func(*Config)) Config { c := DefaultConfig(); f(&c); return c }
@@ -131,33 +131,30 @@ func TestValidateNamesTheField(t *testing.T) {
 		cfg   Config
 		field string
 	}{
-		{with(func(c *Config) { c.Lambda1 = 0 }), "lambda1"},
-		{with(func(c *Config) { c.Lambda3 = math.Inf(1) }), "lambda3"},
-		{with(func(c *Config) { c.LearningRate = math.NaN() }), "learning_rate"},
-		{with(func(c *Config) { c.Steps = 0 }), "steps"},
-		{with(func(c *Config) { c.K = -1 }), "k"},
-		{with(func(c *Config) { c.Threshold = 1 }), "threshold"},
-		{with(func(c *Config) { c.EarlyStop = -1 }), "early_stop"},
-		{with(func(c *Config) { c.Paths = 0 }), "paths"},
-		{with(func(c *Config) { c.StartNoise = -1 }), "start_noise"},
-		{with(func(c *Config) { c.Samples = -1 }), "samples"},
-		{with(func(c *Config) { c.PathPoints = 1 }), "path_points"},
-		{with(func(c *Config) { c.Sparse, c.PlausibilityQuantile = true, 1.5 }), "plausibility_quantile"},
-		{with(func(c *Config) { c.Sparse = true }), "plausibility"},
-		{with(func(c *Config) { c.Auto, c.Plausibility = &Auto{}, 1 }), "auto"},
-		{with(func(c *Config) { c.Optimizer = "rmsprop" }), "optimizer"},
-		{with(func(c *Config) { c.Rule = "boole" }), "rule"},
+		{with(func(c *Config) { c.Lambda1 = 0 }), "Config.Lambda1"},
+		{with(func(c *Config) { c.Lambda3 = math.Inf(1) }), "Config.Lambda3"},
+		{with(func(c *Config) { c.LearningRate = math.NaN() }), "Config.LearningRate"},
+		{with(func(c *Config) { c.Steps = 0 }), "Config.Steps"},
+		{with(func(c *Config) { c.K = -1 }), "Config.K"},
+		{with(func(c *Config) { c.Threshold = 1 }), "Config.Threshold"},
+		{with(func(c *Config) { c.EarlyStop = -1 }), "Config.EarlyStop"},
+		{with(func(c *Config) { c.Paths = 0 }), "Config.Paths"},
+		{with(func(c *Config) { c.StartNoise = -1 }), "Config.StartNoise"},
+		{with(func(c *Config) { c.Samples = -1 }), "Config.Samples"},
+		{with(func(c *Config) { c.PathPoints = 1 }), "Config.PathPoints"},
+		{with(func(c *Config) { c.Sparse, c.PlausibilityQuantile = true, 1.5 }), "Config.PlausibilityQuantile"},
+		{with(func(c *Config) { c.Sparse = true }), "Config.Plausibility"},
+		{with(func(c *Config) { c.Auto, c.Plausibility = &Auto{}, 1 }), "Config.Auto"},
+		{with(func(c *Config) { c.Optimizer = "rmsprop" }), "Config.Optimizer"},
+		{with(func(c *Config) { c.Rule = "boole" }), "Config.Rule"},
 	} {
 		var fe *FieldError
 		if err := tc.cfg.Validate(); !errors.As(err, &fe) || fe.Field != tc.field || fe.Fix == "" {
 			t.Errorf("%s: got %v (%#v), want a *FieldError of %q with a fix", tc.field, err, fe, tc.field)
 			continue
 		}
-		if _, ok := reflect.TypeFor[Config]().FieldByNameFunc(func(name string) bool {
-			f, _ := reflect.TypeFor[Config]().FieldByName(name)
-			return strings.Split(f.Tag.Get("json"), ",")[0] == tc.field
-		}); !ok {
-			t.Errorf("%q is not the JSON name of a Config field", tc.field)
+		if _, ok := reflect.TypeFor[Config]().FieldByName(strings.TrimPrefix(tc.field, "Config.")); !ok {
+			t.Errorf("%q is not the Go name of a Config field", tc.field)
 		}
 	}
 }

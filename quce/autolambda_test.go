@@ -73,7 +73,7 @@ func TestWithBound(t *testing.T) {
 	}
 	qs := []quce.Query{s.Query(s.XTest[0])}
 	var fe *quce.FieldError
-	if _, err := s.Explainer.Explain(ctx, cfg, qs); !errors.As(err, &fe) || fe.Field != "plausibility" || !strings.Contains(fe.Fix, "WithBound") {
+	if _, err := s.Explainer.Explain(ctx, cfg, qs); !errors.As(err, &fe) || fe.Field != "Config.Plausibility" || !strings.Contains(fe.Fix, "WithBound") {
 		t.Fatalf("explaining without the bound: %v; want a plausibility error whose fix is WithBound", err)
 	}
 	bounded, err := s.Explainer.WithBound(cfg, s.XTrain)

@@ -91,39 +91,39 @@ func (c Constraints) Empty() bool {
 func CheckConstraints(cols []data.Column, c Constraints) error {
 	seen := map[string]string{}
 	for _, set := range []struct {
-		flag  string
+		field string
 		names []string
-	}{{"-frozen", c.Frozen}, {"-increase", c.Increase}, {"-decrease", c.Decrease}} {
+	}{{"Constraints.Frozen", c.Frozen}, {"Constraints.Increase", c.Increase}, {"Constraints.Decrease", c.Decrease}} {
 		for _, name := range set.names {
-			col, err := column(cols, name, set.flag)
+			col, err := column(cols, name, set.field)
 			if err != nil {
 				return err
 			}
 			if prev, dup := seen[name]; dup {
-				if prev == set.flag {
+				if prev == set.field {
 					continue
 				}
-				return fmt.Errorf("column %q is given to both %s and %s; fix: keep it in one of them (%s with %s means it may not change: use -frozen)", name, prev, set.flag, prev, set.flag)
+				return fmt.Errorf("column %q is given to both %s and %s; fix: keep it in one of them (%s with %s means it may not change: use Constraints.Frozen)", name, prev, set.field, prev, set.field)
 			}
-			seen[name] = set.flag
-			if set.flag != "-frozen" && !ordered(col) {
-				return fmt.Errorf("%s %s: column %q is %s, and its values have no order; fix: declare an order with -types %s=ordinal:A<B<C, or leave it out of %s", set.flag, name, name, col.Type, name, set.flag)
+			seen[name] = set.field
+			if set.field != "Constraints.Frozen" && !ordered(col) {
+				return fmt.Errorf("%s %s: column %q is %s, and its values have no order; fix: declare an order with data.LoadOptions.Types %s=ordinal:A<B<C, or leave it out of %s", set.field, name, name, col.Type, name, set.field)
 			}
 		}
 	}
 	for name, b := range c.Bounds {
-		col, err := column(cols, name, "-bounds")
+		col, err := column(cols, name, "Constraints.Bounds")
 		if err != nil {
 			return err
 		}
 		if !ordered(col) {
-			return fmt.Errorf("-bounds %s: column %q is %s, and its values have no order; fix: freeze it with -frozen %s, or declare an order with -types %s=ordinal:A<B<C", name, name, col.Type, name, name)
+			return fmt.Errorf("Constraints.Bounds %s: column %q is %s, and its values have no order; fix: freeze it with Constraints.Frozen %s, or declare an order with data.LoadOptions.Types %s=ordinal:A<B<C", name, name, col.Type, name, name)
 		}
 		if b[0] > b[1] {
-			return fmt.Errorf("-bounds %s=%s:%s: the lower bound is above the upper one; fix: write -bounds %s=LOW:HIGH", name, side(b[0]), side(b[1]), name)
+			return fmt.Errorf("Constraints.Bounds %s=%s:%s: the lower bound is above the upper one; fix: write Constraints.Bounds %s=LOW:HIGH", name, side(b[0]), side(b[1]), name)
 		}
-		if flag := seen[name]; flag == "-frozen" {
-			return fmt.Errorf("column %q is given to both -frozen and -bounds; fix: drop the bounds of a frozen column", name)
+		if seen[name] == "Constraints.Frozen" {
+			return fmt.Errorf("column %q is given to both Constraints.Frozen and Constraints.Bounds; fix: drop the bounds of a frozen column", name)
 		}
 	}
 	return nil
@@ -141,13 +141,13 @@ func ordered(c data.Column) bool {
 	return false
 }
 
-func column(cols []data.Column, name, flag string) (data.Column, error) {
+func column(cols []data.Column, name, field string) (data.Column, error) {
 	for _, c := range cols {
 		if c.Name == name {
 			return c, nil
 		}
 	}
-	return data.Column{}, fmt.Errorf("%s %s: there is no column %q; fix: use one of %s", flag, name, name, strings.Join(data.Names(cols), ", "))
+	return data.Column{}, fmt.Errorf("%s %s: there is no column %q; fix: use one of %s", field, name, name, strings.Join(data.Names(cols), ", "))
 }
 
 // Constrain returns q with the constraints c applied to its per-input Frozen, Lower and
@@ -215,7 +215,7 @@ func (in inputs) constrain(q Query, c Constraints) (Query, error) {
 		v := orig[col.Start]
 		tol := 1e-6 * max(1, math.Abs(v))
 		if v < b[0]-tol || v > b[1]+tol {
-			return q, fmt.Errorf("-bounds %s=%s:%s excludes the instance's value %s; fix: widen the bounds to include it (a counterfactual starts at the instance)", name, side(b[0]), side(b[1]), col.Format(orig))
+			return q, fmt.Errorf("Constraints.Bounds %s=%s:%s excludes the instance's value %s; fix: widen the bounds to include it (a counterfactual starts at the instance)", name, side(b[0]), side(b[1]), col.Format(orig))
 		}
 		lo, hi := b[0], b[1]
 		if math.IsNaN(lo) {

@@ -131,8 +131,8 @@ func DefaultConfig() Config {
 }
 
 // FieldError is a Config setting that is not allowed, with its fix. Field is the setting's
-// JSON name ("lambda1", "learning_rate", "auto", …), so that a program with its own names for
-// the settings (the command line's flags) can name the setting its own way.
+// Go name ("Config.Lambda1", "Config.LearningRate", "Config.Auto", …), so that a program with
+// its own names for the settings (the command line's flags) can name the setting its own way.
 type FieldError struct {
 	Field string
 	Value any // the value refused; nil when Problem says it
@@ -145,7 +145,7 @@ type FieldError struct {
 func (e *FieldError) Error() string {
 	switch {
 	case e.Problem == "":
-		return fmt.Sprintf("quce: %s = %v is not allowed; fix: %s", strings.ReplaceAll(e.Field, "_", " "), e.Value, e.Fix)
+		return fmt.Sprintf("quce: %s = %v is not allowed; fix: %s", e.Field, e.Value, e.Fix)
 	case e.Value == nil:
 		return fmt.Sprintf("quce: %s; fix: %s", e.Problem, e.Fix)
 	}
@@ -159,7 +159,7 @@ func (c Config) Validate() error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	for i, l := range []float64{c.Lambda1, c.Lambda2, c.Lambda3} {
 		if !finite(l) || l < 0 {
-			return &FieldError{Field: fmt.Sprintf("lambda%d", i+1), Value: l, Fix: "use a finite weight ≥ 0 (the defaults are 1, 0.01, 0.1)"}
+			return &FieldError{Field: fmt.Sprintf("Config.Lambda%d", i+1), Value: l, Fix: "use a finite weight ≥ 0 (the defaults are 1, 0.01, 0.1)"}
 		}
 	}
 	checks := []struct {
@@ -168,20 +168,20 @@ func (c Config) Validate() error {
 		value any
 		fix   string
 	}{
-		{c.Lambda1 == 0, "lambda1", c.Lambda1, "use a positive λ1 such as 1: without it nothing moves x towards the target class"},
-		{!finite(c.LearningRate) || c.LearningRate <= 0, "learning_rate", c.LearningRate, "use a positive learning rate such as 0.01"},
-		{c.Steps <= 0, "steps", c.Steps, "use at least 1 step (1000 is the default)"},
-		{c.K <= 0, "k", c.K, "use at least 1 point (10 is typical)"},
-		{!(c.Threshold > 0 && c.Threshold < 1), "threshold", c.Threshold, "use a probability strictly between 0 and 1 such as 0.5"},
-		{c.EarlyStop < 0, "early_stop", c.EarlyStop, "use 0 (off) or a positive number of steps"},
-		{c.Paths <= 0, "paths", c.Paths, "use at least 1 path"},
-		{!finite(c.StartNoise) || c.StartNoise < 0, "start_noise", c.StartNoise, "use a finite value ≥ 0"},
-		{c.Samples < 0, "samples", c.Samples, "use 0 (the mean code) or a positive number of samples"},
-		{c.PathPoints < 0 || c.PathPoints == 1, "path_points", c.PathPoints, "use 0 (every point) or at least 2"},
+		{c.Lambda1 == 0, "Config.Lambda1", c.Lambda1, "use a positive λ1 such as 1: without it nothing moves x towards the target class"},
+		{!finite(c.LearningRate) || c.LearningRate <= 0, "Config.LearningRate", c.LearningRate, "use a positive learning rate such as 0.01"},
+		{c.Steps <= 0, "Config.Steps", c.Steps, "use at least 1 step (1000 is the default)"},
+		{c.K <= 0, "Config.K", c.K, "use at least 1 point (10 is typical)"},
+		{!(c.Threshold > 0 && c.Threshold < 1), "Config.Threshold", c.Threshold, "use a probability strictly between 0 and 1 such as 0.5"},
+		{c.EarlyStop < 0, "Config.EarlyStop", c.EarlyStop, "use 0 (off) or a positive number of steps"},
+		{c.Paths <= 0, "Config.Paths", c.Paths, "use at least 1 path"},
+		{!finite(c.StartNoise) || c.StartNoise < 0, "Config.StartNoise", c.StartNoise, "use a finite value ≥ 0"},
+		{c.Samples < 0, "Config.Samples", c.Samples, "use 0 (the mean code) or a positive number of samples"},
+		{c.PathPoints < 0 || c.PathPoints == 1, "Config.PathPoints", c.PathPoints, "use 0 (every point) or at least 2"},
 		{c.PlausibilityQuantile != 0 && !(c.PlausibilityQuantile > 0 && c.PlausibilityQuantile < 1),
-			"plausibility_quantile", c.PlausibilityQuantile, "use a quantile strictly between 0 and 1, such as 0.9"},
+			"Config.PlausibilityQuantile", c.PlausibilityQuantile, "use a quantile strictly between 0 and 1, such as 0.9"},
 		{c.needsBound() && !(finite(c.Plausibility) && c.Plausibility > 0) && !(c.Plausibility == 0 && c.PlausibilityQuantile != 0),
-			"plausibility", c.Plausibility, "automatic λ and sparsity need a bound on L_ε: take it as a quantile of the training rows' L_ε, strictly between 0 and 1, such as 0.9"},
+			"Config.Plausibility", c.Plausibility, "automatic λ and sparsity need a bound on L_ε: take it as a quantile of the training rows' L_ε, strictly between 0 and 1, such as 0.9"},
 	}
 	for _, ch := range checks {
 		if ch.bad {
@@ -212,7 +212,7 @@ func ParseOptimizer(s string) (Optimizer, error) {
 	case Adam, SGD, GD:
 		return o, nil
 	}
-	return "", &FieldError{Field: "optimizer", Value: s, Problem: "unknown optimizer", Fix: "use adam, sgd or gd"}
+	return "", &FieldError{Field: "Config.Optimizer", Value: s, Problem: "unknown optimizer", Fix: "use adam, sgd or gd"}
 }
 
 // ParseRule accepts "trapezoid", "simpson" or "riemann" (any case).
@@ -221,5 +221,5 @@ func ParseRule(s string) (Rule, error) {
 	case Riemann, Trapezoid, Simpson:
 		return r, nil
 	}
-	return "", &FieldError{Field: "rule", Value: s, Problem: "unknown attribution rule", Fix: "use trapezoid, simpson or riemann"}
+	return "", &FieldError{Field: "Config.Rule", Value: s, Problem: "unknown attribution rule", Fix: "use trapezoid, simpson or riemann"}
 }

@@ -57,12 +57,12 @@ func TestDeviceMemoryError(t *testing.T) {
 			if got := dm.SmallerUnits(); got != tc.wantSmaller {
 				t.Errorf("SmallerUnits() = %d, want %d", got, tc.wantSmaller)
 			}
-			if msg := engineError("loop", 1, 1000, err).Error(); strings.Contains(msg, "-engine steps") || !strings.Contains(msg, fmt.Sprintf("WithUnitRows(%d)", tc.wantSmaller)) {
+			if msg := engineError("loop", 1, 1000, err).Error(); strings.Contains(msg, "Engine steps") || !strings.Contains(msg, fmt.Sprintf("WithUnitRows(%d)", tc.wantSmaller)) {
 				t.Errorf("the loop engine says %q", msg)
 			}
 		})
 	}
-	if msg := engineError("replay", 1, 8, errors.New("unsupported op")).Error(); !strings.Contains(msg, "-engine steps") {
+	if msg := engineError("replay", 1, 8, errors.New("unsupported op")).Error(); !strings.Contains(msg, "Settings.Engine steps") {
 		t.Errorf("another error from the replay engine says %q, without the steps engine", msg)
 	}
 }

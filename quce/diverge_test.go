@@ -38,8 +38,8 @@ func TestDivergedSearchReportsNoNumbers(t *testing.T) {
 			}
 			for i, e := range ex {
 				for k, p := range e.Paths {
-					if p.Valid || !strings.Contains(p.Failure, "diverged at step") || !strings.Contains(p.Failure, "-lr") || !strings.Contains(p.Failure, "such as 0.01") {
-						t.Fatalf("instance %d path %d: valid %v, failure %q; want a divergence naming -lr and a smaller value", i, k, p.Valid, p.Failure)
+					if p.Valid || !strings.Contains(p.Failure, "diverged at step") || !strings.Contains(p.Failure, "Config.LearningRate") || !strings.Contains(p.Failure, "such as 0.01") {
+						t.Fatalf("instance %d path %d: valid %v, failure %q; want a divergence naming Config.LearningRate and a smaller value", i, k, p.Valid, p.Failure)
 					}
 					for _, v := range [][]float64{p.Counterfactual, p.Attribution, {p.ProbEnd, p.CompletenessGap, p.CFUncertainty}} {
 						for _, x := range v {
@@ -60,7 +60,7 @@ func TestDivergedSearchReportsNoNumbers(t *testing.T) {
 					t.Errorf("instance %d: expected attribution %v, gap %v over no path that did not fail; want NaN", i, e.Attribution[0], e.CompletenessGap)
 				}
 			}
-			if err := quce.NoneSucceeded(ex); err == nil || !strings.Contains(err.Error(), "-lr") {
+			if err := quce.NoneSucceeded(ex); err == nil || !strings.Contains(err.Error(), "Config.LearningRate") {
 				t.Errorf("NoneSucceeded: %v; want an error with the fix", err)
 			}
 		})
@@ -83,11 +83,11 @@ func TestMemoryEstimateRefusesOversizedJob(t *testing.T) {
 		paths int
 		want  []string // nil: the job runs
 	}{
-		{"100000 paths", quce.DefaultConfig(), 100000, []string{"needs about", "2 instances × 100000 paths × 202 kept points of 30 inputs", "1.0 GB are available", "-paths; at most", "-n"}},
-		{"automatic λ multiplies the rows", auto, 3000, []string{"× 6 candidates of automatic λ (-lambdas auto)", "-auto-grid"}},
-		// -k and -samples grow what each step holds, not the rows: the fix names them.
-		{"-k multiplies each step", withK(quce.DefaultConfig(), 100000000), 1, []string{"each step holds", "-k 100000000 points per segment", "-k; at most"}},
-		{"-samples multiplies each step", withSamples(quce.DefaultConfig(), 150000), 1, []string{"each step holds", "-samples 150000 latent samples", "-samples; at most"}},
+		{"100000 paths", quce.DefaultConfig(), 100000, []string{"needs about", "2 instances × 100000 paths × 202 kept points of 30 inputs", "1.0 GB are available", "Config.Paths; at most", "fewer instances"}},
+		{"automatic λ multiplies the rows", auto, 3000, []string{"× 6 candidates of automatic λ (Auto.Grid)", "fewer candidates (Auto.Grid)"}},
+		// K and Samples grow what each step holds, not the rows: the fix names them.
+		{"K multiplies each step", withK(quce.DefaultConfig(), 100000000), 1, []string{"each step holds", "Config.K 100000000 points per segment", "Config.K; at most"}},
+		{"Samples multiplies each step", withSamples(quce.DefaultConfig(), 150000), 1, []string{"each step holds", "Config.Samples 150000 latent samples", "Config.Samples; at most"}},
 		{"a normal job", quce.DefaultConfig(), 2, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,8 +214,8 @@ func TestSearchInsideBoundsWithAbsurdStepsFails(t *testing.T) {
 	}
 	for i, e := range ex {
 		p := e.Path0()
-		if p.Failure == "" || p.Valid || !strings.Contains(p.Failure, "-lr") {
-			t.Errorf("instance %d: valid %v, failure %q, attribution %v; want a failure with the -lr fix", i, p.Valid, p.Failure, e.Attribution)
+		if p.Failure == "" || p.Valid || !strings.Contains(p.Failure, "Config.LearningRate") {
+			t.Errorf("instance %d: valid %v, failure %q, attribution %v; want a failure with the Config.LearningRate fix", i, p.Valid, p.Failure, e.Attribution)
 		}
 		sum := 0.0
 		for _, v := range e.Attribution {

@@ -81,10 +81,11 @@
 // # Settings: a λ's walk
 //
 // Every setting lives in Config and is checked in one place, Config.Validate, which returns
-// a *FieldError naming the field by its JSON name ("lambda1", "learning_rate", …). A λ goes
-// one way down to the graph. From the command line: the flags are parsed into a Config
-// (cmd/quce's config), Validate runs once before anything trains, and the CLI names a refused
-// field by its flag from one table; after the models are prepared, Explainer.WithBound takes
+// a *FieldError naming the field by its Go name ("Config.Lambda1", "Config.LearningRate", …),
+// as every message of the library names a setting. A λ goes one way down to the graph. From
+// the command line: the flags are parsed into a Config (cmd/quce's config), Validate runs
+// once before anything trains, and the CLI names a refused field by its flag from one table;
+// after the models are prepared, Explainer.WithBound takes
 // the plausibility bound of automatic λ and sparsity from the training rows at
 // Config.PlausibilityQuantile; Explain then feeds the rows' λ to the search's program as a
 // [rows, 3] input. From a

@@ -53,7 +53,7 @@ func ParseEngineChoice(s string) (EngineChoice, error) {
 // sampled latent codes, which are drawn on the host at every step (Config.Samples).
 func (c EngineChoice) Check(cfg Config) error {
 	if c == EngineLoop && cfg.Samples > 0 {
-		return &FieldError{Field: "samples", Value: cfg.Samples, Fix: "0 (the mean code) on the loop engine, or the steps engine"}
+		return &FieldError{Field: "Config.Samples", Value: cfg.Samples, Fix: "0 (the mean code) on the loop engine, or the steps engine"}
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ func (in inputs) bounds(qi int, q Query, b *queryBox) error {
 		// and back. Within it, the bound is taken to be the instance's own value.
 		tol := 1e-6 * max(1, math.Abs(x))
 		if x < l-tol || x > u+tol {
-			return fmt.Errorf("quce: instance %d, feature %q: value %v lies outside its bounds [%v, %v]; fix: widen the bounds (-bounds) to include the instance", qi, in.features[f], x, l, u)
+			return fmt.Errorf("quce: instance %d, feature %q: value %v lies outside its bounds [%v, %v]; fix: widen the bounds (Constraints.Bounds) to include the instance", qi, in.features[f], x, l, u)
 		}
 		dl, du := in.observedRange(f, x)
 		if math.IsNaN(l) {

@@ -32,7 +32,7 @@ func (jb job) explain(ctx context.Context, cfg Config, queries []Query) ([]*Expl
 		return nil, tm, err
 	}
 	if cfg.needsBound() && cfg.Plausibility == 0 {
-		return nil, tm, &FieldError{Field: "plausibility", Value: 0.0, Fix: fmt.Sprintf(
+		return nil, tm, &FieldError{Field: "Config.Plausibility", Value: 0.0, Fix: fmt.Sprintf(
 			"take it from the training rows at the %g quantile first: Explainer.WithBound (pipeline: Setup.WithPlausibility)", cfg.PlausibilityQuantile)}
 	}
 	if err := ctx.Err(); err != nil {

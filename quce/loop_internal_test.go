@@ -53,7 +53,7 @@ func TestEngineChoice(t *testing.T) {
 		{"steps", EngineSteps, b, DefaultConfig(), "steps"},
 		{"loop", EngineLoop, b, DefaultConfig(), "loop"},
 		{"loop, a backend without While", EngineLoop, noWhile{b}, DefaultConfig(), "lacks While"},
-		{"loop, sampled latent codes", EngineLoop, b, sampled, "samples = 2 is not allowed"},
+		{"loop, sampled latent codes", EngineLoop, b, sampled, "Config.Samples = 2 is not allowed"},
 		{"replay", EngineReplay, b, DefaultConfig(), "replay"},
 		{"replay, a batch over replayMaxRows", EngineReplay, b, DefaultConfig(), "loop"},
 		{"replay, a batch over replayMaxRows, a backend without While", EngineReplay, noWhile{b}, DefaultConfig(), "steps"},

@@ -122,16 +122,16 @@ func (mm memoryModel) check(cfg Config, instances, candidates int) error {
 	}
 	size := fmt.Sprintf("%d %s × %d paths", instances, plural(instances, "instance", "instances"), cfg.Paths)
 	if candidates > 1 {
-		size += fmt.Sprintf(" × %d candidates of automatic λ (-lambdas auto)", candidates)
+		size += fmt.Sprintf(" × %d candidates of automatic λ (Auto.Grid)", candidates)
 	}
 	size += fmt.Sprintf(" × %d kept points of %d inputs", points, mm.inputs)
 	j := int64(mm.inputs)
 	// What one step holds for the rows it walks at once, when that is most of the job: the
-	// rule's points (-k) and the latent samples (-samples) grow it, not the rows.
+	// rule's points (Config.K) and the latent samples (Config.Samples) grow it, not the rows.
 	if perStep := inFlight * (unit + sampled); 2*perStep > total {
-		size += fmt.Sprintf("; each step holds %s for the %d rows it walks at once, with -k %d points per segment", gigabytes(perStep), inFlight, cfg.K)
+		size += fmt.Sprintf("; each step holds %s for the %d rows it walks at once, with Config.K %d points per segment", gigabytes(perStep), inFlight, cfg.K)
 		if cfg.Samples > 0 {
-			size += fmt.Sprintf(" and -samples %d latent samples", cfg.Samples)
+			size += fmt.Sprintf(" and Config.Samples %d latent samples", cfg.Samples)
 		}
 	}
 	// What fits of each setting: what is left for it once the rest is paid for.
@@ -139,21 +139,21 @@ func (mm memoryModel) check(cfg Config, instances, candidates int) error {
 	if sampled > 0 {
 		perSample := sampled / int64(cfg.Samples)
 		if fit := (limit - (total - inFlight*sampled)) / (inFlight * perSample); fit < int64(cfg.Samples) && fit >= 0 {
-			fixes = append(fixes, fmt.Sprintf("fewer latent samples (-samples; at most %d fit, 0 uses the mean code)", fit))
+			fixes = append(fixes, fmt.Sprintf("fewer latent samples (Config.Samples; at most %d fit, 0 uses the mean code)", fit))
 		}
 	}
-	// unitRowBytes grows by j·64 bytes per point of -k.
+	// unitRowBytes grows by j·64 bytes per point of Config.K.
 	if fit := (limit-(total-inFlight*unit))/(inFlight*j*64) - 2; fit >= 1 && fit < int64(cfg.K) {
-		fixes = append(fixes, fmt.Sprintf("fewer points per segment (-k; at most %d fit)", fit))
+		fixes = append(fixes, fmt.Sprintf("fewer points per segment (Config.K; at most %d fit)", fit))
 	}
 	if fitting := (limit - (total - int64(instances)*int64(cfg.Paths)*int64(candidates)*perRow)) / (int64(instances) * int64(candidates) * perRow); fitting >= 1 && fitting < int64(cfg.Paths) {
-		fixes = append(fixes, fmt.Sprintf("fewer paths (-paths; at most %d fit)", fitting))
+		fixes = append(fixes, fmt.Sprintf("fewer paths (Config.Paths; at most %d fit)", fitting))
 	}
 	if instances > 1 {
-		fixes = append(fixes, "fewer instances (-n)")
+		fixes = append(fixes, "fewer instances")
 	}
 	if candidates > 1 {
-		fixes = append(fixes, "fewer candidates (-auto-grid)")
+		fixes = append(fixes, "fewer candidates (Auto.Grid)")
 	}
 	fixes = append(fixes, "split the job into smaller ones")
 	if len(fixes) > 1 {

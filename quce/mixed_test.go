@@ -83,7 +83,7 @@ func checkMixed(t *testing.T, earlyStop int, sparse bool) {
 		q, err := e.Constrain(rowQuery(s, s.TestIdx[i]), cons)
 		if c, _ := s.Data.Column("duration"); s.Data.X[s.TestIdx[i]][c.Start] > 48 {
 			// The bound excludes this instance: Constrain must say so, with the flag.
-			if err == nil || !strings.Contains(err.Error(), "-bounds duration") || !strings.Contains(err.Error(), "excludes the instance") {
+			if err == nil || !strings.Contains(err.Error(), "Constraints.Bounds duration") || !strings.Contains(err.Error(), "excludes the instance") {
 				t.Fatalf("row %d: duration above 48 under -bounds duration=:48 gave %v", i, err)
 			}
 			q, err = e.Constrain(rowQuery(s, s.TestIdx[i]), quce.Constraints{Frozen: cons.Frozen, Increase: cons.Increase})
@@ -166,14 +166,14 @@ func TestConstraintErrors(t *testing.T) {
 		want string // "" for accepted
 	}{
 		{"fine", quce.Constraints{Frozen: []string{"foreign_worker", "personal_status"}, Increase: []string{"age"}, Bounds: map[string][2]float64{"duration": {nan, 48}}}, ""},
-		{"unknown column", quce.Constraints{Frozen: []string{"salary"}}, `-frozen salary: there is no column "salary"`},
-		{"increase on a categorical column", quce.Constraints{Increase: []string{"housing"}}, "-increase housing: column \"housing\" is categorical"},
-		{"decrease on a text binary column", quce.Constraints{Decrease: []string{"own_telephone"}}, "-decrease own_telephone"},
-		{"frozen and increase-only", quce.Constraints{Frozen: []string{"age"}, Increase: []string{"age"}}, "both -frozen and -increase"},
-		{"increase and decrease", quce.Constraints{Increase: []string{"age"}, Decrease: []string{"age"}}, "use -frozen"},
-		{"bounds on a categorical column", quce.Constraints{Bounds: map[string][2]float64{"purpose": {0, 1}}}, "-bounds purpose"},
+		{"unknown column", quce.Constraints{Frozen: []string{"salary"}}, `Constraints.Frozen salary: there is no column "salary"`},
+		{"increase on a categorical column", quce.Constraints{Increase: []string{"housing"}}, "Constraints.Increase housing: column \"housing\" is categorical"},
+		{"decrease on a text binary column", quce.Constraints{Decrease: []string{"own_telephone"}}, "Constraints.Decrease own_telephone"},
+		{"frozen and increase-only", quce.Constraints{Frozen: []string{"age"}, Increase: []string{"age"}}, "both Constraints.Frozen and Constraints.Increase"},
+		{"increase and decrease", quce.Constraints{Increase: []string{"age"}, Decrease: []string{"age"}}, "use Constraints.Frozen"},
+		{"bounds on a categorical column", quce.Constraints{Bounds: map[string][2]float64{"purpose": {0, 1}}}, "Constraints.Bounds purpose"},
 		{"bounds the wrong way round", quce.Constraints{Bounds: map[string][2]float64{"age": {70, 18}}}, "lower bound is above the upper one"},
-		{"bounds of a frozen column", quce.Constraints{Frozen: []string{"age"}, Bounds: map[string][2]float64{"age": {18, 70}}}, "both -frozen and -bounds"},
+		{"bounds of a frozen column", quce.Constraints{Frozen: []string{"age"}, Bounds: map[string][2]float64{"age": {18, 70}}}, "both Constraints.Frozen and Constraints.Bounds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := quce.CheckConstraints(cols, tc.c)

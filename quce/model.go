@@ -201,7 +201,7 @@ func NewClassifier(m Model, input Units, output Outputs, scaler *data.Scaler, op
 	if lf, ok := m.(LogitForwarder); ok {
 		switch act := lf.OutputActivation(); {
 		case act != "" && output == Logits:
-			return nil, fmt.Errorf("quce: the model's output comes from a %s, so it is a probability, not a logit; fix: declare its outputs as probabilities (-model-output probability)", act)
+			return nil, fmt.Errorf("quce: the model's output comes from a %s, so it is a probability, not a logit; fix: declare its outputs as probabilities (pipeline.Options.ModelOutput probability)", act)
 		case act != "":
 			clf.logits = lf.ForwardLogits
 		}

@@ -93,7 +93,7 @@ func TestProbabilityModelDeclaredAsLogits(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = quce.NewClassifier(pm, quce.Raw, quce.Logits, identityScaler(pm.NumFeatures()))
-	if err == nil || !strings.Contains(err.Error(), "Sigmoid") || !strings.Contains(err.Error(), "-model-output probability") {
+	if err == nil || !strings.Contains(err.Error(), "Sigmoid") || !strings.Contains(err.Error(), "pipeline.Options.ModelOutput probability") {
 		t.Errorf("a Sigmoid output declared as logits: error %v", err)
 	}
 }

@@ -52,7 +52,7 @@ func (c *Classifier) probabilities(ctx context.Context, exec func(args ...any) (
 			if c.output == Probabilities {
 				for k, v := range raw[i*nOut : (i+1)*nOut] {
 					if finite(v) && !(v >= -1e-6 && v <= 1+1e-6) {
-						return nil, fmt.Errorf("quce: the model is declared to output probabilities, but it output %v (output %d), outside [0, 1]; fix: declare its outputs as logits (-model-output logit)", v, k)
+						return nil, fmt.Errorf("quce: the model is declared to output probabilities, but it output %v (output %d), outside [0, 1]; fix: declare its outputs as logits (pipeline.Options.ModelOutput logit)", v, k)
 					}
 				}
 			}

@@ -136,7 +136,7 @@ func engineError(engine string, first, last int, err error) error {
 	if errors.As(err, &dm) {
 		return err
 	}
-	return fmt.Errorf("quce: optimisation steps %d to %d on the %s engine: %w; fix: if the backend cannot run this program, the steps engine (-engine steps)", first, last, engine, err)
+	return fmt.Errorf("quce: optimisation steps %d to %d on the %s engine: %w; fix: if the backend cannot run this program, the steps engine (Settings.Engine steps)", first, last, engine, err)
 }
 
 // deviceMemory is err as a *DeviceMemoryError when it is the backend's refusal for want of

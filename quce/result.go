@@ -410,7 +410,7 @@ func (in inputs) pathResult(cfg Config, r *row, plus, minus []float64, eps []flo
 	switch {
 	case p.Failure != "":
 	case !(math.Abs(p.CompletenessGap) <= MaxCompletenessGap):
-		p.Failure = fmt.Sprintf("the attribution is unreliable: its completeness gap is beyond ±%g, half of the largest possible change in F, so the path's segments are too long to integrate; %s, or more points per segment (-k)", MaxCompletenessGap, fix)
+		p.Failure = fmt.Sprintf("the attribution is unreliable: its completeness gap is beyond ±%g, half of the largest possible change in F, so the path's segments are too long to integrate; %s, or more points per segment (Config.K)", MaxCompletenessGap, fix)
 	case !(mass <= MaxAttributionSum):
 		p.Failure = fmt.Sprintf("the attribution is unreliable: its parts sum to more than %g in absolute value, %g times the largest possible change in F, so the path swings back and forth; %s", float64(MaxAttributionSum), float64(MaxAttributionSum), fix)
 	}

@@ -254,13 +254,13 @@ func (r *row) diverged(cfg Config, step int, what string) {
 		r.fail(fmt.Sprintf("%s at point %d of the given path; fix: pass a path whose points the models can evaluate", what, step))
 		return
 	}
-	r.fail(fmt.Sprintf("diverged at step %d (%s); %s, or smaller λ weights (-lambdas)", step, what, lrFix(cfg)))
+	r.fail(fmt.Sprintf("diverged at step %d (%s); %s, or smaller λ weights (Config.Lambda1, Lambda2 and Lambda3)", step, what, lrFix(cfg)))
 }
 
 // lrFix is the fix for a search that diverged, or whose path is not fit to integrate: a
 // learning rate ten times smaller, and no larger than the default.
 func lrFix(cfg Config) string {
-	return fmt.Sprintf("fix: a smaller learning rate (-lr), such as %g", min(cfg.LearningRate/10, DefaultConfig().LearningRate))
+	return fmt.Sprintf("fix: a smaller learning rate (Config.LearningRate), such as %g", min(cfg.LearningRate/10, DefaultConfig().LearningRate))
 }
 
 // outside returns the first input of x (standardised) more than divergenceBound from the

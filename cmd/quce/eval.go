@@ -96,6 +96,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	flagNamedReport(r)
 	fmt.Fprint(out.tables, modelHeader(f, s))
 	if err := r.WriteTables(out.tables); err != nil {
 		return err
@@ -180,6 +181,7 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, o
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}
+		flagNamedReport(r)
 		reports = append(reports, r)
 	}
 	sum, err := eval.Summarize(seeds, reports)

@@ -225,7 +225,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 	cfg = r.cfg
 	target, err := data.ClassIndex(s.Data.Labels, f.class)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-class %w", err)
 	}
 	qs := make([]quce.Query, len(sel.picks))
 	for i, p := range sel.picks {
@@ -246,10 +246,11 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 		streamed := cfg
 		streamed.PathPoints = 2
 		tm, err = s.Explainer.ExplainStream(ctx, streamed, qs, streamChunk, func(first int, part []*quce.Explanation) error {
-			return f.emit(r, first, part)
+			return f.emit(r, first, flagNamedFailures(part))
 		})
 	} else {
 		ex, tm, err = s.Explainer.ExplainWithStats(ctx, cfg, qs)
+		flagNamedFailures(ex)
 	}
 	if err != nil {
 		return nil, err

@@ -257,17 +257,6 @@ func parseGrid(s string) ([]quce.Lambdas, error) {
 	return grid, nil
 }
 
-// configFlags are the flags that set quce.Config's fields, by the name quce.FieldError
-// gives a field; part says which of the flag's values a field is.
-var configFlags = map[string]struct{ flag, part string }{
-	"lambda1": {"lambdas", "λ1"}, "lambda2": {"lambdas", "λ2"}, "lambda3": {"lambdas", "λ3"},
-	"auto": {flag: "auto-grid"}, "learning_rate": {flag: "lr"}, "steps": {flag: "steps"},
-	"optimizer": {flag: "optimizer"}, "k": {flag: "k"}, "rule": {flag: "rule"},
-	"threshold": {flag: "threshold"}, "early_stop": {flag: "early-stop"}, "paths": {flag: "paths"},
-	"samples": {flag: "samples"}, "plausibility": {flag: "plausibility-quantile"},
-	"plausibility_quantile": {flag: "plausibility-quantile"},
-}
-
 // engineChoice is -engine's choice.
 func (c *common) engineChoice() (quce.EngineChoice, error) {
 	choice, err := quce.ParseEngineChoice(c.engine)
@@ -283,18 +272,18 @@ func (c *common) configError(err error) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	f, ok := configFlags[fe.Field]
+	flag, part, ok := settingFlag(fe.Field)
 	if !ok {
 		return fmt.Errorf("the QUCE settings: %w", err)
 	}
-	given := c.given(f.flag, fe.Value)
+	given := c.given(flag, fe.Value)
 	switch {
-	case f.part != "":
-		return fmt.Errorf("-%s %s: %s = %v is not allowed; fix: %s", f.flag, given, f.part, fe.Value, fe.Fix)
+	case part != "":
+		return fmt.Errorf("-%s %s: %s = %v is not allowed; fix: %s", flag, given, part, fe.Value, fe.Fix)
 	case fe.Problem != "":
-		return fmt.Errorf("-%s %s: %s; fix: %s", f.flag, given, fe.Problem, fe.Fix)
+		return fmt.Errorf("-%s %s: %s; fix: %s", flag, given, fe.Problem, fe.Fix)
 	}
-	return fmt.Errorf("-%s %s is not allowed; fix: %s", f.flag, given, fe.Fix)
+	return fmt.Errorf("-%s %s is not allowed; fix: %s", flag, given, fe.Fix)
 }
 
 // given is the value of the flag name as the command line gave it (quoted when the flag
@@ -437,7 +426,7 @@ func (c *common) plan() (*pipeline.Plan, error) {
 		opts.CacheDir = ""
 	}
 	if _, err := data.ClassIndex(ds.Labels, c.class); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("-class %w", err)
 	}
 	if err := c.loadModel(&opts); err != nil {
 		return nil, err
@@ -478,7 +467,7 @@ func (c *common) train(ctx context.Context, p *pipeline.Plan) (*pipeline.Setup, 
 		}
 	}
 	for _, w := range s.Warnings {
-		c.logf("warning: %s", w)
+		c.logf("warning: %s", flagNames(w))
 	}
 	return s, nil
 }
@@ -580,7 +569,7 @@ func (c *common) loadModel(opts *pipeline.Options) error {
 	m, err := onnxmodel.Load(c.modelPath, onnxmodel.Options{Input: c.modelInputName, Output: c.modelOutputName})
 	var oe *onnxmodel.OptionError
 	if errors.As(err, &oe) {
-		return errors.New(oe.Text(func(field string) string { return onnxmodel.OptionFlags[field] }))
+		return errors.New(oe.Text(optionFlag("onnxmodel")))
 	}
 	if err != nil {
 		return err

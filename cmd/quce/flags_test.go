@@ -1,23 +1,9 @@
 package main
 
 import (
-	"flag"
 	"strings"
 	"testing"
 )
-
-// Every quce.Config field in the table of flags is set by a registered flag, so a setting
-// that quce.Config.Validate refuses is named by the flag the user gave.
-func TestConfigFlagsAreFlags(t *testing.T) {
-	var c common
-	fs := flag.NewFlagSet("quce", flag.ContinueOnError)
-	c.register(fs)
-	for field, f := range configFlags {
-		if fs.Lookup(f.flag) == nil {
-			t.Errorf("field %q maps to -%s, which is not a flag", field, f.flag)
-		}
-	}
-}
 
 // quce eval's quce-auto searches with the settings and -auto-grid, so they are checked, and
 // named by their flags, before anything trains.

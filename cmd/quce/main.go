@@ -75,7 +75,13 @@ commands:
 Run "quce <command> -h" for its flags.
 `
 
+// run runs the command of args; its error names every setting by its flag, the library's
+// errors naming them in Go terms (namedByFlags).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return namedByFlags(runCommand(ctx, args, stdout, stderr))
+}
+
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errUsage

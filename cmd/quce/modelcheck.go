@@ -8,25 +8,13 @@ import (
 	"github.com/quce-go/quce/pipeline"
 )
 
-// optionFlags are the command-line flags of the pipeline.Options fields that its errors
-// name.
-var optionFlags = map[string]string{
-	"Model": "-model", "ModelInput": "-model-input", "ModelOutput": "-model-output",
-	"ModelClasses": "-model-classes", "ModelScaler": "-scaler", "AllowWeakModel": "-allow-weak-model",
-}
-
 // flagError is err with the options it names written as the flags that set them.
 func flagError(err error) error {
 	var oe *pipeline.OptionError
 	if !errors.As(err, &oe) {
 		return err
 	}
-	return errors.New(oe.Text(func(field string) string {
-		if f, ok := optionFlags[field]; ok {
-			return f
-		}
-		return "Options." + field
-	}))
+	return errors.New(oe.Text(optionFlag("pipeline")))
 }
 
 // modelHeader is what stdout says about the model before its results, also with -q: which
