@@ -57,21 +57,21 @@ func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err err
 				return err
 			}
 		}
-		// Each chunk's text and table rows are formatted on every core (a million W-BC rows
-		// make 10 GB of table), and written a part at a time.
-		sub := func(lo, hi int) *selection {
-			s := part
-			s.picks = part.picks[lo:hi]
-			return &s
-		}
+		// Each chunk's views, text and table rows are made on every core (a million W-BC rows
+		// make 10 GB of table), and written a part at a time: the views with the text, so
+		// that the table finds them all made.
+		ins := make([]*report.Instance, len(ex))
 		// The text report's write errors are not checked, as its Fprintf calls' are not: the
 		// table is the output.
 		_ = text.write(r.report, len(ex), func(w io.Writer, lo, hi int) error {
-			report.WriteText(w, instances(r.s, ex[lo:hi], sub(lo, hi)), f.top)
+			sub := part
+			sub.picks = part.picks[lo:hi]
+			copy(ins[lo:hi], instances(r.s, ex[lo:hi], &sub))
+			report.WriteText(w, ins[lo:hi], f.top)
 			return nil
 		})
 		if err := table.write(staged, len(ex), func(w io.Writer, lo, hi int) error {
-			return report.WriteCSVLines(w, instances(r.s, ex[lo:hi], sub(lo, hi)))
+			return report.WriteCSVLines(w, ins[lo:hi])
 		}); err != nil {
 			return err
 		}
