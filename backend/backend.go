@@ -64,7 +64,7 @@ type Info struct {
 	Name   string // the backend's own description
 	Reason string // why this one was chosen
 	// NumDevices is how many devices the backend reports: the explainer splits a call's rows
-	// over them (quce.Explainer.Shards). The pure-Go backend has one, or as many virtual
+	// over them (quce.Settings.Shards). The pure-Go backend has one, or as many virtual
 	// devices as its "devices" option asks for ("gopatched:devices=4"), for testing such splits on
 	// a CPU.
 	NumDevices int
@@ -199,7 +199,7 @@ const SIMD = simd.Enabled
 // Shards is how many concurrent executions the explainer should split independent rows
 // into: 0 (one per CPU core) on the pure-Go backend, which keeps about one core busy per
 // execution; 1 elsewhere, since ONNX Runtime and XLA run each execution on threads of their
-// own (measured on 2 cores, 455 rows: ONNX Runtime 1.74 s with two shards, 1.52 s with one).
+// own, where a second shard only competes for them (docs/SPEED.md).
 // On a backend of several devices the explainer makes at least one shard per device
 // whatever this says.
 func (i Info) Shards() int {
@@ -212,9 +212,9 @@ func (i Info) Shards() int {
 // ExecutionsCheap reports whether an execution costs little beyond its operations: true on
 // the pure-Go backend, which runs it in-process, so a search runs faster in executions of
 // many steps with its bookkeeping in Go (the replay engine), or one execution per step, than
-// as one program that does the bookkeeping as graph operations (on 2 cores, one sitting:
-// 31–43% faster for one row, 7–14% for 50, about as fast from 455 rows on; see
-// docs/SPEED.md); false on XLA, where an execution on a GPU costs about a millisecond.
+// as one program that does the bookkeeping as graph operations (faster for small batches,
+// about as fast from a few hundred rows on: docs/SPEED.md); false on XLA, where an execution
+// on a GPU costs far more than a step's operations.
 func (i Info) ExecutionsCheap() bool { return i.PureGo() }
 
 // KernelSet names the kernels that run this backend's matrix products: for the patched
@@ -320,9 +320,8 @@ func choose() (compute.Backend, Info, error) {
 // that backend runs an execution's operations on goroutines of their own, as their inputs
 // become ready, whenever it is the only execution in flight. The explainer's graphs are
 // hundreds of small operations, mostly in a chain, for which that handover costs more than
-// the operations: explaining 10, 20, 30 or 50 W-BC rows in one execution took 3.6, 2.8, 2.3
-// and 1.8 times as long as with sequential operations (medians of six runs; docs/SPEED.md,
-// "Operations one after another"). Larger operations still spread over the cores inside
+// the operations, most of all for batches of a few dozen rows (docs/SPEED.md, "Operations
+// one after another"). Larger operations still spread over the cores inside
 // themselves (the products' workers), and a call's rows over the cores in shards, each its
 // own execution. Info.Config stays what was asked for: the model cache's key, and what the
 // outputs report.
@@ -366,5 +365,19 @@ func New(config string) (b compute.Backend, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating GoMLX backend %q: %w", config, err)
 	}
+	made.Store(b, config)
 	return b, nil
+}
+
+// made holds the configuration of every backend New made, for Of.
+var made sync.Map
+
+// Of describes b as far as the choices made for it need (Info.Shards, Info.ExecutionsCheap,
+// Info.Accelerator): a backend New made has its configuration; another (made by GoMLX
+// directly, or wrapped) has none, and is treated as neither pure-Go nor patched. Its Reason
+// is empty and its Loops unprobed (nil).
+func Of(b compute.Backend) Info {
+	config, _ := made.Load(b)
+	c, _ := config.(string)
+	return Info{Config: withPrecision(c), Name: b.Name(), NumDevices: b.NumDevices(), Accelerator: onAccelerator(b)}
 }

@@ -443,3 +443,20 @@ func TestComputeCopyIsUpstreamPlusPatches(t *testing.T) {
 		t.Fatalf("scripts/vendor-compute.sh --check: %v\n%s", err, out)
 	}
 }
+
+// Of describes a backend New made by its configuration, so the explainer's choices for it
+// (shards, engine, batching) are those of Info; another backend, such as one wrapped by a
+// caller, is described without one, and so as neither pure-Go nor patched.
+func TestOf(t *testing.T) {
+	b, err := New(PatchedGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Of(b); got.Config != PatchedGo || !got.PureGo() || !got.ExecutionsCheap() || got.Shards() != 0 || got.Accelerator {
+		t.Errorf("Of(New(%q)) = %+v: want its configuration, pure-Go, a shard per core, no accelerator", PatchedGo, got)
+	}
+	wrapped := struct{ compute.Backend }{b}
+	if got := Of(wrapped); got.Config != "" || got.PureGo() || got.Shards() != 1 {
+		t.Errorf("Of(a wrapped backend) = %+v: want no configuration, not pure-Go, one shard", got)
+	}
+}

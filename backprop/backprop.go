@@ -16,7 +16,8 @@
 // with Wᵀ transposed once, when the network is built, so every product has the plain
 // [rows, a]·[a, b] layout, and the mask taken from the forward pass's pre-activations (a
 // comparison and a select). This is the same function autodiff computes; a unit exactly at 0
-// counts as on in both. docs/SPEED.md has the timings.
+// counts as on in both. It spares each step autodiff's transposes of the constant weights,
+// its transposed-layout products and its ReLU indicator arithmetic.
 //
 // A Tape joins the two. A network built with MLP.Taped records a piece on the tape (its
 // input, its output and its vector-Jacobian product) and is hidden from autodiff (its input
@@ -153,7 +154,7 @@ func NewMLP(store *model.Store, scope string) (*MLP, error) {
 // when added after it, without a pass over [rows, cols] that reads a constant as large as
 // the layer's output. An output narrower than a SIMD group (the classifier's logits) is not
 // padded to 32 columns: its product is taken with wT, contracting both last axes, a kernel
-// that takes each output as one dot product, row by row. docs/SPEED.md has the timings.
+// that takes each output as one dot product, row by row.
 func layout(ds []dense, simdKernels bool) []layer {
 	pad := unpadded
 	if simdKernels {
@@ -265,9 +266,9 @@ func (m *MLP) NumOutputs() int { return m.plain[len(m.plain)-1].out }
 // out for them (see layout) and the ReLU is a select with the mask, [pre ≥ 0]·pre, so the
 // outputs are the same up to the order of float32 sums.
 //
-// The select is there for speed: with both cores busy, the Go backend's max(pre, 0) (seven
-// scalar floating-point instructions per element) took 14% of an explanation's CPU time and
-// the select (a branch per element) about two thirds of that. It differs from max(pre, 0) only for a NaN
+// The select is there for speed: the Go backend's max(pre, 0) takes seven scalar
+// floating-point instructions per element, the select one branch, and in an explanation's
+// CPU profile the select costs less. It differs from max(pre, 0) only for a NaN
 // pre-activation, which it turns into 0; the rows are checked to be finite before any
 // graph runs, and the built-in networks' weights come from training that stops on a
 // non-finite loss.

@@ -33,7 +33,7 @@ func nanSetup(t *testing.T) *pipeline.Setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Explainer, err = quce.New(s.Backend, clf, s.VAE, s.Scaler, s.Data.Features); err != nil {
+	if s.Explainer, err = quce.New(s.Backend, clf, s.VAE, s.Scaler, s.Data.Features, quce.Settings{}); err != nil {
 		t.Fatal(err)
 	}
 	return &s

@@ -15,19 +15,33 @@ import (
 )
 
 // Prepare is pipeline.Prepare with a progress line in the cell and a one-line summary of
-// the data, the models and the backend. A zero CacheDir means pipeline.DefaultCacheDir().
-// It first paces the garbage collector as the command does (pipeline.PaceGC; GOGC and
-// GOMEMLIMIT, set with %env before, take precedence): a cell with a slider explains one row
-// over and over, which is faster at that pace.
+// the data, the models and the backend: Train of pipeline.NewPlan(opts), for a notebook
+// with nothing to check before the models are trained.
 func Prepare(opts pipeline.Options) (*pipeline.Setup, error) {
-	pipeline.PaceGC()
-	if opts.CacheDir == "" {
-		opts.CacheDir = pipeline.DefaultCacheDir()
+	p, err := pipeline.NewPlan(opts)
+	if err != nil {
+		return nil, err
 	}
-	p := newProgress()
-	opts.Log = p.set
-	s, err := pipeline.Prepare(opts)
-	p.done()
+	return Train(p)
+}
+
+// Train is pipeline.Plan.Train with a progress line in the cell and a one-line summary of
+// the data, the models and the backend; a notebook checks its rows and constraints on the
+// plan first (Plan.Query, quce.CheckConstraints with Plan.Data.Columns). A zero CacheDir
+// means pipeline.DefaultCacheDir(). It first paces the garbage collector as the command does
+// (pipeline.PaceGC; GOGC and GOMEMLIMIT, set with %env before, take precedence): a cell
+// with a slider explains one row over and over, which is faster at that pace. It stops when
+// Context is cancelled.
+func Train(plan *pipeline.Plan) (*pipeline.Setup, error) {
+	pipeline.PaceGC()
+	p := *plan // the caller's plan is left as it is
+	if p.Options.CacheDir == "" {
+		p.Options.CacheDir = pipeline.DefaultCacheDir()
+	}
+	prog := newProgress()
+	p.Options.Log = prog.set
+	s, err := p.Train(Context)
+	prog.done()
 	if err != nil {
 		return nil, err
 	}
@@ -63,14 +77,18 @@ func Explain(s *pipeline.Setup, cfg quce.Config, rows [][]float64) ([]*quce.Expl
 func ExplainQueries(s *pipeline.Setup, cfg quce.Config, qs []quce.Query) ([]*quce.Explanation, error) {
 	p := newProgress()
 	last := -1
-	s.Explainer.Progress = func(step, steps int) {
+	settings := s.Explainer.Settings()
+	settings.Progress = func(step, steps int) {
 		if pct := 100 * step / steps; pct/5 != last/5 {
 			last = pct
 			p.set("QUCE: step %d of %d for %d instance(s)", step, steps, len(qs))
 		}
 	}
-	defer func() { s.Explainer.Progress = nil }()
-	ex, err := s.Explainer.Explain(Context, cfg, qs)
+	e, err := s.Explainer.With(settings) // the same compiled programs, with this cell's progress
+	if err != nil {
+		return nil, err
+	}
+	ex, err := e.Explain(Context, cfg, qs)
 	p.done()
 	return ex, err
 }

@@ -3,11 +3,18 @@
 // classifier trained on the split), the VAE (trained models are loaded from an on-disk cache
 // when the same data and configuration were trained before) and the QUCE explainer.
 //
+// Preparing is two stages. NewPlan is cheap: it resolves the Options, loads the backend,
+// splits and scales the data; what a caller asks for (rows, constraints, output files) is
+// checked on the Plan before anything is trained. Plan.Train then trains or loads the models
+// (stopping when its context is cancelled) and builds the explainer with Options.Explainer's
+// settings. Prepare is the two for a caller with nothing to check in between.
+//
 // The command-line tool and the notebook helpers both start here, so a notebook restart or
 // a second CLI run loads the models instead of retraining them.
 package pipeline
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -71,22 +78,34 @@ type Options struct {
 	// refusing it; Setup.ModelCheck says what failed. The built-in classifier is only ever
 	// warned about.
 	AllowWeakModel bool
+
+	// Explainer says how the explainer runs (engine, shards, batching, memory, callbacks;
+	// see quce.Settings, whose zero values suit the backend). Its Columns are the data's.
+	Explainer quce.Settings
 }
 
-// Setup is a prepared dataset with its trained models.
-type Setup struct {
+// Plan is the first stage of preparing, which trains nothing: the options resolved, the data,
+// its seeded stratified split, the scaler fitted on the training split and the backend. The
+// rows, constraints and outputs a caller asks for can be checked against it before any model
+// is trained (the split is the one Train's models are trained on). Make it with NewPlan.
+type Plan struct {
 	Options           Options // as resolved (defaults filled in)
 	Data              *data.Dataset
 	TrainIdx, TestIdx []int
 	Scaler            *data.Scaler
 	XTrain, XTest     [][]float64 // standardised rows of each split
+	Backend           compute.Backend
+	BackendInfo       backend.Info
+}
+
+// Setup is a prepared dataset with its trained models: its Plan, then what Plan.Train made.
+type Setup struct {
+	Plan
 	// Model is the model being explained: Options.Model, or the built-in Classifier.
-	Model       quce.Model
-	Classifier  *classifier.Classifier // the built-in classifier; nil with Options.Model
-	VAE         *vae.VAE
-	Explainer   *quce.Explainer
-	Backend     compute.Backend
-	BackendInfo backend.Info
+	Model      quce.Model
+	Classifier *classifier.Classifier // the built-in classifier; nil with Options.Model
+	VAE        *vae.VAE
+	Explainer  *quce.Explainer
 
 	TrainAccuracy, TestAccuracy float64
 	VAETrain, VAETest           vae.Diagnosis
@@ -118,14 +137,18 @@ func CacheDirOr(fallback string) string {
 	return fallback
 }
 
-// Prepare splits, scales, trains (or loads) and builds the explainer. The classifier and the
-// VAE, when the cache lacks them, train at the same time; Options.Log may be called from
-// either (one call at a time).
+// Prepare is NewPlan then Plan.Train, for a caller with nothing to check in between.
 func Prepare(opts Options) (*Setup, error) {
-	logf := opts.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
+	p, err := NewPlan(opts)
+	if err != nil {
+		return nil, err
 	}
+	return p.Train(context.Background())
+}
+
+// NewPlan resolves the options, loads nothing but the backend, and splits and scales the
+// data (see Plan).
+func NewPlan(opts Options) (*Plan, error) {
 	ds := opts.Data
 	if ds == nil {
 		ds = data.WBC()
@@ -137,16 +160,36 @@ func Prepare(opts Options) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, train, test, err := splitAndScale(opts, ds, b, info)
+	trIdx, teIdx, err := data.Split(ds, opts.TestFraction, opts.SplitSeed)
 	if err != nil {
 		return nil, err
 	}
+	p := &Plan{Options: opts, Data: ds, TrainIdx: trIdx, TestIdx: teIdx, Backend: b, BackendInfo: info}
+	train := ds.Subset(trIdx)
+	p.Scaler = ds.FitScaler(train.X)
+	p.XTrain, p.XTest = p.Scaler.Transform(train.X), p.Scaler.Transform(ds.Subset(teIdx).X)
+	return p, nil
+}
+
+// Train trains (or loads) the models and builds the explainer. The classifier and the VAE,
+// when the cache lacks them, train at the same time; Options.Log may be called from either
+// (one call at a time). Training stops between executions once ctx is cancelled (the cache's
+// files are written whole or not at all).
+func (p *Plan) Train(ctx context.Context) (*Setup, error) {
+	s := &Setup{Plan: *p}
+	s.Options.Classifier.Context, s.Options.VAE.Context = ctx, ctx
+	logf := s.Options.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	train, test := s.Data.Subset(s.TrainIdx), s.Data.Subset(s.TestIdx)
 	xtr, xte := data.ToFloat32(s.XTrain), data.ToFloat32(s.XTest)
 
 	// A user's model is scored before anything is trained, so a model read with its
 	// classes in the wrong order or fed the wrong units is refused at once.
 	var clf *quce.Classifier
-	if opts.Model != nil {
+	var err error
+	if s.Options.Model != nil {
 		if clf, err = s.checkUserModel(logf, train.Y); err != nil {
 			return nil, err
 		}
@@ -163,7 +206,7 @@ func Prepare(opts Options) (*Setup, error) {
 	// cores. Every operation computes the same way alone or together, so the weights are
 	// the same bits as trained alone.
 	logf = serialized(logf)
-	if err := s.trainMissingModels(logf, b, clfPath, vaePath, xtr, train.Y); err != nil {
+	if err := s.trainMissingModels(logf, s.Backend, clfPath, vaePath, xtr, train.Y); err != nil {
 		return nil, err
 	}
 	if s.Model == nil {
@@ -221,20 +264,6 @@ func resolveOptions(opts *Options, ds *data.Dataset) error {
 		}
 	}
 	return nil
-}
-
-// splitAndScale makes the Setup of ds with its seeded stratified split and the scaler fitted
-// on the training split, and returns the two splits as read.
-func splitAndScale(opts Options, ds *data.Dataset, b compute.Backend, info backend.Info) (s *Setup, train, test *data.Dataset, err error) {
-	trIdx, teIdx, err := data.Split(ds, opts.TestFraction, opts.SplitSeed)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	s = &Setup{Options: opts, Data: ds, TrainIdx: trIdx, TestIdx: teIdx, Backend: b, BackendInfo: info}
-	train, test = ds.Subset(trIdx), ds.Subset(teIdx)
-	s.Scaler = ds.FitScaler(train.X)
-	s.XTrain, s.XTest = s.Scaler.Transform(train.X), s.Scaler.Transform(test.X)
-	return s, train, test, nil
 }
 
 // checkUserModel scores a user's model on the training split (labels trainY) and refuses
@@ -342,34 +371,14 @@ func (s *Setup) checkBuiltInClassifier(logf func(string, ...any), trainY []int) 
 	return clf, nil
 }
 
-// buildExplainer makes the QUCE explainer of the classifier clf and the VAE.
+// buildExplainer makes the QUCE explainer of the classifier clf and the VAE, with the data's
+// columns and the settings of Options.Explainer.
 func (s *Setup) buildExplainer(clf *quce.Classifier) error {
+	settings := s.Options.Explainer
+	settings.Columns = s.Data.Columns
 	var err error
-	ds := s.Data
-	s.Explainer, err = quce.New(s.Backend, clf, s.VAE, s.Scaler, ds.Features)
-	if err != nil {
-		return err
-	}
-	if ds.Columns != nil {
-		if err := s.Explainer.SetColumns(ds.Columns); err != nil {
-			return err
-		}
-	}
-	tuneFor(s.Explainer, s.BackendInfo)
-	return nil
-}
-
-// tuneFor sets e's concurrent executions, engine and execution sizes for the backend info
-// describes: the replay engine where an execution costs little beyond its operations (the
-// pure-Go backend), and executions sized for a GPU on an accelerator.
-func tuneFor(e *quce.Explainer, info backend.Info) {
-	e.Shards = info.Shards()
-	if info.ExecutionsCheap() {
-		e.EngineChoice = quce.EngineReplay
-	}
-	if info.Accelerator {
-		e.Batching = quce.AcceleratorBatching
-	}
+	s.Explainer, err = quce.New(s.Backend, clf, s.VAE, s.Scaler, s.Data.Features, settings)
+	return err
 }
 
 // diagnose measures the model's test accuracy and the VAE's reconstruction on both splits

@@ -310,12 +310,12 @@ func listNames(names []string) string {
 // RowOf finds the standardised row x among the splits' rows (XTest, then XTrain): the index
 // of its row in Data and the split's name ("test" or "train"), or −1 and "" when x is
 // neither's row.
-func (s *Setup) RowOf(x []float64) (row int, split string) {
+func (p *Plan) RowOf(x []float64) (row int, split string) {
 	for _, sp := range []struct {
 		name string
 		xs   [][]float64
 		idx  []int
-	}{{"test", s.XTest, s.TestIdx}, {"train", s.XTrain, s.TrainIdx}} {
+	}{{"test", p.XTest, p.TestIdx}, {"train", p.XTrain, p.TrainIdx}} {
 		if k := slices.IndexFunc(sp.xs, func(r []float64) bool { return slices.Equal(r, x) }); k >= 0 {
 			return sp.idx[k], sp.name
 		}
@@ -327,10 +327,10 @@ func (s *Setup) RowOf(x []float64) (row int, split string) {
 // as read from its file (quce.Query.Original), so that values the counterfactual leaves
 // unchanged, and bounds it reaches, are reported exactly in the data's units; any other x
 // is converted back through the scaler.
-func (s *Setup) Query(x []float64) quce.Query {
+func (p *Plan) Query(x []float64) quce.Query {
 	q := quce.NewQuery(x)
-	if row, _ := s.RowOf(x); row >= 0 {
-		q.Original = slices.Clone(s.Data.X[row])
+	if row, _ := p.RowOf(x); row >= 0 {
+		q.Original = slices.Clone(p.Data.X[row])
 	}
 	return q
 }

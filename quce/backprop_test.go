@@ -13,28 +13,27 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
-// twin is a new explainer of the same models and columns, to set options on.
-func twin(t *testing.T, s *pipeline.Setup) *quce.Explainer { return twinOn(t, s, s.Backend) }
+// twin is a new explainer of the same models and columns with settings st, compiling
+// programs of its own.
+func twin(t *testing.T, s *pipeline.Setup, st quce.Settings) *quce.Explainer {
+	return twinOn(t, s, s.Backend, st)
+}
 
 // twinOn is a twin on another backend.
-func twinOn(t *testing.T, s *pipeline.Setup, b compute.Backend) *quce.Explainer {
+func twinOn(t *testing.T, s *pipeline.Setup, b compute.Backend, st quce.Settings) *quce.Explainer {
 	t.Helper()
-	ex, err := quce.New(b, s.Explainer.Classifier(), s.VAE, s.Scaler, s.Explainer.Features())
+	st.Columns = s.Explainer.Columns()
+	ex, err := quce.New(b, s.Explainer.Classifier(), s.VAE, s.Scaler, s.Explainer.Features(), st)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ex.SetColumns(s.Explainer.Columns()); err != nil {
 		t.Fatal(err)
 	}
 	return ex
 }
 
 // autodiffTwin is a twin that takes every gradient with GoMLX's autodiff
-// (Explainer.Autodiff), the reference for the hand-written backward passes.
+// (Settings.Autodiff), the reference for the hand-written backward passes.
 func autodiffTwin(t *testing.T, s *pipeline.Setup) *quce.Explainer {
-	ex := twin(t, s)
-	ex.Autodiff = true
-	return ex
+	return twin(t, s, quce.Settings{Autodiff: true})
 }
 
 // The built-in networks' hand-written backward passes (package backprop) give autodiff's
@@ -80,8 +79,8 @@ func TestHandWrittenGradients(t *testing.T) {
 			}
 
 			// Whole explanations. Both forms are exact gradients up to float32 rounding, which
-			// 1000 Adam steps amplify where a gradient is near zero; most rows stay within 1e-4
-			// (measured: 1e-7). But a path whose hidden unit passes within rounding of a ReLU's
+			// 1000 Adam steps amplify where a gradient is near zero; most rows stay well within
+			// 1e-4. But a path whose hidden unit passes within rounding of a ReLU's
 			// kink can take the other side of it in one form and not the other: W-BC test row 4
 			// does at step 529 of 1000 and ends 1e-3 away. So at most one row in six may differ
 			// by more than 1e-4, and none by more than 5e-3 (a real error in a gradient moves
@@ -125,11 +124,11 @@ func largest(v []float64) float64 {
 	return m
 }
 
-// Splitting the rows into concurrent shards (Explainer.Shards) changes nothing: rows are
+// Splitting the rows into concurrent shards (Settings.Shards) changes nothing: rows are
 // independent, and with the SIMD kernels a row's result does not even depend on its place in
 // the batch, so one shard and two give bit-identical explanations. (Without them the scalar
 // kernel's last rows sum in another order, so the bound is that of TestBatchIndependence.)
-// A call has as many shards as it may, down to a row each (Explainer.SearchShards; 5 rows
+// A call has as many shards as it may, down to a row each (Stats.Shards; 5 rows
 // in 4 shards: sizes 1, 1, 1, 2), and its ± integrals are computed in fixed parts (300
 // rows: two) as many at the same time.
 func TestShardsAgree(t *testing.T) {
@@ -144,13 +143,12 @@ func TestShardsAgree(t *testing.T) {
 		rows := s.XTrain[:n]
 		var results [][]*quce.Explanation
 		for _, shards := range []int{1, 2, 4} {
-			ex := twin(t, s)
-			ex.Shards = shards
-			res, err := ex.Explain(context.Background(), cfg, queries(rows))
+			ex := twin(t, s, quce.Settings{Shards: shards})
+			res, st, err := ex.ExplainWithStats(context.Background(), cfg, queries(rows))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := ex.SearchShards(); got != min(shards, n) {
+			if got := st.Shards; got != min(shards, n) {
 				t.Errorf("%d rows, at most %d shards: searched in %d, want %d", n, shards, got, min(shards, n))
 			}
 			results = append(results, res)

@@ -5,11 +5,11 @@ package quce
 // call takes, never a result: rows are independent, and the loop engine carries a row's
 // state from one execution to the next exactly.
 //
-// The zero value is sized for a CPU (CPUBatching). AcceleratorBatching is sized for a GPU,
-// where an execution costs about a millisecond whatever it computes and a step of some
-// thousand rows costs about what a step of one row does (the kernels' launches, not their
-// arithmetic, bound it); package pipeline chooses it when the backend runs on an
-// accelerator (backend.Info.Accelerator).
+// CPUBatching is sized for a CPU. AcceleratorBatching is sized for a GPU, where an
+// execution costs about a millisecond whatever it computes and a step of some thousand rows
+// costs about what a step of one row does (the kernels' launches, not their arithmetic,
+// bound it); an explainer's zero Settings.Batching is the one for its backend
+// (backend.Info.Accelerator).
 type Batching struct {
 	// UnitRows is the most rows one execution walks: a larger job is walked in units of this
 	// many rows, one after another, so that its tensors stay bounded.
@@ -35,7 +35,7 @@ type Batching struct {
 	// λ, resets, projections) and the VAE's executions to a power of two rows (with copies of
 	// a batch's first row that never move, and with segments and points whose figures are
 	// dropped), so that calls of nearby sizes share their compiled programs: on
-	// XLA a program compiles in seconds (2.4 s for one row, 6.7 s for 455 on an H200), which
+	// XLA a program compiles in seconds (docs/GPU.md), which
 	// a notebook pays for every new number of rows. A padded batch costs a GPU about what the
 	// batch does; on a CPU it costs its rows, so CPUBatching leaves it off.
 	PadRows bool `json:"pad_rows"`
@@ -43,21 +43,20 @@ type Batching struct {
 
 // CPUBatching is the zero value's sizes. On a CPU a step costs the same per row beyond a
 // few hundred rows (docs/SPEED.md), so units of 2048 rows lose nothing and keep a step to a
-// fraction of a second; 2^18 row-steps are about a second of the loop engine's work.
+// fraction of a second; 2^18 row-steps bound a loop execution the same way.
 var CPUBatching = Batching{UnitRows: 2048, LoopRowSteps: 1 << 18, LoopKeptBytes: 64 << 20,
 	UncertaintyRows: 256, ProbeRows: 1024, PointRows: 512}
 
 // AcceleratorBatching sizes executions for a GPU: units of 4096 rows, and the whole
-// 1000-step search of a unit as one execution of the loop engine. Measured on one H200
-// (docs/GPU.md): 4096 rows took 0.62 s warm (103 executions) and 455 rows 0.13 s (15
-// executions), where with CPUBatching, in an earlier sitting, 455 rows had taken 0.24 s (16
-// executions) and 32 768 rows 960 executions and 4.8 s of search. Larger units are not yet
-// usable there: one unit of 32 768 rows did not finish its first run (compiling included)
-// within 109 s, for reasons not yet known.
+// 1000-step search of a unit as one execution of the loop engine, since on a GPU an
+// execution costs far more than a step's operations: with these sizes a search is faster
+// than with CPUBatching's, in no more executions (docs/GPU.md). Larger units are
+// not yet usable there: one unit of 32 768 rows did not finish its first run (compiling
+// included) in the time of a sitting, for reasons not yet known.
 //
 // The ± integrals of a unit are one part there, in executions of 16 384 points (5 for
-// 4096 rows at K = 10) where CPUBatching takes 96: at 4096 rows they took 0.27 s of the 0.62
-// in parts of 256 rows. (Not yet measured with these sizes.)
+// 4096 rows at K = 10) where CPUBatching takes 96: in parts of 256 rows they were a large
+// share of a unit's time on the GPU. (Not yet measured with these sizes.)
 var AcceleratorBatching = Batching{UnitRows: 4096, LoopRowSteps: 4096 * 1024, LoopKeptBytes: 128 << 20,
 	UncertaintyRows: 4096, ProbeRows: 16384, PointRows: 4096, PadRows: true}
 

@@ -18,19 +18,17 @@ import (
 //	go test ./quce -run XXX -bench Explain -benchtime 1x -count 3
 func BenchmarkExplain(b *testing.B) {
 	s := wbc(b)
-	was := s.Explainer.EngineChoice
-	b.Cleanup(func() { s.Explainer.EngineChoice = was })
 	for _, rows := range []int{1, 100, 455} {
 		for _, k := range []int{1, 3, 10} {
 			for _, engine := range []string{"loop", "steps", "replay"} {
 				b.Run(fmt.Sprintf("B=%d/K=%d/engine=%s", rows, k, engine), func(b *testing.B) {
-					s.Explainer.EngineChoice = quce.EngineChoice(engine)
+					e := with(b, s.Explainer, func(st *quce.Settings) { st.Engine = quce.EngineChoice(engine) })
 					cfg := quce.DefaultConfig()
 					cfg.K = k
 					qs := queries(s.XTrain[:rows])
 					gap := 0.0
 					for b.Loop() {
-						ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
+						ex, err := e.Explain(context.Background(), cfg, qs)
 						if err != nil {
 							b.Fatal(err)
 						}

@@ -101,7 +101,7 @@ func TestClassOrderExplainsTheSame(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e2, err := quce.New(s.Backend, moved, s.VAE, s.Scaler, s.Data.Features)
+			e2, err := quce.New(s.Backend, moved, s.VAE, s.Scaler, s.Data.Features, quce.Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,22 +24,7 @@ import (
 // the path, measured like any other: the attribution still integrates to
 // F(τ|x_c) − F(τ|x) for the x_c that is reported.
 
-// SetColumns tells the explainer how its inputs group into the data's columns (see
-// data.Dataset.Columns). Without it every input is its own continuous column, and nothing is
-// projected. The columns must cover the inputs in order.
-func (e *Explainer) SetColumns(cols []data.Column) error {
-	if err := checkColumns(cols, e.NumFeatures()); err != nil {
-		return err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.cols = slices.Clone(cols)
-	// The step graphs keep categorical blocks on the simplex (onSimplex): compile them anew.
-	e.compiled.execs.reset()
-	return nil
-}
-
-// checkColumns checks that cols cover j inputs in order (see Explainer.SetColumns).
+// checkColumns checks that cols cover j inputs in order (see Settings.Columns).
 func checkColumns(cols []data.Column, j int) error {
 	next := 0
 	for _, c := range cols {
@@ -57,9 +42,15 @@ func checkColumns(cols []data.Column, j int) error {
 	return nil
 }
 
-// Columns returns the data's columns (one continuous column per input unless SetColumns
-// was called).
-func (e *Explainer) Columns() []data.Column { return e.cols }
+// Columns returns the data's columns (Settings.Columns; one continuous column per input
+// unless they were given).
+func (e *Explainer) Columns() []data.Column { return e.settings.Columns }
+
+// sameColumn reports whether two columns group and read the inputs alike (With shares
+// compiled programs between explainers whose columns are the same).
+func sameColumn(a, b data.Column) bool {
+	return a.Name == b.Name && a.Type == b.Type && a.Start == b.Start && a.Width == b.Width && slices.Equal(a.Levels, b.Levels)
+}
 
 // continuousColumns is one continuous column per input.
 func continuousColumns(features []string) []data.Column {

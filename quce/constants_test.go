@@ -1,7 +1,6 @@
 package quce_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 
@@ -29,14 +28,10 @@ func TestProgramConstantsIndependentOfRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := quce.New(otherBackend{modeltest.GoBackend(t)}, clf, s.VAE, s.Scaler, s.Data.Features)
+	e, err := quce.New(otherBackend{modeltest.GoBackend(t)}, clf, s.VAE, s.Scaler, s.Data.Features, quce.Settings{Columns: s.Data.Columns, Shards: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.SetColumns(s.Data.Columns); err != nil {
-		t.Fatal(err)
-	}
-	e.Shards = 1
 	var mu sync.Mutex
 	constants := map[string]map[int]bool{} // program → the constants' sizes it was compiled with
 	defer quce.SetCompiledHook(func(program string, g *graph.Graph) {
@@ -55,10 +50,10 @@ func TestProgramConstantsIndependentOfRows(t *testing.T) {
 	})()
 	cfg := quce.DefaultConfig()
 	cfg.Steps = 4
+	var engine string
 	for _, rows := range []int{3, 40} {
-		if _, err := e.Explain(context.Background(), cfg, queries(s.XTest[:rows])); err != nil {
-			t.Fatal(err)
-		}
+		_, st := explainWith(t, e, cfg, s.XTest[:rows])
+		engine = st.Engine
 	}
 	if len(constants) == 0 {
 		t.Fatal("no program was compiled")
@@ -68,7 +63,7 @@ func TestProgramConstantsIndependentOfRows(t *testing.T) {
 			t.Errorf("the %s program's constants hold %v values across batch sizes; want one size", program, sizes)
 		}
 	}
-	if engine := e.Engine(); engine != "loop" {
+	if engine != "loop" {
 		t.Errorf("the explainer ran the %s engine; want the loop, which such backends run", engine)
 	}
 }

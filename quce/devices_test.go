@@ -1,7 +1,6 @@
 package quce_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -23,10 +22,8 @@ func TestRowsSplitAcrossDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one := twinOn(t, s, modeltest.GoBackend(t))
-	one.Shards = 3
-	split := twinOn(t, s, three)
-	split.Shards = 1
+	one := twinOn(t, s, modeltest.GoBackend(t), quce.Settings{Shards: 3})
+	split := twinOn(t, s, three, quce.Settings{Shards: 1})
 	rows := s.XTest[:100]
 	for _, tc := range []struct {
 		engine    quce.EngineChoice
@@ -37,20 +34,12 @@ func TestRowsSplitAcrossDevices(t *testing.T) {
 		engine := tc.engine
 		t.Run(fmt.Sprintf("%s, early stop %d", engine, cfg.EarlyStop), func(t *testing.T) {
 			explain := func(ex *quce.Explainer) ([]*quce.Explanation, []int64) {
-				ex.EngineChoice = engine
-				before := ex.ExecutionsPerDevice()
-				res, err := ex.Explain(context.Background(), cfg, queries(rows))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := ex.Engine(); got != string(engine) {
+				ex = with(t, ex, func(st *quce.Settings) { st.Engine = engine })
+				res, st := explainWith(t, ex, cfg, rows)
+				if got := st.Engine; got != string(engine) {
 					t.Fatalf("engine %q, want %q", got, engine)
 				}
-				ran := ex.ExecutionsPerDevice()
-				for d := range ran {
-					ran[d] -= before[d]
-				}
-				return res, ran
+				return res, st.ExecutionsPerDevice
 			}
 			want, ranOne := explain(one)
 			got, ran := explain(split)

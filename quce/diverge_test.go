@@ -71,7 +71,6 @@ func TestDivergedSearchReportsNoNumbers(t *testing.T) {
 // the flags that shrink it; a normal one runs.
 func TestMemoryEstimateRefusesOversizedJob(t *testing.T) {
 	s := wbc(t)
-	limitMemory(t, s, 1<<30)
 	auto := quce.DefaultConfig()
 	auto.Auto = quce.DefaultAuto()
 	var err error
@@ -97,9 +96,8 @@ func TestMemoryEstimateRefusesOversizedJob(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			// A job the estimate wrongly let through stops at its first step.
-			s.Explainer.Progress = func(int, int) { cancel() }
-			defer func() { s.Explainer.Progress = nil }()
-			_, err := s.Explainer.Explain(ctx, cfg, queries(s.XTest[:2]))
+			e := with(t, s.Explainer, func(st *quce.Settings) { st.MemoryLimit, st.Progress = 1<<30, func(int, int) { cancel() } })
+			_, err := e.Explain(ctx, cfg, queries(s.XTest[:2]))
 			if tc.want == nil {
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("a normal job: %v; want it to start (and be cancelled at its first step)", err)
@@ -153,17 +151,19 @@ func TestCancelStopsEveryPhase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			e := s.Explainer
 			if tc.cancel == nil {
 				cancel()
 			} else {
-				s.Explainer.Progress = func(step, steps int) {
-					if tc.cancel(step, steps) {
-						cancel()
+				e = with(t, e, func(st *quce.Settings) {
+					st.Progress = func(step, steps int) {
+						if tc.cancel(step, steps) {
+							cancel()
+						}
 					}
-				}
-				defer func() { s.Explainer.Progress = nil }()
+				})
 			}
-			ex, err := s.Explainer.Explain(ctx, tc.cfg, queries(s.XTest[:2]))
+			ex, err := e.Explain(ctx, tc.cfg, queries(s.XTest[:2]))
 			if !errors.Is(err, context.Canceled) || ex != nil {
 				t.Errorf("%d explanations, error %v; want none and context.Canceled", len(ex), err)
 			}
@@ -182,20 +182,16 @@ func TestCancelStopsEveryPhase(t *testing.T) {
 // as in a small job.
 func TestLargeJobWalkedInUnits(t *testing.T) {
 	s := wbc(t)
-	defer func(n int) { s.Explainer.Shards = n }(s.Explainer.Shards)
-	s.Explainer.Shards = 1
 	cfg := quce.DefaultConfig()
 	cfg.Steps, cfg.Paths = 3, 2100 // 4200 rows: three units
 	total := 0
-	s.Explainer.Progress = func(_, steps int) { total = steps }
-	defer func() { s.Explainer.Progress = nil }()
-	ex := explain(t, cfg, s.XTest[:2])
+	e := with(t, s.Explainer, func(st *quce.Settings) { st.Shards, st.Progress = 1, func(_, steps int) { total = steps } })
+	ex, _ := explainWith(t, e, cfg, s.XTest[:2])
 	if want := 3 * cfg.Steps; total != want {
 		t.Errorf("progress counted %d steps; want %d (3 units of %d steps)", total, want, cfg.Steps)
 	}
 	small := cfg
 	small.Paths = 1
-	s.Explainer.Progress = nil
 	alone := explain(t, small, s.XTest[:2])
 	for i := range ex {
 		if d := maxDiff(ex[i].Path0().Counterfactual, alone[i].Path0().Counterfactual); d > 1e-6 {

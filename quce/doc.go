@@ -15,7 +15,7 @@
 // step: frozen features keep their value, and every feature is projected into its box: the
 // observed range of the training split unless the user's bounds and monotone constraints say
 // otherwise (Query, Constraints). With categorical and integer columns
-// (Explainer.SetColumns) the end of the search is moved to the nearest legal row. Outputs
+// (Settings.Columns) the end of the search is moved to the nearest legal row. Outputs
 // in the data's units are exact: an unchanged value is the instance's own, and every bound
 // holds exactly (Path.PointsOriginal). Config.Auto chooses λ2 and λ3 per
 // instance among candidates.
@@ -56,16 +56,20 @@
 // little beyond their operations. The replay engine (replay.go) runs the step engine's
 // program many steps an execution and replays its bookkeeping on the host afterwards: on
 // the pure-Go backend the fastest for batches of up to 100 rows, a one-row search in three
-// executions (Explainer.EngineChoice). The three walk the same paths: the loop does each
+// executions (Settings.Engine). The three walk the same paths: the loop does each
 // row's arithmetic in the same order and precision as the host (the attribution in
 // float64), the replay runs the host's own code, and tests hold them to the same bits.
-// Explainer.Engine says which ran and Explainer.Executions how many executions it took.
+// Stats.Engine says which ran and Stats.Executions how many executions it took.
 //
 // # Structure
 //
-// Explainer is a facade: it holds the models, the data's columns and the settings (its
-// exported fields), and each of its methods delegates. A call's search is a job (job.go),
-// made of plain values when the call begins: it makes the rows, walks them on an engine
+// Explainer is a facade: it holds the models and its Settings (the data's columns, the
+// engine, shards, batching, memory limit and callbacks), given once to New and resolved for
+// the backend there (settings.go: every "auto" is decided in Settings.resolve), and each of
+// its methods delegates. Nothing in it changes after New, so concurrent calls share it
+// without locks; With makes another explainer of the same models with other settings,
+// sharing the compiled programs. A call's search is a job (job.go), made of plain values
+// when the call begins, with counters of its own that become the call's Stats: it makes the rows, walks them on an engine
 // (engine.go; walk.go, loop.go, replay.go), then projects, resets, pulls back and assembles them. The
 // engines and the steps after the search measure through programs (programs.go): the graph
 // builders (graphs.go and the loop's), the compiled programs, which all calls share, and the

@@ -13,29 +13,29 @@ import (
 // kept points), failing, stalling and stopping rows as walkRow does. Two engines implement
 // it: stepsEngine (walk.go), one execution per optimisation step with the bookkeeping on the
 // host, and loopEngine (loop.go), the whole search as one compiled program. They walk the
-// same paths; engineFor chooses, and Explainer.Engine says which ran. A walk runs its
+// same paths; engineFor chooses, and Stats.Engine says which ran. A walk runs its
 // executions on device dev of the backend (its shard's, see optimiseSharded).
 type engine interface {
 	name() string
 	walk(ctx context.Context, cfg Config, rows []*row, dev compute.DeviceNum, progress func(step int)) error
 }
 
-// EngineChoice chooses the engine the searches run on (Explainer.EngineChoice).
+// EngineChoice chooses the engine the searches run on (Settings.Engine).
 type EngineChoice string
 
 // The choices.
 const (
-	EngineAuto   EngineChoice = ""       // the loop engine wherever it can run, else the steps
+	EngineAuto   EngineChoice = ""       // chosen for the backend (see Settings.Engine)
 	EngineLoop   EngineChoice = "loop"   // the loop engine, or an error where it cannot run
 	EngineSteps  EngineChoice = "steps"  // one execution per optimisation step
 	EngineReplay EngineChoice = "replay" // many steps an execution for batches of up to replayMaxRows rows, the loop for larger ones, where they can run; else the steps
 )
 
 // replayMaxRows is the largest batch EngineReplay runs on the replay engine. On the pure-Go
-// backend it is 13–16% faster than the step engine for one row, 20–40% faster than the loop
-// engine up to 10 rows and 2–10% up to 100, where its outputs per step (which the loop keeps
-// on the device) have grown to a cost of their own; at 455 rows a batch it was 15–20% slower
-// than the loop, which is as fast as the step engine there (docs/SPEED.md).
+// backend it is faster than the step engine for one row and than the loop engine up to about
+// 100 rows, where its outputs per step (which the loop keeps on the device) have grown to a
+// cost of their own; at a few hundred rows a batch it is slower than the loop, which is as
+// fast as the step engine there (docs/SPEED.md).
 const replayMaxRows = 100
 
 // ParseEngineChoice accepts auto, loop, steps or replay (any case).

@@ -64,3 +64,28 @@ func ExampleExplainer_Constrain() {
 	// Output:
 	// mean_radius unchanged: true; mean_texture never below x's: true
 }
+
+// An explainer is configured once; With makes one of the same models with other settings
+// (sharing the compiled programs), and each call reports what it ran. Here the step engine,
+// one execution per optimisation step, for comparison with the default engine.
+func ExampleExplainer_With() {
+	s, err := pipeline.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: pipeline.DefaultCacheDir()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	settings := s.Explainer.Settings()
+	settings.Engine = quce.EngineSteps
+	steps, err := s.Explainer.With(settings)
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := quce.DefaultConfig()
+	qs := []quce.Query{quce.NewQuery(s.XTest[0])}
+	_, st, err := steps.ExplainWithStats(context.Background(), cfg, qs)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("engine:", st.Engine, "at least one execution a step:", st.Executions >= int64(cfg.Steps))
+	// Output:
+	// engine: steps at least one execution a step: true
+}

@@ -13,38 +13,34 @@ import (
 // engine runs a batch's whole search in one, so a 1000-step search costs what a 10-step one
 // does: the first points, the loop, the last point, and the call's own few (the
 // predictions before and the measures after). Each shard of the call's rows (one a CPU
-// core, see Explainer.SearchShards) is a batch of its own.
+// core, see Stats.Shards) is a batch of its own.
 func TestExecutionsCounted(t *testing.T) {
 	s := wbc(t)
-	was := s.Explainer.EngineChoice
-	t.Cleanup(func() { s.Explainer.EngineChoice = was })
-	count := func(steps int) int64 {
+	var last quce.Stats
+	count := func(engine quce.EngineChoice, steps int) int64 {
 		cfg := quce.DefaultConfig()
 		cfg.Steps, cfg.EarlyStop = steps, 0
-		before := s.Explainer.Executions()
-		explain(t, cfg, s.XTest[:2])
-		return s.Explainer.Executions() - before
+		_, last = explainWith(t, with(t, s.Explainer, func(st *quce.Settings) { st.Engine = engine }), cfg, s.XTest[:2])
+		return last.Executions
 	}
-	s.Explainer.EngineChoice = quce.EngineSteps
-	short, long := count(10), count(20)
-	shards := int64(s.Explainer.SearchShards())
+	short, long := count(quce.EngineSteps, 10), count(quce.EngineSteps, 20)
+	shards := int64(last.Shards)
 	if shards < 1 || shards > 2 {
 		t.Errorf("the 2 rows searched in %d shards, want 1 or 2", shards)
 	}
 	if short < 10 || long-short != 10*shards {
 		t.Errorf("step engine: %d executions for 10 steps, %d for 20 in %d shards; want at least 10, and 10 more a shard", short, long, shards)
 	}
-	if s.Explainer.Engine() != "steps" {
-		t.Errorf("engine %q, want steps", s.Explainer.Engine())
+	if last.Engine != "steps" {
+		t.Errorf("engine %q, want steps", last.Engine)
 	}
 	modeltest.NeedLoops(t)
-	s.Explainer.EngineChoice = quce.EngineLoop
-	short, long = count(10), count(1000)
+	short, long = count(quce.EngineLoop, 10), count(quce.EngineLoop, 1000)
 	if long != short || long > 5+3*shards {
 		t.Errorf("loop engine: %d executions for 10 steps, %d for 1000 in %d shards; want the same, at most 5 + 3 a shard (3 for a shard's search)", short, long, shards)
 	}
-	if s.Explainer.Engine() != "loop" {
-		t.Errorf("engine %q, want loop", s.Explainer.Engine())
+	if last.Engine != "loop" {
+		t.Errorf("engine %q, want loop", last.Engine)
 	}
 }
 
@@ -61,13 +57,12 @@ func TestResetsOneExecutionPerRound(t *testing.T) {
 	}
 	count := func(sparse bool) (int64, int) {
 		cfg.Sparse = sparse
-		before := s.Explainer.Executions()
-		ex := explain(t, cfg, s.XTest[:4])
+		ex, st := explainWith(t, s.Explainer, cfg, s.XTest[:4])
 		resets := 0
 		for _, e := range ex {
 			resets += len(e.Path0().Resets)
 		}
-		return s.Explainer.Executions() - before, resets
+		return st.Executions, resets
 	}
 	plain, _ := count(false)
 	sparse, resets := count(true)
@@ -78,41 +73,42 @@ func TestResetsOneExecutionPerRound(t *testing.T) {
 	}
 }
 
-// Each program compiles once, at its first execution, and says so (Explainer.OnCompile,
-// Explainer.Compiled): a batch size seen for the first time compiles its programs, the same
+// Each program compiles once, at its first execution, and says so (Settings.OnCompile,
+// Stats.Compiled): a batch size seen for the first time compiles its programs, the same
 // call again compiles none.
 func TestCompilesCountedOnce(t *testing.T) {
 	modeltest.NeedLoops(t)
 	s := wbc(t)
-	was := s.Explainer.EngineChoice
-	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.OnCompile = was, nil })
-	s.Explainer.EngineChoice = quce.EngineLoop
 	seen := map[string]int{}
 	var mu sync.Mutex // the shards compile at the same time
-	s.Explainer.OnCompile = func(program string, rows int, seconds float64) {
-		mu.Lock()
-		defer mu.Unlock()
-		if seconds < 0 {
-			t.Errorf("%s program: compiled in %g s", program, seconds)
+	e := with(t, s.Explainer, func(st *quce.Settings) {
+		st.Engine = quce.EngineLoop
+		st.OnCompile = func(program string, rows int, seconds float64) {
+			mu.Lock()
+			defer mu.Unlock()
+			if seconds < 0 {
+				t.Errorf("%s program: compiled in %g s", program, seconds)
+			}
+			seen[program] = max(seen[program], rows)
 		}
-		seen[program] = max(seen[program], rows)
-	}
+	})
 	cfg := quce.DefaultConfig()
 	cfg.Steps, cfg.Paths = 30, 7 // 7 rows a shard or more: a batch size no other test compiles
-	compile := func() int64 {
-		before, _ := s.Explainer.Compiled()
-		explain(t, cfg, s.XTest[:1])
-		after, _ := s.Explainer.Compiled()
-		return after - before
+	_, first := explainWith(t, e, cfg, s.XTest[:1])
+	if first.Compiled == 0 || first.CompileSeconds <= 0 || seen["loop"] == 0 {
+		t.Errorf("a new batch size compiled %d programs in %g s (seen %v); want some, a loop program among them, and some time", first.Compiled, first.CompileSeconds, seen)
 	}
-	first := compile()
-	if first == 0 || seen["loop"] == 0 {
-		t.Errorf("a new batch size compiled %d programs (seen %v); want some, a loop program among them", first, seen)
+	if _, again := explainWith(t, e, cfg, s.XTest[:1]); again.Compiled != 0 {
+		t.Errorf("the same call again compiled %d programs; want none", again.Compiled)
 	}
-	if again := compile(); again != 0 {
-		t.Errorf("the same call again compiled %d programs; want none", again)
+	// An explainer With other settings shares the programs, unless it takes its gradients
+	// another way (Autodiff), which the programs are built for.
+	progress := with(t, e, func(st *quce.Settings) { st.Progress = func(int, int) {} })
+	if _, st := explainWith(t, progress, cfg, s.XTest[:1]); st.Compiled != 0 {
+		t.Errorf("With a progress callback, the same call compiled %d programs; want none (shared)", st.Compiled)
 	}
-	if n, secs := s.Explainer.Compiled(); n < first || secs <= 0 {
-		t.Errorf("Compiled() = %d programs, %g s; want at least %d and some time", n, secs, first)
+	autodiff := with(t, e, func(st *quce.Settings) { st.Autodiff = true })
+	if _, st := explainWith(t, autodiff, cfg, s.XTest[:1]); st.Compiled == 0 {
+		t.Error("With Autodiff, the same call compiled no program; want its own")
 	}
 }

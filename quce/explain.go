@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
+	"slices"
 
 	"github.com/gomlx/compute"
 
+	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/vae"
 )
@@ -39,71 +39,26 @@ type Query struct {
 // the default box, the observed range of the training split (see Query).
 func NewQuery(x []float64) Query { return Query{X: x, Target: AutoTarget} }
 
-// Explainer explains a differentiable classifier's decisions with QUCE. It is safe for concurrent
-// use; the compiled graphs are shared. It is a facade over the search (see the package's
-// Structure): a call takes the models, columns and settings as they are when it begins.
+// Explainer explains a differentiable classifier's decisions with QUCE. It is made once, with
+// its models, columns and settings (New), and nothing in it changes after, so it is safe for
+// concurrent use; the compiled graphs are shared by its calls. It is a facade over the search
+// (see the package's Structure). Each call counts its own work (Stats).
 type Explainer struct {
 	backend  compute.Backend
 	clf      *Classifier
 	vae      *vae.VAE
 	scaler   *data.Scaler
 	features []string
-
-	cols []data.Column // see SetColumns
-
-	mu       sync.Mutex // guards cols
-	compiled compiled   // the compiled programs, shared by the calls (see programs)
-
-	// Progress, if set, is called as the search goes with the steps done and the steps to
-	// do: after every step on the step engine, after every execution on the loop engine
-	// (whose execution walks up to 262 144 row-steps: a batch of a few hundred rows reports
-	// once, at its last step). A job walked in units of rows (more than 2048 rows per CPU
-	// core) counts the steps of every unit of its first shard.
-	Progress func(step, steps int)
-
-	// Shards, if positive, is the most concurrent executions the rows of one call are split
-	// into (rows are independent; a shard has at least one row); 0 means one per CPU core
-	// (GOMAXPROCS). See backend.Info.Shards and SearchShards. On a backend of several
-	// devices there are at least as many shards as devices, and shard k runs on device k mod
-	// devices (see job.optimiseSharded).
-	Shards int
-
-	// MemoryLimit, if positive, is the most memory in bytes one call may need; 0 means the
-	// memory this process has available (AvailableMemory). A call that would need more is
-	// refused before it starts, with what it needs and how to shrink it.
-	MemoryLimit int64
-
-	// Autodiff, if set before the explainer is first used, takes every gradient with GoMLX's
-	// autodiff, also through the built-in networks, whose backward passes are otherwise
-	// written out (package backprop). It is slower; the tests use it as the reference.
-	Autodiff bool
-
-	// EngineChoice chooses the engine the searches run on (see Engine): EngineAuto (the
-	// zero value) the loop wherever it can run, EngineLoop the loop or an error, EngineSteps
-	// one execution per step, EngineReplay many steps an execution for batches of up to 100
-	// rows and the loop for larger ones. Package pipeline sets EngineReplay on the pure-Go
-	// backend, where an execution costs little beyond its operations and the loop's
-	// bookkeeping as graph operations costs more (backend.Info.ExecutionsCheap).
-	EngineChoice EngineChoice
-
-	// Batching sizes the searches' executions (rows per execution, steps per execution of
-	// the loop engine); the zero value is CPUBatching. Package pipeline sets
-	// AcceleratorBatching on a GPU. It changes how many executions a call takes, not its
-	// results.
-	Batching Batching
-
-	// OnCompile, if set, is called after each program is compiled (its name, such as
-	// "loop", "step" or "probe", the rows it takes, and the seconds it took), from the
-	// goroutine that compiled it. Each program compiles once, at its first execution; on
-	// XLA that takes seconds, which a call's first batch of each size pays. See Compiled.
-	OnCompile func(program string, rows int, seconds float64)
+	settings Settings  // resolved (see Settings.resolve); cols are settings.Columns
+	compiled *compiled // the compiled programs, shared by the calls (and by With's explainers of the same columns and gradients)
 }
 
 // New makes an explainer for a classifier (see NewClassifier) and a VAE trained on the same
 // standardised features; scaler converts to and from original units, and its Min and Max
 // (data.FitScaler records them on the training rows) are each feature's default range (see
-// Query); features names the columns.
-func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, features []string) (*Explainer, error) {
+// Query); features names the inputs; settings say how it runs (the zero value: as suits the
+// backend).
+func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, features []string, settings Settings) (*Explainer, error) {
 	if b == nil || clf == nil || v == nil || scaler == nil {
 		return nil, fmt.Errorf("quce: a backend, a classifier, a VAE and a scaler are all needed")
 	}
@@ -116,96 +71,86 @@ func New(b compute.Backend, clf *Classifier, v *vae.VAE, scaler *data.Scaler, fe
 	case len(features) != j:
 		return nil, fmt.Errorf("quce: %d feature names for %d features", len(features), j)
 	}
-	e := &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features, cols: continuousColumns(features)}
-	e.compiled.perDevice = make([]atomic.Int64, max(1, b.NumDevices()))
-	return e, nil
+	e := &Explainer{backend: b, clf: clf, vae: v, scaler: scaler, features: features}
+	return e.with(settings, nil)
 }
 
-// programs are the explainer's programs for one call: its models, columns and settings as
-// they are now, and the compiled programs.
+// With is an explainer of the same models with other settings (see Settings; nil Columns
+// keep e's). It shares e's compiled programs unless its columns or its way of taking
+// gradients (Autodiff) differ, which the programs are built for. e is unchanged.
+func (e *Explainer) With(settings Settings) (*Explainer, error) {
+	if settings.Columns == nil {
+		settings.Columns = e.settings.Columns
+	}
+	shared := e.compiled
+	if settings.Autodiff != e.settings.Autodiff || !slices.EqualFunc(settings.Columns, e.settings.Columns, sameColumn) {
+		shared = nil
+	}
+	return e.with(settings, shared)
+}
+
+// with is a copy of e with settings, sharing the compiled programs c (nil: none yet).
+func (e *Explainer) with(settings Settings, c *compiled) (*Explainer, error) {
+	if settings.Columns != nil {
+		if err := checkColumns(settings.Columns, len(e.features)); err != nil {
+			return nil, err
+		}
+	}
+	if c == nil {
+		c = new(compiled)
+	}
+	out := *e
+	out.settings, out.compiled = settings.resolve(backend.Of(e.backend), e.features), c
+	return &out, nil
+}
+
+// Settings are the explainer's settings as resolved for its backend: every zero value of
+// those it was given replaced by the choice made for it (see Settings).
+func (e *Explainer) Settings() Settings {
+	s := e.settings
+	s.Columns = slices.Clone(s.Columns)
+	return s
+}
+
+// programs are the explainer's programs for one call, with the call's own counts: its models,
+// columns and settings, and the compiled programs.
 func (e *Explainer) programs() programs {
-	return programs{compiled: &e.compiled, backend: e.backend, clf: e.clf, vae: e.vae,
-		cols: e.cols, features: e.features, autodiff: e.Autodiff, batching: e.Batching.resolved(), onCompile: e.OnCompile}
+	s := e.settings
+	return programs{compiled: e.compiled, stats: newCallStats(e.backend.NumDevices()), backend: e.backend, clf: e.clf, vae: e.vae,
+		cols: s.Columns, features: e.features, autodiff: s.Autodiff, batching: s.Batching, onCompile: s.OnCompile}
 }
 
-// inputs are the explainer's inputs as the data has them (names, columns, scaler), now.
+// inputs are the explainer's inputs as the data has them (names, columns, scaler).
 func (e *Explainer) inputs() inputs {
-	return inputs{features: e.features, cols: e.cols, scaler: e.scaler}
+	return inputs{features: e.features, cols: e.settings.Columns, scaler: e.scaler}
 }
 
-// job is one call's work (see job): the programs, the inputs and the settings as they are now.
+// job is one call's work (see job): the programs, the inputs and the settings, with the
+// call's own counts.
 func (e *Explainer) job() job {
 	var vc *vae.Config
 	if e.vae != nil {
 		vc = &e.vae.Config
 	}
+	s := e.settings
 	pr := e.programs()
-	shards := maxShards(e.Shards, pr.devices())
-	return job{pr: pr, in: e.inputs(), choice: e.EngineChoice, shards: shards, progress: e.Progress,
-		memory: memoryModel{inputs: e.NumFeatures(), columns: len(e.cols), vae: vc, shards: shards, unitRows: pr.batching.UnitRows,
-			replay: e.EngineChoice == EngineReplay, limit: e.MemoryLimit}}
+	shards := maxShards(s.Shards, pr.devices())
+	return job{pr: pr, in: e.inputs(), choice: s.Engine, shards: shards, progress: s.Progress,
+		memory: memoryModel{inputs: e.NumFeatures(), columns: len(s.Columns), vae: vc, shards: shards, unitRows: pr.batching.UnitRows,
+			replay: s.Engine == EngineReplay, limit: s.MemoryLimit}}
 }
 
 // Classifier returns the model being explained, as the explainer sees it.
 func (e *Explainer) Classifier() *Classifier { return e.clf }
 
-// NumClasses is the number of classes of the model being explained.
-func (e *Explainer) NumClasses() int { return e.clf.NumClasses() }
-
-// Features returns the feature names.
+// Features names the inputs.
 func (e *Explainer) Features() []string { return e.features }
 
-// Scaler returns the scaler between standardised and original units.
+// Scaler is the standardisation of the inputs.
 func (e *Explainer) Scaler() *data.Scaler { return e.scaler }
 
 // NumFeatures is J.
 func (e *Explainer) NumFeatures() int { return len(e.features) }
-
-// Executions is the number of graph executions this explainer has run since it was made,
-// over all its calls: the step engine runs one per optimisation step of each batch, the
-// loop engine a few per batch, so the count says how much of a call's time went to
-// per-execution overhead (quce bench reports it per phase).
-func (e *Explainer) Executions() int64 { return e.compiled.executions.Load() }
-
-// BatchingInUse is the sizes the searches' executions have now: Batching, with the fields
-// left at zero taken from CPUBatching.
-func (e *Explainer) BatchingInUse() Batching { return e.Batching.resolved() }
-
-// Compiled is how many programs this explainer has compiled since it was made, and the
-// seconds compiling took (included in the calls' times; see OnCompile).
-func (e *Explainer) Compiled() (programs int64, seconds float64) {
-	return e.compiled.compiles.Load(), float64(e.compiled.compileNanos.Load()) / 1e9
-}
-
-// ExecutionsPerDevice counts the executions that ran on each device of the backend (one
-// entry per device), by the device their outputs are on: the searches of a call run on
-// every device when it has enough rows (see Shards); the rest (predictions, uncertainty,
-// the walks after the search; the models' training, outside the explainer) on device 0.
-func (e *Explainer) ExecutionsPerDevice() []int64 {
-	n := make([]int64, len(e.compiled.perDevice))
-	for d := range e.compiled.perDevice {
-		n[d] = e.compiled.perDevice[d].Load()
-	}
-	return n
-}
-
-// SearchShards is how many shards the last search's rows were split into (see Shards):
-// parts searched at the same time, each by executions of its own, so a search's executions
-// are its engine's per batch times this. 0 before any search.
-func (e *Explainer) SearchShards() int { return int(e.compiled.lastShards.Load()) }
-
-// Engine names the engine the last search ran on: "loop", the whole search of a batch in
-// one compiled program (a graph.While over the steps; loop.go), "replay", many steps an
-// execution with their bookkeeping replayed on the host (replay.go), or "steps", a host
-// loop of one graph execution per optimisation step, which runs where the others cannot (a
-// backend without While, sampled codes in L_ε: Config.Samples) or where it is chosen
-// (EngineChoice). "" before any search.
-func (e *Explainer) Engine() string {
-	if p := e.compiled.lastEngine.Load(); p != nil {
-		return *p
-	}
-	return ""
-}
 
 // Predict returns the class probabilities F(c|x) [rows][classes] for standardised rows.
 func (e *Explainer) Predict(xs [][]float64) ([][]float64, error) {
@@ -229,11 +174,11 @@ func (e *Explainer) Uncertainty(pts [][]float64) (trained, paper []float64, reco
 // says so (Explanation.AlreadyTarget). It stops early with ctx's error when ctx is
 // cancelled.
 func (e *Explainer) Explain(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, error) {
-	ex, _, err := e.ExplainTimed(ctx, cfg, queries)
+	ex, _, err := e.ExplainWithStats(ctx, cfg, queries)
 	return ex, err
 }
 
-// Timings are the wall seconds of Explain's phases.
+// Timings are the wall seconds of a call's phases (see Stats).
 type Timings struct {
 	// Optimisation is the n steps. The path attribution is integrated inside the same
 	// executions (F, ∇F and L_ε at every point, plus the rule's interior points), so its
@@ -246,9 +191,12 @@ type Timings struct {
 	Paths float64 `json:"paths"`
 }
 
-// ExplainTimed is Explain, also returning how long each phase took.
-func (e *Explainer) ExplainTimed(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, Timings, error) {
-	return e.job().explain(ctx, cfg, queries)
+// ExplainWithStats is Explain, also returning what the call ran: how long each phase took,
+// its engine, shards, executions and compilations.
+func (e *Explainer) ExplainWithStats(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, Stats, error) {
+	jb := e.job()
+	ex, tm, err := jb.explain(ctx, cfg, queries)
+	return ex, jb.pr.stats.stats(tm), err
 }
 
 // ExplainPaths measures given paths instead of optimising: paths[i] is a path for
@@ -283,7 +231,7 @@ func (e *Explainer) Box(q Query) (Bounds, error) {
 }
 
 // Legalize returns the legal row nearest to the standardised point pt for the query q, as
-// the explainer's search ends (see SetColumns): frozen columns at the instance's values, a
+// the explainer's search ends (see Settings.Columns): frozen columns at the instance's values, a
 // categorical column at its largest input's category inside q's box, binary, integer and
 // ordinal columns at their nearest legal value inside q's box. Continuous inputs are left
 // as they are. Without discrete columns it returns pt unchanged.

@@ -12,10 +12,27 @@ import (
 // wbc is W-BC with the default models (see pipeline/pipelinetest).
 func wbc(t testing.TB) *pipeline.Setup { return pipelinetest.WBC(t) }
 
-// limitMemory makes limit the most memory s's jobs may need, for the rest of the test.
-func limitMemory(t testing.TB, s *pipeline.Setup, limit int64) {
-	t.Cleanup(func() { s.Explainer.MemoryLimit = 0 })
-	s.Explainer.MemoryLimit = limit
+// with is e with its settings changed by change (Explainer.With): the same models and
+// compiled programs, for one test's settings.
+func with(t testing.TB, e *quce.Explainer, change func(*quce.Settings)) *quce.Explainer {
+	t.Helper()
+	st := e.Settings()
+	change(&st)
+	ex, err := e.With(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
+}
+
+// explainWith explains standardised rows with e, returning the call's statistics.
+func explainWith(t testing.TB, e *quce.Explainer, cfg quce.Config, rows [][]float64) ([]*quce.Explanation, quce.Stats) {
+	t.Helper()
+	ex, st, err := e.ExplainWithStats(context.Background(), cfg, queries(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex, st
 }
 
 func queries(rows [][]float64) []quce.Query {

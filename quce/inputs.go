@@ -9,7 +9,7 @@ import (
 )
 
 // inputs are the models' inputs as the data has them: their names, how they group into the
-// data's columns (see Explainer.SetColumns) and the scaler between standardised and original
+// data's columns (see Settings.Columns) and the scaler between standardised and original
 // units. What depends only on them is theirs: a query's box (this file), the constraints
 // (columns.go), the legal rows and the outputs in the data's units (project.go). A call
 // takes them from the Explainer as a value (Explainer.inputs).

@@ -20,12 +20,12 @@ type job struct {
 	pr       programs
 	in       inputs
 	memory   memoryModel
-	choice   EngineChoice          // Explainer.EngineChoice
+	choice   EngineChoice          // Settings.Engine
 	shards   int                   // the most shards a call's rows are split into (see maxShards)
-	progress func(step, steps int) // Explainer.Progress
+	progress func(step, steps int) // Settings.Progress
 }
 
-// explain is Explainer.ExplainTimed.
+// explain is Explainer.ExplainWithStats.
 func (jb job) explain(ctx context.Context, cfg Config, queries []Query) ([]*Explanation, Timings, error) {
 	var tm Timings
 	if err := cfg.Validate(); err != nil {

@@ -90,7 +90,8 @@ func TestObjectiveGradientMatchesFiniteDifferences(t *testing.T) {
 // there), and only checked to be finite.
 func TestLogProbGradientMatchesAutodiff(t *testing.T) {
 	forEachKind(t, func(t *testing.T, s *pipeline.Setup) {
-		clf, classes := s.Explainer.Classifier(), s.Explainer.NumClasses()
+		clf := s.Explainer.Classifier()
+		classes := clf.NumClasses()
 		// Points and targets come in as float64 rows, [1, J] and [1, C].
 		ref, err := NewExec(s.Backend, func(x64, onehot64 *Node) *Node {
 			x, onehot := ConvertDType(x64, dtypes.Float32), ConvertDType(onehot64, dtypes.Float32)
@@ -196,7 +197,7 @@ func TestCompletenessGap(t *testing.T) {
 // A row's result does not depend on the batch it is in. Alone, a row's products run on the
 // single-row kernels and in a batch of 100 on the packed matmul kernels, which sum in
 // another order; Adam amplifies that float32 rounding where a gradient is near zero, so the
-// bound is 1e-4 (measured: up to 5e-5 for the user models, below 1e-5 for the built-in one).
+// bound is 1e-4, above what that rounding reaches for the user models and the built-in one.
 // Built without GOEXPERIMENT=simd, the scalar kernel sums the last rows of a product (fewer
 // than 3) in another order than the others, and a path that passes within rounding of a
 // ReLU's kink can take the other side (built-in Iris row 37: 1.2e-3), so the bound is then
@@ -302,7 +303,7 @@ func TestValidityOnTestSplit(t *testing.T) {
 // (AVX2) machines, whose VAE trains to other weights than on the AVX-512 ones (its kernels sum
 // in another order), row 2 with Adam ends 3.5e-2 away in every feature (both builds, with
 // and without the SIMD kernels), its attribution, F(τ|x_c) and gap still within 7.4e-4: the
-// side of a kink, as between two builds of the same code (docs/SPEED.md, up to 8.3e-2). So
+// side of a kink, as between two builds of the same code (docs/SPEED.md). So
 // one row of the ten may differ by up to 1e-1 in its counterfactual and Φ± and by 1e-3 in its
 // attribution, F and gap.
 func TestNativeAndONNXExplainAlike(t *testing.T) {

@@ -36,8 +36,8 @@ import (
 // pure-Go backend this makes a step of a one-row batch cost more than the step engine's
 // (docs/SPEED.md), which is why -engine auto runs the replay or step engine there; on
 // backends where an execution costs far more than an operation (a GPU) the loop is the
-// point (on one H200: 455 rows in 0.13–0.24 s once compiled, where the step engine had
-// taken 6–8 s and the PyTorch peer took 1.4–1.8 s; docs/GPU.md). The loop is built by
+// point (there it is many times faster than the step engine, and faster than the PyTorch
+// peer; docs/GPU.md). The loop is built by
 // package whileloop, so that XLA compiles it: the batch's fixed inputs reach the body as
 // the loop's consts.
 //
@@ -525,8 +525,8 @@ func pick(b, onTrue, onFalse *Node) *Node {
 // execution began); the other rows write to their row's last slot, which is never read.
 // The buffer is slot-major (slot k of row i at k·R + i), so that the rows of a batch, which
 // mostly record the same slot at a step, write one contiguous block of it rather than one
-// place in each row's stretch of a buffer of up to Batching.LoopKeptBytes (cache misses: 4 ns an
-// element at 455 rows, row-major).
+// place in each row's stretch of a buffer of up to Batching.LoopKeptBytes (row-major, each
+// element written would be a cache miss).
 func (pr programs) keep(s loopVals[*Node], o stepOut, rec, n0, stride *Node) *Node {
 	rows := s.cur.Shape().Dimensions[0]
 	slots := s.kept.Shape().Dimensions[0] / rows // q+1

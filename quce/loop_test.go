@@ -20,8 +20,6 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 	modeltest.NeedLoops(t)
 	modeltest.NeedRowsIndependent(t) // the engines' batches differ as rows stop
 	s := wbc(t)
-	was := s.Explainer.EngineChoice
-	t.Cleanup(func() { s.Explainer.EngineChoice = was })
 	base := quce.DefaultConfig()
 	base.Steps = 300
 	auto := autoSparse(t, s, base)
@@ -54,26 +52,21 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 					qs[i] = open(x)
 				}
 			}
-			run := func() []*quce.Explanation {
-				ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
+			run := func(engine quce.EngineChoice) []*quce.Explanation {
+				e := with(t, s.Explainer, func(st *quce.Settings) { st.Engine = engine })
+				ex, st, err := e.ExplainWithStats(context.Background(), cfg, qs)
 				if err != nil {
 					t.Fatal(err)
 				}
+				if st.Engine != string(engine) {
+					t.Fatalf("engine %q, want %q", st.Engine, engine)
+				}
+				t.Logf("%s: %d executions", engine, st.Executions)
 				return ex
 			}
-			s.Explainer.EngineChoice = quce.EngineSteps
-			steps := run()
-			if got := s.Explainer.Engine(); got != "steps" {
-				t.Fatalf("engine %q, want steps", got)
-			}
+			steps := run(quce.EngineSteps)
 			for _, engine := range []quce.EngineChoice{quce.EngineLoop, quce.EngineReplay} {
-				s.Explainer.EngineChoice = engine
-				before := s.Explainer.Executions()
-				other := run()
-				if got := s.Explainer.Engine(); got != string(engine) {
-					t.Fatalf("engine %q, want %q", got, engine)
-				}
-				t.Logf("%s: %d executions", engine, s.Explainer.Executions()-before)
+				other := run(engine)
 				seen := tc.want == nil
 				for i := range rows {
 					compareExplanations(t, i, steps[i], other[i])
@@ -151,18 +144,16 @@ func TestLoopEngineMatchesStepEngineOnModelKinds(t *testing.T) {
 	}{{"gomlx", false}, {"onnx", true}} {
 		t.Run(kind.name, func(t *testing.T) {
 			s := pipelinetest.WBCStd(kind.onnx)(t)
-			was := s.Explainer.EngineChoice
-			t.Cleanup(func() { s.Explainer.EngineChoice = was })
 			cfg := quce.DefaultConfig()
 			cfg.Steps = 200
 			qs := queries(s.XTest[:6])
 			run := func(choice quce.EngineChoice) []*quce.Explanation {
-				s.Explainer.EngineChoice = choice
-				ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
+				e := with(t, s.Explainer, func(st *quce.Settings) { st.Engine = choice })
+				ex, st, err := e.ExplainWithStats(context.Background(), cfg, qs)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := s.Explainer.Engine(); got != string(choice) {
+				if got := st.Engine; got != string(choice) {
 					t.Fatalf("engine %q, want %q", got, choice)
 				}
 				return ex
@@ -178,7 +169,7 @@ func TestLoopEngineMatchesStepEngineOnModelKinds(t *testing.T) {
 	}
 }
 
-// How a search is cut into executions (Explainer.Batching: rows per execution, steps per
+// How a search is cut into executions (Settings.Batching: rows per execution, steps per
 // loop execution) changes the number of executions, never a path: units of 10 rows and
 // executions of 45 steps (the last one shorter, on the same program) walk what one
 // execution of every row and step walks, as a GPU's sizes have it.
@@ -186,9 +177,6 @@ func TestBatchingChangesNoResult(t *testing.T) {
 	modeltest.NeedLoops(t)
 	modeltest.NeedRowsIndependent(t)
 	s := wbc(t)
-	was, wasB := s.Explainer.EngineChoice, s.Explainer.Batching
-	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.Batching = was, wasB })
-	s.Explainer.EngineChoice = quce.EngineLoop
 	auto := autoSparse(t, s, quce.DefaultConfig())
 	for _, tc := range []struct {
 		name string
@@ -205,13 +193,12 @@ func TestBatchingChangesNoResult(t *testing.T) {
 		early := tc.name
 		qs := queries(s.XTest[:12])
 		run := func(b quce.Batching) ([]*quce.Explanation, int64) {
-			s.Explainer.Batching = b
-			before := s.Explainer.Executions()
-			ex, err := s.Explainer.Explain(context.Background(), cfg, qs)
+			e := with(t, s.Explainer, func(st *quce.Settings) { st.Engine, st.Batching = quce.EngineLoop, b })
+			ex, st, err := e.ExplainWithStats(context.Background(), cfg, qs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return ex, s.Explainer.Executions() - before
+			return ex, st.Executions
 		}
 		small, nSmall := run(quce.Batching{UnitRows: 10, LoopRowSteps: 10 * 45})
 		big, nBig := run(quce.AcceleratorBatching)
@@ -240,23 +227,21 @@ func TestBatchingChangesNoResult(t *testing.T) {
 func TestPadRowsSharesPrograms(t *testing.T) {
 	modeltest.NeedLoops(t)
 	s := wbc(t)
-	was, wasB, wasS := s.Explainer.EngineChoice, s.Explainer.Batching, s.Explainer.Shards
-	t.Cleanup(func() { s.Explainer.EngineChoice, s.Explainer.Batching, s.Explainer.Shards = was, wasB, wasS })
-	s.Explainer.EngineChoice, s.Explainer.Shards = quce.EngineLoop, 1
 	cfg := quce.DefaultConfig()
 	cfg.Steps = 20
+	var e *quce.Explainer
 	compiled := func(rows int) int64 {
-		before, _ := s.Explainer.Compiled()
-		explain(t, cfg, s.XTest[40:40+rows])
-		after, _ := s.Explainer.Compiled()
-		return after - before
+		_, st := explainWith(t, e, cfg, s.XTest[40:40+rows])
+		return st.Compiled
 	}
 	for _, tc := range []struct {
 		pad         bool
 		first, then int // rows of the two calls (sizes no other test compiles)
 		wantSecond  bool
 	}{{false, 13, 11, true}, {true, 21, 19, false}} {
-		s.Explainer.Batching = quce.Batching{PadRows: tc.pad}
+		e = with(t, s.Explainer, func(st *quce.Settings) {
+			st.Engine, st.Shards, st.Batching = quce.EngineLoop, 1, quce.Batching{PadRows: tc.pad}
+		})
 		compiled(tc.first)
 		if second := compiled(tc.then); (second > 0) != tc.wantSecond {
 			t.Errorf("PadRows %v: %d rows after %d compiled %d programs; want some: %v", tc.pad, tc.then, tc.first, second, tc.wantSecond)

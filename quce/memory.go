@@ -38,8 +38,8 @@ func unitRowBytes(j, k int) int64 { return int64((k+2)*j*4*16 + 8192) }
 
 // sampleRowBytes is what -samples adds to one row of a unit at each step: each of the S
 // latent codes is decoded and differentiated, about 24 bytes (six float32 values) per value
-// of the code, the decoder's layers and its output (measured on the pure-Go backend: 18 on
-// W-BC, 23 on German credit), and its noise is drawn into a slice and copied to a tensor.
+// of the code, the decoder's layers and its output (what the pure-Go backend holds on W-BC
+// and German credit, rounded up), and its noise is drawn into a slice and copied to a tensor.
 func sampleRowBytes(samples, j, latent int, decoder []int) int64 {
 	values := int64(latent + j)
 	for _, w := range decoder {
@@ -64,7 +64,7 @@ type memoryModel struct {
 	shards          int         // the most concurrent executions (see maxShards)
 	unitRows        int         // the most rows one execution walks (Batching.UnitRows)
 	replay          bool        // the replay engine runs the batches it takes (EngineReplay)
-	limit           int64       // Explainer.MemoryLimit (0: AvailableMemory)
+	limit           int64       // Settings.MemoryLimit (0: AvailableMemory)
 }
 
 // need is an estimate of the bytes a job of instances × cfg.Paths × candidates rows
@@ -94,8 +94,7 @@ func (mm memoryModel) need(cfg Config, instances, candidates int) (total, perRow
 // replayBytes is what the replay engine's executions hold for their per-step outputs, where
 // it runs the job's batches (up to replayMaxRows rows a shard): an execution's outputs
 // (replayStretch) in each shard, about three times over at their peak (the buffer, its first
-// value, what the host reads: 80 MB more than 2 MB executions for 200 W-BC rows on two
-// shards, whose executions return 15 MB each).
+// value and what the host reads are each held at once).
 func (mm memoryModel) replayBytes(cfg Config, rows int64) int64 {
 	if !mm.replay || rows == 0 {
 		return 0
@@ -110,7 +109,7 @@ func (mm memoryModel) replayBytes(cfg Config, rows int64) int64 {
 	return 3 * shards * int64(stretch) * perShard * int64(rowStep)
 }
 
-// check refuses a job that needs more memory than the limit (Explainer.MemoryLimit,
+// check refuses a job that needs more memory than the limit (Settings.MemoryLimit,
 // or what the machine has available), saying how large it is and how to shrink it.
 func (mm memoryModel) check(cfg Config, instances, candidates int) error {
 	limit := mm.limit

@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -30,30 +29,24 @@ import (
 // the compiled programs, which all calls share.
 type programs struct {
 	*compiled
+	stats     *callStats // the call's counts
 	backend   compute.Backend
 	clf       *Classifier
 	vae       *vae.VAE
 	cols      []data.Column                                   // the categorical blocks a step keeps on the simplex (onSimplex)
 	features  []string                                        // the inputs' names, for messages
-	autodiff  bool                                            // Explainer.Autodiff
-	batching  Batching                                        // Explainer.Batching, resolved
-	onCompile func(program string, rows int, seconds float64) // Explainer.OnCompile
+	autodiff  bool                                            // Settings.Autodiff
+	batching  Batching                                        // Settings.Batching, resolved
+	onCompile func(program string, rows int, seconds float64) // Settings.OnCompile
 }
 
-// compiled are an explainer's compiled programs, shared by its calls, and what they ran.
+// compiled are an explainer's compiled programs, shared by its calls.
 type compiled struct {
 	mu    sync.Mutex
 	execs execs // the step graphs, the loop programs and the points graph, per batch size
 	probe *graph.Exec
 	class *graph.Exec
 	obj   *graph.Exec
-
-	executions   atomic.Int64           // graph executions run, see Explainer.Executions
-	compiles     atomic.Int64           // programs compiled, see Explainer.Compiled
-	compileNanos atomic.Int64           // the time they took
-	perDevice    []atomic.Int64         // of which on each of the backend's devices, see Explainer.ExecutionsPerDevice
-	lastEngine   atomic.Pointer[string] // the engine of the last search, see Explainer.Engine
-	lastShards   atomic.Int64           // the shards of the last search, see Explainer.SearchShards
 }
 
 // numFeatures is J, the models' inputs.
@@ -76,25 +69,25 @@ func (pr programs) stepExec(kind execKind, rows int) (*graph.Exec, func(), error
 }
 
 // run executes ex, one of the compiled programs, on device dev of its backend, and counts
-// the execution (see Explainer.Executions). The arguments must be on dev or on the host:
+// the execution (see Stats.Executions). The arguments must be on dev or on the host:
 // GoMLX refuses a tensor left on another device. (In GoMLX v0.28.8 graph.Exec's CallOnDevice
 // runs on device 0 whatever it is given; CallWithGraphOnDevice honours the device.)
 //
-// A program's first execution compiles it first, apart, timed (see Explainer.Compiled and
-// Explainer.OnCompile): on XLA compiling takes seconds, which a call's first batch of a size
+// A program's first execution compiles it first, apart, timed (see Stats.Compiled and
+// Settings.OnCompile): on XLA compiling takes seconds, which a call's first batch of a size
 // pays and the next do not.
 func (pr programs) run(ex *graph.Exec, dev compute.DeviceNum, args ...any) ([]*tensors.Tensor, error) {
 	if err := pr.compileOnce(ex, args); err != nil {
 		return nil, pr.deviceMemory(ex.Name(), args, err)
 	}
-	pr.executions.Add(1)
+	pr.stats.executions.Add(1)
 	out, _, err := ex.CallWithGraphOnDevice(dev, args...)
 	if err != nil {
 		return nil, pr.deviceMemory(ex.Name(), args, err)
 	}
 	if len(out) > 0 {
-		if d, err := out[0].Device(); err == nil && int(d) < len(pr.perDevice) {
-			pr.perDevice[d].Add(1) // where it ran, as its outputs say
+		if d, err := out[0].Device(); err == nil && int(d) < len(pr.stats.perDevice) {
+			pr.stats.perDevice[d].Add(1) // where it ran, as its outputs say
 		}
 	}
 	return out, nil
@@ -213,8 +206,8 @@ func (pr programs) compileOnce(ex *graph.Exec, args []any) error {
 	if compiledHook != nil {
 		compiledHook(ex.Name(), g)
 	}
-	pr.compiles.Add(1)
-	pr.compileNanos.Add(int64(took))
+	pr.stats.compiles.Add(1)
+	pr.stats.compileNanos.Add(int64(took))
 	if pr.onCompile != nil {
 		rows := 0
 		if len(shs) > 0 && shs[0].Rank() > 0 {
@@ -226,8 +219,8 @@ func (pr programs) compileOnce(ex *graph.Exec, args []any) error {
 }
 
 // devices is how many devices the backend has: a call's shards are spread over them
-// (job.optimiseSharded). (At least one: an Explainer not made by New counts none.)
-func (pr programs) devices() int { return max(1, len(pr.perDevice)) }
+// (job.optimiseSharded).
+func (pr programs) devices() int { return max(1, pr.backend.NumDevices()) }
 
 // lazyExec returns the program in slot, built by build on first use.
 func (pr programs) lazyExec(slot **graph.Exec, build func() (*graph.Exec, error)) (*graph.Exec, error) {

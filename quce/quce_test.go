@@ -209,13 +209,14 @@ func TestBadInputs(t *testing.T) {
 func TestCancelledContextStops(t *testing.T) {
 	s := wbc(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	s.Explainer.Progress = func(step, _ int) {
-		if step >= 3 { // on the loop engine the first report can be the last step
-			cancel()
+	e := with(t, s.Explainer, func(st *quce.Settings) {
+		st.Progress = func(step, _ int) {
+			if step >= 3 { // on the loop engine the first report can be the last step
+				cancel()
+			}
 		}
-	}
-	defer func() { s.Explainer.Progress = nil }()
-	_, err := s.Explainer.Explain(ctx, quce.DefaultConfig(), queries(s.XTest[:2]))
+	})
+	_, err := e.Explain(ctx, quce.DefaultConfig(), queries(s.XTest[:2]))
 	if err != context.Canceled {
 		t.Errorf("error = %v; want context.Canceled", err)
 	}

@@ -31,7 +31,7 @@ import (
 // so a search is usually one stretch.
 //
 // Against the step engine it saves each step's execution, its transfers and its
-// arguments' conversions (a one-row search 13–16% faster on the pure-Go backend); against
+// arguments' conversions (which weigh on a one-row search, docs/SPEED.md); against
 // the loop engine, whose bookkeeping runs as graph operations at every step, those
 // operations (docs/SPEED.md). It pays in outputs: every step's come back to the host, where
 // the step engine leaves the next point on the device, which makes it slower for large
@@ -42,9 +42,9 @@ import (
 // replayStretches executions, each returning at least replayMinOutBytes of per-step outputs
 // and at most replayMaxOutBytes. The floor keeps small batches (up to 3 rows with the built-in
 // W-BC networks and K = 3, 616 bytes a row and step) in one execution; the ceiling bounds the
-// memory (a 1000-step search of 100 rows in four executions of 15 MB), and a batch whose steps
-// need more memory than that takes more executions. A whole search in one execution of up to
-// 62 MB was 7% slower for 25 rows a batch than four of 4 MB (its buffer zeroed and first
+// memory (a 1000-step search of 100 rows fits in four executions), and a batch whose steps
+// need more memory than that takes more executions. A whole search in one large execution
+// was slower than four smaller ones (its buffer zeroed and first
 // touched, where four executions reuse one from the backend's pool).
 const (
 	replayStretches   = 4

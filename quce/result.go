@@ -44,13 +44,13 @@ type Path struct {
 	// end are NaN; Points and the vectors along them hold where it went before it failed.
 	Failure string
 	// RelaxedProb is F(τ|·) where the search ended. With discrete columns (see
-	// Explainer.SetColumns) the search's end is then projected onto the nearest legal row,
+	// Settings.Columns) the search's end is then projected onto the nearest legal row,
 	// which can change F; ProbEnd is that of the legal row. Without them it equals ProbEnd.
 	RelaxedProb float64
 	// Projected says the search's end was not a legal row and was moved to one.
 	Projected bool
 	// Repairs are the columns changed, in order, by the one-column moves that restored
-	// validity after the projection (see Explainer.SetColumns); each is a path segment.
+	// validity after the projection (see Settings.Columns); each is a path segment.
 	Repairs []int
 	// Resets are the columns that Config.Sparse set back to x's values, in the order of
 	// the path's last segments (after the optimisation steps and any projection).
@@ -170,7 +170,7 @@ func (e *Explanation) ValidRate() float64 {
 // as the call has shards (job.eachShard over the parts); the paths are then built on every
 // CPU core (job.eachShard over the rows, a shard a core), since turning each kept point into the data's units is most of
 // this phase's time and, on a backend of one shard such as XLA on a GPU, would otherwise
-// run on one core (on one H200 with 16 cores, 32 768 rows took 8.7 s so). fix is the fix
+// run on one core while the others idle. fix is the fix
 // named when a path's attribution is not fit to report.
 func (jb job) assemble(ctx context.Context, cfg Config, queries []Query, pred [][]float64, rows []*row, tm *Timings, fix string) ([]*Explanation, error) {
 	t0 := time.Now()

@@ -5,24 +5,28 @@ import (
 	"fmt"
 )
 
-// ExplainStream explains queries chunk by chunk, chunk of them at a time (0: StreamChunk),
+// ExplainStream explains queries chunk by chunk, chunk of them at a time (0: the rows one
+// step of the search walks at once, a unit of Batching.UnitRows per shard, so that streaming
+// loses no parallelism),
 // and hands each chunk's explanations to emit with the index of its first query, so that a
 // whole data set is explained in the memory of one chunk: once emit returns, the chunk's
 // explanations are the caller's to keep or drop. Rows are independent and each row's random
 // numbers are keyed by its instance's values (see Explain), so the explanations are those of
 // one Explain call on all the queries, whatever the chunk, up to the backend's rounding: the
-// pure-Go backend's last bits for a row can depend on its place in a step execution (of 50 000
-// W-BC rows, 187 differ in the 8th digit of their L_ε figures, see docs/SPEED.md). A chunk
+// pure-Go backend's last bits for a row can depend on its place in a step execution (a few
+// rows of a large file differ in the last digits of their L_ε figures, see docs/SPEED.md). A chunk
 // is emitted while the next one is explained: emit runs on a goroutine of its own, for one
 // chunk at a time and in order, so two chunks' explanations are held at once. The memory
 // check counts the chunk being explained; with Config.PathPoints 2 each path keeps only its
-// start and its end, for outputs that need no path. It returns the summed timings; an error
+// start and its end, for outputs that need no path. It returns the call's Stats, its chunks' timings summed; an error
 // stops it, naming the chunk, and so does emit's, returned as it is.
-func (e *Explainer) ExplainStream(ctx context.Context, cfg Config, queries []Query, chunk int, emit func(first int, ex []*Explanation) error) (Timings, error) {
-	return e.job().explainStream(ctx, cfg, queries, chunk, emit)
+func (e *Explainer) ExplainStream(ctx context.Context, cfg Config, queries []Query, chunk int, emit func(first int, ex []*Explanation) error) (Stats, error) {
+	jb := e.job()
+	tm, err := jb.explainStream(ctx, cfg, queries, chunk, emit)
+	return jb.pr.stats.stats(tm), err
 }
 
-// explainStream is Explainer.ExplainStream.
+// explainStream is Explainer.ExplainStream, returning the summed timings.
 func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, chunk int, emit func(first int, ex []*Explanation) error) (Timings, error) {
 	var tm Timings
 	if chunk < 0 {
@@ -79,11 +83,6 @@ func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, ch
 	}
 	return tm, wait()
 }
-
-// StreamChunk is ExplainStream's default chunk: the rows one step of the search walks at
-// once (a unit of Batching.UnitRows per concurrent execution, see Shards), so that streaming
-// loses no parallelism.
-func (e *Explainer) StreamChunk() int { return e.job().streamChunk() }
 
 // streamChunk is ExplainStream's default chunk: a unit of rows for each of the job's shards.
 func (jb job) streamChunk() int { return jb.shards * jb.pr.batching.UnitRows }

@@ -92,22 +92,21 @@ func TestExplainStreamStops(t *testing.T) {
 // call refuses starts when streamed.
 func TestExplainStreamMemoryIsOneChunk(t *testing.T) {
 	s := wbc(t)
-	limitMemory(t, s, 1<<30)
+	limited := with(t, s.Explainer, func(st *quce.Settings) { st.MemoryLimit = 1 << 30 })
 	cfg := quce.DefaultConfig()
 	qs := make([]quce.Query, 0, 20000)
 	for len(qs) < cap(qs) {
 		qs = append(qs, queries(s.XTest)...)
 	}
 	qs = qs[:cap(qs)]
-	if _, err := s.Explainer.Explain(context.Background(), cfg, qs); err == nil || !strings.Contains(err.Error(), "needs about") {
+	if _, err := limited.Explain(context.Background(), cfg, qs); err == nil || !strings.Contains(err.Error(), "needs about") {
 		t.Fatalf("one call on %d rows: %v; want it refused for memory", len(qs), err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// The streamed job stops at its first step: it was let through.
-	s.Explainer.Progress = func(int, int) { cancel() }
-	defer func() { s.Explainer.Progress = nil }()
-	_, err := s.Explainer.ExplainStream(ctx, cfg, qs, 64, func(int, []*quce.Explanation) error { return nil })
+	e := with(t, limited, func(st *quce.Settings) { st.Progress = func(int, int) { cancel() } })
+	_, err := e.ExplainStream(ctx, cfg, qs, 64, func(int, []*quce.Explanation) error { return nil })
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("streamed in chunks of 64: %v; want it to start (and be cancelled at its first step)", err)
 	}

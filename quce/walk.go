@@ -124,8 +124,8 @@ func initRows(cfg Config, rows []*row, j int) {
 // optimiseSharded splits the rows over the CPU cores and the backend's devices. Rows are
 // independent, so each shard runs its own executions concurrently; the Go backend keeps
 // about one core busy per execution, so this is where a second core pays, down to shards of
-// a row each (measured on 2 cores, docs/SPEED.md "Operations one after another": 4 rows in
-// two shards 31–37 ms against 41–44 ms in one, 2 rows no slower in two). On a backend of
+// a row each (from a few rows on, two shards are faster than one, docs/SPEED.md
+// "Operations one after another"). On a backend of
 // several devices there are at least as many shards as devices, and shard k runs every
 // execution of its walk on device k mod devices. Each shard walks its rows in units of at
 // most Batching.UnitRows, one after another (a step then takes a fraction of a second
@@ -147,7 +147,7 @@ func (jb job) optimiseSharded(ctx context.Context, cfg Config, rows []*row) erro
 		}
 		return nil
 	})
-	jb.pr.lastShards.Store(int64(shards))
+	jb.pr.stats.shards.Store(int64(shards))
 	return err
 }
 
@@ -173,7 +173,7 @@ func (jb job) eachShard(ctx context.Context, n int, f func(k, lo, hi int, dev co
 	return shards, errors.Join(errs...)
 }
 
-// maxShards is the most shards a call's rows are split into: shards (Explainer.Shards), or
+// maxShards is the most shards a call's rows are split into: shards (Settings.Shards), or
 // one per CPU core if it is 0, and at least one per device.
 func maxShards(shards, devices int) int {
 	if shards <= 0 {
@@ -345,7 +345,7 @@ func (jb job) optimise(ctx context.Context, cfg Config, rows []*row, dev compute
 	if err != nil {
 		return err
 	}
-	jb.pr.lastEngine.Store(ptr(w.name()))
+	jb.pr.stats.engine.Store(ptr(w.name()))
 	return w.walk(ctx, cfg, rows, dev, progress)
 }
 

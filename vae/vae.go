@@ -114,8 +114,8 @@ const DefaultMaxSteps = 4000
 // DefaultConfig is the architecture of the issue (30→128→64→2·15, 15→64→128→30), σ = 0.5,
 // Adam 3e-3 on batches of 64, at most 300 epochs with patience 20 on a 10% validation split.
 //
-// σ = 0.5 was chosen on W-BC (seed 1): test reconstruction MSE ≈ 0.14 against 0.26 for σ = 1
-// (which over-weights the KL term) and 0.11 for σ = 0.3 (KL twice as large, slower).
+// σ = 0.5 was chosen on W-BC: σ = 1 over-weights the KL term and reconstructs much worse,
+// σ = 0.3 reconstructs a little better with twice the KL and trains slower (docs/METHOD.md).
 func DefaultConfig() Config {
 	return Config{
 		Encoder: []int{128, 64}, Latent: 15, Decoder: []int{64, 128}, Sigma: 0.5,

@@ -38,7 +38,7 @@ type phase struct {
 	Paths           float64 `json:"paths_seconds,omitempty"`
 	CompletenessGap float64 `json:"completeness_gap_mean,omitempty"`
 	Validity        float64 `json:"validity,omitempty"`
-	// Engine names how the searches ran (see quce.Explainer.Engine), and Executions counts
+	// Engine names how the searches ran (see quce.Stats.Engine), and Executions counts
 	// the graph executions the phase ran: with the "steps" engine at least one per step, with
 	// the "loop" engine a few per batch. For a training phase, Steps counts its optimiser
 	// steps and Executions the graph executions that ran them (an epoch each, see package
@@ -50,17 +50,17 @@ type phase struct {
 	// which includes compiling the epoch program (trainloop.Stats).
 	FirstExecutionSeconds float64 `json:"first_execution_seconds,omitempty"`
 	// Devices counts the backend's devices that ran at least one of an explain phase's
-	// executions: the rows are split over the devices (see quce.Explainer.Shards) when
+	// executions: the rows are split over the devices (see quce.Settings.Shards) when
 	// there are enough of them.
 	Devices int `json:"devices,omitempty"`
 	// Compiled and CompileSeconds, for an explain phase, are the programs it compiled (a
 	// batch size's first run compiles those of that size) and the seconds that took, part
-	// of its wall time (quce.Explainer.Compiled).
+	// of its wall time (quce.Stats.Compiled).
 	Compiled       int64   `json:"compiled,omitempty"`
 	CompileSeconds float64 `json:"compile_seconds,omitempty"`
 	// Shards, for an explain phase, is how many parts its rows were searched in at the same
 	// time, each with executions of its own (one per CPU core on the pure-Go backend, while
-	// there are rows for them; quce.Explainer.SearchShards).
+	// there are rows for them; quce.Stats.Shards).
 	Shards int `json:"shards,omitempty"`
 }
 
@@ -109,24 +109,21 @@ func benchExplain(ctx context.Context, f *common, s *pipeline.Setup, cfg quce.Co
 	for i := range qs {
 		qs[i] = quce.NewQuery(s.XTrain[i%len(s.XTrain)])
 	}
-	var tm quce.Timings
+	var st quce.Stats
 	var ex []*quce.Explanation
-	before, beforeOn := s.Explainer.Executions(), s.Explainer.ExecutionsPerDevice()
-	compiledBefore, compileBefore := s.Explainer.Compiled()
 	p, err := timed("explain", b, func() error {
 		var err error
-		ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
+		ex, st, err = s.Explainer.ExplainWithStats(ctx, cfg, qs)
 		return err
 	})
 	if err != nil {
 		return p, err
 	}
-	p.Optimisation, p.Uncertainty, p.Paths = tm.Optimisation, tm.Uncertainty, tm.Paths
-	p.Engine, p.Executions, p.Shards = s.Explainer.Engine(), s.Explainer.Executions()-before, s.Explainer.SearchShards()
-	compiled, compileSeconds := s.Explainer.Compiled()
-	p.Compiled, p.CompileSeconds = compiled-compiledBefore, compileSeconds-compileBefore
-	for d, n := range s.Explainer.ExecutionsPerDevice() {
-		if n > beforeOn[d] {
+	p.Optimisation, p.Uncertainty, p.Paths = st.Optimisation, st.Uncertainty, st.Paths
+	p.Engine, p.Executions, p.Shards = st.Engine, st.Executions, st.Shards
+	p.Compiled, p.CompileSeconds = st.Compiled, st.CompileSeconds
+	for _, n := range st.ExecutionsPerDevice {
+		if n > 0 {
 			p.Devices++
 		}
 	}
@@ -138,7 +135,7 @@ func benchExplain(ctx context.Context, f *common, s *pipeline.Setup, cfg quce.Co
 		}
 	}
 	p.Validity = float64(valid) / float64(len(ex))
-	f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs, paths %.2fs; compiling %d programs %.2fs), %d executions on %d of %d devices", b, p.WallSeconds, tm.Optimisation, tm.Uncertainty, tm.Paths, p.Compiled, p.CompileSeconds, p.Executions, p.Devices, s.BackendInfo.NumDevices)
+	f.logf("B=%d: %.2fs wall (optimisation with attribution %.2fs, ± uncertainty %.2fs, paths %.2fs; compiling %d programs %.2fs), %d executions on %d of %d devices", b, p.WallSeconds, st.Optimisation, st.Uncertainty, st.Paths, p.Compiled, p.CompileSeconds, p.Executions, p.Devices, s.BackendInfo.NumDevices)
 	return p, nil
 }
 
@@ -181,7 +178,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var phases []phase
 	var s *pipeline.Setup
-	p, err := timed("prepare (classifier + VAE training)", 0, func() error { s, err = f.prepare(ctx, nil); return err })
+	p, err := timed("prepare (classifier + VAE training)", 0, func() error { s, err = f.prepare(ctx); return err })
 	if err != nil {
 		return err
 	}
@@ -214,7 +211,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	doc := map[string]any{
 		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
-		"backend":    s.BackendInfo.Config, "deterministic": !s.BackendInfo.Nondeterministic, "devices": s.BackendInfo.NumDevices, "simd": s.BackendInfo.KernelSet(), "accelerator": s.BackendInfo.Accelerator, "batching": s.Explainer.BatchingInUse(), "pgo": buildProfile(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+		"backend":    s.BackendInfo.Config, "deterministic": !s.BackendInfo.Nondeterministic, "devices": s.BackendInfo.NumDevices, "simd": s.BackendInfo.KernelSet(), "accelerator": s.BackendInfo.Accelerator, "batching": s.Explainer.Settings().Batching, "pgo": buildProfile(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
 		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
 		"model": modelJSON(s), "model_check": s.ModelCheck, "while_loops": whileLoopsJSON(s.BackendInfo),
 	}

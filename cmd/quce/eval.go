@@ -88,7 +88,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if seeds != nil {
 		return evalSeeds(ctx, f, o, seeds, out)
 	}
-	s, err := f.prepare(ctx, nil)
+	s, err := f.prepare(ctx)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, o
 		f.splitSeed, f.modelSeed = int64(seed), seed
 		o.Seed, o.Config.Seed = seed, seed
 		f.logf("eval: seed %d", seed)
-		s, err := f.prepare(ctx, nil)
+		s, err := f.prepare(ctx)
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", seed, err)
 		}

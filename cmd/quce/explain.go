@@ -186,37 +186,39 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 	if _, err := f.pictures.options(); err != nil {
 		return nil, err
 	}
-	s, err := f.prepare(ctx, func(ds *data.Dataset, tr, te []int) error {
-		if r.cons, err = f.cons.constraints(ds); err != nil {
-			return err
+	p, err := f.plan()
+	if err != nil {
+		return nil, err
+	}
+	if r.cons, err = f.cons.constraints(p.Data); err != nil {
+		return nil, err
+	}
+	if r.sel, err = f.selectRows(p.Data, p.TrainIdx, p.TestIdx); err != nil {
+		return nil, err
+	}
+	sel := r.sel
+	if f.shard != "" {
+		sh, _ := parseShard(f.shard) // checked by rowFlags
+		if sel.picks, err = sh.of(sel.picks); err != nil {
+			return nil, err
 		}
-		if r.sel, err = f.selectRows(ds, tr, te); err != nil {
-			return err
-		}
-		if f.shard != "" {
-			sh, _ := parseShard(f.shard) // checked by rowFlags
-			if r.sel.picks, err = sh.of(r.sel.picks); err != nil {
-				return err
-			}
-		}
-		pics, err := pictures(ds, r.sel, r.cons)
-		if err != nil {
-			return err
-		}
-		return f.checkOutputs(files, f.svgDir, pics)
-	})
+	}
+	pics, err := pictures(p.Data, sel, r.cons)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.checkOutputs(files, f.svgDir, pics); err != nil {
+		return nil, err
+	}
+	s, err := f.train(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	r.s = s
-	sel := r.sel
 	if r.cfg, err = f.withBound(s, cfg); err != nil {
 		return nil, err
 	}
 	cfg = r.cfg
-	if !slices.Equal(s.TrainIdx, sel.trainIdx) || !slices.Equal(s.TestIdx, sel.testIdx) {
-		return nil, fmt.Errorf("internal error: the split of the prepared models differs from the split the rows were chosen from")
-	}
 	target, err := data.ClassIndex(s.Data.Labels, f.class)
 	if err != nil {
 		return nil, err
@@ -233,7 +235,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 	}
 	f.logf("explaining %d rows of %s: %d steps of %s, %s", len(qs), sel.file, cfg.Steps, cfg.Optimizer, lambdas)
 	var ex []*quce.Explanation
-	var tm quce.Timings
+	var tm quce.Stats
 	if f.emit != nil {
 		// What is streamed (the CSV, the text report) needs no path: each keeps its start
 		// and end only.
@@ -243,7 +245,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 			return f.emit(r, first, part)
 		})
 	} else {
-		ex, tm, err = s.Explainer.ExplainTimed(ctx, cfg, qs)
+		ex, tm, err = s.Explainer.ExplainWithStats(ctx, cfg, qs)
 	}
 	if err != nil {
 		return nil, err

@@ -400,10 +400,11 @@ const testFraction = 0.2
 // slowCompile is the compile time, in seconds, from which a compiled program is logged.
 const slowCompile = 0.5
 
-// prepare loads the data and trains or loads the models. check, if set, runs on the data and
-// its split before any model is trained, so that a mistake in the rows or features asked
-// for fails at once.
-func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, trainIdx, testIdx []int) error) (*pipeline.Setup, error) {
+// plan loads the data and the -model, and plans the preparation (pipeline.NewPlan): the
+// split, the scaler and the explainer's settings, with nothing trained, so that a command
+// checks its rows, constraints and outputs against the split the models will be trained on
+// before any training (see train).
+func (c *common) plan() (*pipeline.Plan, error) {
 	ds, err := c.loadData()
 	if err != nil {
 		return nil, err
@@ -418,23 +419,25 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	if err != nil {
 		return nil, err
 	}
-	clf.Context, v.Context = ctx, ctx // training stops between executions once ctx is cancelled
+	engine, err := c.engineChoice()
+	if err != nil {
+		return nil, err
+	}
 	opts := pipeline.Options{Data: ds, SplitSeed: c.splitSeed, TestFraction: testFraction, CacheDir: c.cacheDir,
-		Classifier: clf, VAE: v, Log: c.logf}
+		Classifier: clf, VAE: v, Log: c.logf, Explainer: quce.Settings{Engine: engine, Shards: c.concurrent, UnitRows: c.unitRows,
+			// On XLA a program compiles in seconds, which a batch size's first run pays:
+			// say so, where it is long enough to be noticed (the pure-Go backend's take
+			// milliseconds).
+			OnCompile: func(program string, rows int, seconds float64) {
+				if seconds >= slowCompile {
+					c.logf("compiled the %s program for %d rows in %.1f s (once per batch size)", program, rows, seconds)
+				}
+			}}}
 	if c.noCache {
 		opts.CacheDir = ""
 	}
 	if _, err := data.ClassIndex(ds.Labels, c.class); err != nil {
 		return nil, err
-	}
-	if check != nil {
-		tr, te, err := data.Split(ds, testFraction, c.splitSeed)
-		if err != nil {
-			return nil, err
-		}
-		if err := check(ds, tr, te); err != nil {
-			return nil, err
-		}
 	}
 	if err := c.loadModel(&opts); err != nil {
 		return nil, err
@@ -449,29 +452,19 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 		}
 		opts.ModelScalerID = fmt.Sprintf("%s sha256:%s", c.scalerPath, sum)
 	}
-	s, err := prepareUntil(ctx, func() (*pipeline.Setup, error) { return pipeline.Prepare(opts) })
+	p, err := pipeline.NewPlan(opts)
 	if err != nil {
 		return nil, flagError(err)
 	}
-	choice, err := c.engineChoice()
+	return p, nil
+}
+
+// train trains or loads the models of the plan p (pipeline.Plan.Train) and says what it
+// got: the backend, the cache entry or how the columns were read, the warnings.
+func (c *common) train(ctx context.Context, p *pipeline.Plan) (*pipeline.Setup, error) {
+	s, err := prepareUntil(ctx, func() (*pipeline.Setup, error) { return p.Train(ctx) })
 	if err != nil {
-		return nil, err
-	}
-	if choice != quce.EngineAuto {
-		s.Explainer.EngineChoice = choice
-	}
-	if c.concurrent > 0 {
-		s.Explainer.Shards = c.concurrent
-	}
-	if c.unitRows > 0 {
-		s.Explainer.Batching = s.Explainer.Batching.WithUnitRows(c.unitRows)
-	}
-	// On XLA a program compiles in seconds, which a batch size's first run pays: say so,
-	// where it is long enough to be noticed (the pure-Go backend's take milliseconds).
-	s.Explainer.OnCompile = func(program string, rows int, seconds float64) {
-		if seconds >= slowCompile {
-			c.logf("compiled the %s program for %d rows in %.1f s (once per batch size)", program, rows, seconds)
-		}
+		return nil, flagError(err)
 	}
 	c.logf("backend: %s", s.BackendInfo)
 	if s.Cached {
@@ -479,8 +472,8 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	} else {
 		// The first run on a data set says how its columns were read, so a wrong guess
 		// (an identifier, a category written as numbers) is seen and fixed with -types.
-		c.logf("columns of %s (change with -types and -ignore):", pipeline.DataFile(ds))
-		for _, line := range ds.Summary() {
+		c.logf("columns of %s (change with -types and -ignore):", pipeline.DataFile(s.Data))
+		for _, line := range s.Data.Summary() {
 			c.logf("  %s", line)
 		}
 	}
@@ -490,9 +483,18 @@ func (c *common) prepare(ctx context.Context, check func(ds *data.Dataset, train
 	return s, nil
 }
 
-// prepareUntil runs prepare (pipeline.Prepare), given up when ctx is cancelled: the command
-// returns at once, and training (given ctx as its Context) stops before its next graph
-// execution (the cache's files are written whole or not at all).
+// prepare is plan then train, for a command with nothing to check in between.
+func (c *common) prepare(ctx context.Context) (*pipeline.Setup, error) {
+	p, err := c.plan()
+	if err != nil {
+		return nil, err
+	}
+	return c.train(ctx, p)
+}
+
+// prepareUntil runs prepare (pipeline.Plan.Train), given up when ctx is cancelled: the
+// command returns at once, and training (given ctx) stops before its next graph execution
+// (the cache's files are written whole or not at all).
 func prepareUntil(ctx context.Context, prepare func() (*pipeline.Setup, error)) (*pipeline.Setup, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

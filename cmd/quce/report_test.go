@@ -235,10 +235,10 @@ func TestExplainMarksDetours(t *testing.T) {
 	}
 }
 
-// readmeParagraph is the README's text from the first "from" to the "to" after it.
-func readmeParagraph(t *testing.T, from, to string) string {
+// referenceParagraph is docs/REFERENCE.md's text from the first "from" to the "to" after it.
+func referenceParagraph(t *testing.T, from, to string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "README.md"))
+	b, err := os.ReadFile(filepath.Join(pipelinetest.Root(), "docs", "REFERENCE.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,21 +246,21 @@ func readmeParagraph(t *testing.T, from, to string) string {
 	start := strings.Index(text, from)
 	end := strings.Index(text[max(start, 0):], to)
 	if start < 0 || end < 0 {
-		t.Fatalf("the README has no paragraph from %q to %q", from, to)
+		t.Fatalf("docs/REFERENCE.md has no paragraph from %q to %q", from, to)
 	}
 	return text[start : start+end]
 }
 
-// The README names the -csv table's columns as the file has them, in order.
-func TestREADMEListsTheCSVColumns(t *testing.T) {
+// docs/REFERENCE.md names the -csv table's columns as the file has them, in order.
+func TestReferenceListsTheCSVColumns(t *testing.T) {
 	var named []string
-	for _, m := range regexp.MustCompile("`([a-z_]+)(\\(_paper\\))?`").FindAllStringSubmatch(readmeParagraph(t, "`-csv FILE` writes", "Numbers are written"), -1) {
+	for _, m := range regexp.MustCompile("`([a-z_]+)(\\(_paper\\))?`").FindAllStringSubmatch(referenceParagraph(t, "`-csv FILE` writes", "Numbers are written"), -1) {
 		named = append(named, m[1])
 		if m[2] != "" {
 			named = append(named, m[1]+"_paper")
 		}
 	}
 	if !slices.Equal(named, report.CSVColumns) {
-		t.Errorf("the README lists the -csv columns\n%v\nthe file has\n%v", named, report.CSVColumns)
+		t.Errorf("docs/REFERENCE.md lists the -csv columns\n%v\nthe file has\n%v", named, report.CSVColumns)
 	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // streamChunk is the instances explained at a time when the results are streamed: 0 is
-// the library's default (quce.Explainer.StreamChunk); the tests make it small.
+// the library's default (quce.Explainer.ExplainStream with chunk 0); the tests make it small.
 var streamChunk = 0
 
 // streamCSV is explain when only -csv to a file is asked: the rows are explained chunk by

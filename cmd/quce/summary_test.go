@@ -274,10 +274,10 @@ func TestSummaryFlagErrors(t *testing.T) {
 	}
 }
 
-// The README lists the columns of quce summary's -csv table, in order.
-func TestREADMEListsTheSummaryCSVColumns(t *testing.T) {
+// docs/REFERENCE.md lists the columns of quce summary's -csv table, in order.
+func TestReferenceListsTheSummaryCSVColumns(t *testing.T) {
 	var named []string
-	for _, m := range regexp.MustCompile("`([a-z_0-9]+)(\\(_lo, _hi\\))?`").FindAllStringSubmatch(readmeParagraph(t, "The `quce summary -csv FILE` table", "`-svg DIR` writes"), -1) {
+	for _, m := range regexp.MustCompile("`([a-z_0-9]+)(\\(_lo, _hi\\))?`").FindAllStringSubmatch(referenceParagraph(t, "The `quce summary -csv FILE` table", "`-svg DIR` writes"), -1) {
 		if m[1] == "all" || m[1] == "summary" {
 			continue // the group of all rows, the command
 		}
@@ -287,7 +287,7 @@ func TestREADMEListsTheSummaryCSVColumns(t *testing.T) {
 		}
 	}
 	if !slices.Equal(named, summaryCSVColumns) {
-		t.Errorf("the README lists the -csv columns\n%v\nthe file has\n%v", named, summaryCSVColumns)
+		t.Errorf("docs/REFERENCE.md lists the -csv columns\n%v\nthe file has\n%v", named, summaryCSVColumns)
 	}
 }
 

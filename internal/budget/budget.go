@@ -1,6 +1,6 @@
 // Package budget bounds what training the built-in models costs on large data. A fixed
-// number of epochs makes the cost grow with the rows without bound (a 20 000-row file took
-// minutes); instead a model trains for at most a fixed number of optimiser steps, and on
+// number of epochs makes the cost grow with the rows without bound (docs/SPEED.md, training
+// on large data); instead a model trains for at most a fixed number of optimiser steps, and on
 // large data each step takes a larger batch, so that an epoch stays at most StepsPerEpoch
 // steps until the batch reaches MaxBatch. On the small data sets the defaults were chosen on
 // (W-BC, Iris, German credit) neither limit binds, so those models are unchanged.
