@@ -99,30 +99,16 @@ func L2(a, b []float64) float64 {
 }
 
 // Changed counts the columns of cols that a counterfactual xc changed from x: the sparsity
-// of a counterfactual (lower is sparser). A continuous column counts when an input moved by
-// more than tol (standardised units), since a search leaves tiny moves that are no change. A
-// discrete column counts when its value changed at all (beyond float32 rounding): its values
-// at a legal row are legal values, and one unit of a wide integer column, such as an amount,
-// is below any useful tol. A categorical column's one-hot block counts once. nil cols counts
-// every input as a continuous column of its own.
+// of a counterfactual (lower is sparser), by the one rule of what a counterfactual changes
+// (data.Column.Changed) with tolerance tol > 0, as the baselines' counterfactuals need: a
+// continuous column counts when an input moved by more than tol (standardised units), a
+// discrete one when its value changed beyond float32 rounding, a categorical column's
+// one-hot block once. nil cols counts every input as a continuous column of its own.
 func Changed(cols []data.Column, x, xc []float64, tol float64) int {
 	if cols == nil {
 		cols = inputColumns(len(x))
 	}
-	n := 0
-	for _, c := range cols {
-		for j := c.Start; j < c.Start+c.Width; j++ {
-			t := tol
-			if c.Type != data.Continuous {
-				t = tolerance(x[j])
-			}
-			if math.Abs(xc[j]-x[j]) > t {
-				n++
-				break
-			}
-		}
-	}
-	return n
+	return len(data.ChangedColumns(cols, x, xc, tol))
 }
 
 // ReconError is the mean over features of |x_c − x̂_c|.

@@ -124,47 +124,46 @@ func ExplanationHTML(s *pipeline.Setup, ex *quce.Explanation, o plots.Options) (
 	return svgFragment(attr) + svgFragment(path) + changesTable(s, ex, 10), nil
 }
 
-// changesTable lists the top columns: original value → counterfactual in the data's own
-// terms, attribution ± bars (a categorical column's inputs summed).
+// changesTable lists the top columns of ex's view (report.Instance): original value →
+// counterfactual in the data's own terms, attribution ± bars (a categorical column's inputs
+// summed). A failed row has no counterfactual to list: it says only why.
 func changesTable(s *pipeline.Setup, ex *quce.Explanation, top int) string {
-	p := ex.Path0()
-	cols := s.Explainer.Columns()
-	byCol := ex.ByColumn(cols)
-	order := quce.RankFeatures(byCol.Attribution)
+	in := report.NewInstance(s.Explainer.Columns(), s.Data.Labels, ex, report.Source{})
 	var b strings.Builder
 	fmt.Fprintf(&b, "<p>%s: predicted <b>%s</b>; target <b>%s</b>: F(target) %.4f → %.4f (%s, %d steps, completeness gap %.1e, counterfactual uncertainty %.3f).</p>",
 		html.EscapeString(rowNames(s, [][]float64{ex.X})[0]),
-		html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
-		ex.ProbStart, p.ProbEnd, validText(ex), p.Steps, ex.CompletenessGap, p.CFUncertainty)
+		html.EscapeString(in.PredictedClassName), html.EscapeString(in.TargetClassName),
+		in.ProbTargetStart, in.ProbTargetEnd, validText(in), in.PathSteps, in.CompletenessGap, in.CFUncertainty)
+	if in.Failure != "" {
+		return b.String()
+	}
 	b.WriteString("<table><tr><th>column</th><th>original</th><th>counterfactual</th><th>attribution</th><th>− uncertainty</th><th>+ uncertainty</th></tr>")
-	detours, marked := byCol.Detours(), false
-	for _, ci := range order[:min(top, len(order))] {
-		c, mark := cols[ci], ""
-		if detours != nil && detours[ci] {
-			mark, marked = " *", true
+	marked := false
+	for _, ci := range in.Top(top) {
+		c, mark := in.Columns[ci], ""
+		if in.Detour[ci] {
+			mark, marked = " "+report.DetourMark, true
 		}
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%+.4f%s</td><td>%+.4f</td><td>%+.4f</td></tr>",
-			html.EscapeString(c.Name), html.EscapeString(c.Format(ex.XOriginal)), html.EscapeString(c.Format(p.CounterfactualOriginal)),
-			byCol.Attribution[ci], mark, byCol.AttributionMinus[ci], byCol.AttributionPlus[ci])
+			html.EscapeString(c.Name), html.EscapeString(c.Format(in.Inputs.XOriginal)), html.EscapeString(c.Format(in.Inputs.CounterfactualOriginal)),
+			in.Attribution[ci], mark, in.AttributionMinus[ci], in.AttributionPlus[ci])
 	}
 	b.WriteString("</table>")
 	if marked {
-		b.WriteString("<p>* " + detourNote + "</p>")
+		// The note as a sentence of its own.
+		b.WriteString("<p>" + report.DetourMark + " " + strings.ToUpper(report.DetourNote[:1]) + report.DetourNote[1:] + ".</p>")
 	}
 	return b.String()
 }
 
-// detourNote says why a column marked * has an attribution (quce.Explanation.Detours).
-const detourNote = "Unchanged at the end: the path moved this column and back, so its attribution is what that detour contributed, not a change to make."
-
-func validText(ex *quce.Explanation) string {
-	p := ex.Path0()
+// validText says how the search of the view in ended.
+func validText(in *report.Instance) string {
 	switch {
-	case ex.AlreadyTarget:
+	case in.AlreadyTarget:
 		return "already the target: nothing to change"
-	case p.Failure != "":
-		return "failed: " + p.Failure
-	case p.Valid:
+	case in.Failure != "":
+		return "failed: " + in.Failure
+	case in.Valid:
 		return "valid"
 	}
 	return "not valid"
@@ -194,23 +193,22 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 	}
 	names := rowNames(s, xs)
 	for i, ex := range exs {
-		p := ex.Path0()
-		cols := s.Explainer.Columns()
-		top := cols[quce.RankFeatures(ex.ByColumn(cols).Attribution)[0]].Name
+		in := report.NewInstance(s.Explainer.Columns(), s.Data.Labels, ex, report.Source{})
 		// A failed row's figures are NaN (quce.Path.Failure): shown as "—", never as numbers.
-		num := func(format string, v float64) string {
-			if p.Failure != "" || math.IsNaN(v) || math.IsInf(v, 0) {
+		num := func(format string, v report.Number) string {
+			if in.Failure != "" || math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
 				return "—"
 			}
 			return fmt.Sprintf(format, v)
 		}
-		if p.Failure != "" || ex.AlreadyTarget {
-			top = "—"
+		top := "—"
+		if in.Failure == "" && !in.AlreadyTarget {
+			top = in.Columns[in.Top(1)[0]].Name
 		}
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
-			html.EscapeString(names[i]), html.EscapeString(s.Data.Labels[ex.PredictedClass]), html.EscapeString(s.Data.Labels[ex.Target]),
-			num("%.4f", ex.ProbStart), num("%.4f", p.ProbEnd), html.EscapeString(validText(ex)), p.Steps, num("%.1e", ex.CompletenessGap),
-			num("%.3f", p.CFUncertainty), num("%.3f", p.PathUncertainty), html.EscapeString(top))
+			html.EscapeString(names[i]), html.EscapeString(in.PredictedClassName), html.EscapeString(in.TargetClassName),
+			num("%.4f", in.ProbTargetStart), num("%.4f", in.ProbTargetEnd), html.EscapeString(validText(in)), in.PathSteps, num("%.1e", in.CompletenessGap),
+			num("%.3f", in.CFUncertainty), num("%.3f", in.PathUncertainty), html.EscapeString(top))
 		if a := ex.Auto; auto && a != nil {
 			c := a.Candidates[a.Chosen]
 			fmt.Fprintf(&b, "<td>%g, %g</td>", c.Lambda2, c.Lambda3)

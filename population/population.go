@@ -444,7 +444,7 @@ func (in Input) rows() ([]Row, error) {
 			out[i] = r
 			continue
 		}
-		changed := ChangedColumns(in.Columns, e.X, p.Counterfactual)
+		changed := data.ChangedColumns(in.Columns, e.X, p.Counterfactual, data.ExactChange)
 		l1 := 0.0
 		for f, v := range e.X {
 			l1 += math.Abs(p.Counterfactual[f] - float64(float32(v)))
@@ -460,22 +460,6 @@ func (in Input) rows() ([]Row, error) {
 		out[i] = r
 	}
 	return out, nil
-}
-
-// ChangedColumns lists the columns whose counterfactual inputs xc differ from x's (both
-// standardised; x as the explainer sees it, in float32, so a column the search left alone
-// is unchanged exactly).
-func ChangedColumns(cols []data.Column, x, xc []float64) []int {
-	out := []int{}
-	for ci, c := range cols {
-		for f := c.Start; f < c.Start+c.Width; f++ {
-			if xc[f] != float64(float32(x[f])) {
-				out = append(out, ci)
-				break
-			}
-		}
-	}
-	return out
 }
 
 // colsAt are the columns idx of cols.

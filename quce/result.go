@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gomlx/compute"
+
+	"github.com/quce-go/quce/data"
 )
 
 // Path is one optimisation path from x to its counterfactual, with everything measured on it.
@@ -135,18 +137,14 @@ func (x *Explanation) Detours() []bool {
 	return out
 }
 
-// unchanged marks the inputs whose counterfactual equals x's (as the explainer sees x, in
-// float32) on every path.
+// unchanged marks the inputs whose counterfactual is x's on every path, by the one rule of
+// what a counterfactual changes (data.Column.Changed, exactly: as the explainer sees x, in
+// float32).
 func (x *Explanation) unchanged() []bool {
 	out := make([]bool, len(x.X))
-	for f, v := range x.X {
-		out[f] = true
-		for _, p := range x.Paths {
-			if p.Counterfactual[f] != float64(float32(v)) {
-				out[f] = false
-				break
-			}
-		}
+	for f := range x.X {
+		input := data.Column{Start: f, Width: 1}
+		out[f] = !slices.ContainsFunc(x.Paths, func(p *Path) bool { return input.Changed(x.X, p.Counterfactual, data.ExactChange) })
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 // Package report turns results into what the command-line tool and the notebooks show, once
-// for both: an evaluation's metric table for plots.Evaluation (a single run's values, or the
-// means over seeds), and the map of an explanation's paths with AGI's beside QUCE's and IG's.
+// for both: the view of one explanation (Instance) that quce explain's JSON marshals and its
+// CSV table (CSV), its text report (WriteText) and the notebook's HTML format, an
+// evaluation's metric table for plots.Evaluation (a single run's values, or the means over
+// seeds), and the map of an explanation's paths with AGI's beside QUCE's and IG's.
 package report
 
 import (

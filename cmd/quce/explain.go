@@ -1,25 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/atomicfile"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/report"
 )
 
 type explainFlags struct {
@@ -91,7 +87,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		outs = append(outs, output{f.jsonPath, b})
 	}
 	if f.csvPath != "" {
-		b, err := explainCSV(s, ex, sel)
+		b, err := report.CSV(instances(s, ex, sel))
 		if err != nil {
 			return err
 		}
@@ -297,301 +293,33 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-// legend explains the Φ− and Φ+ columns, so that nobody reads them as an interval.
-const legend = "Φ− and Φ+: attribution of moving the counterfactual by −ε and +ε (ε: the VAE's reconstruction gap), i.e. its uncertainty; not an interval around the attribution"
-
-// maxChanges is the most changed columns listed on an instance's line.
-const maxChanges = 8
-
+// printExplanations prints the text report of the explanations (ex[i] of sel.picks[i]),
+// with the legend of its tables when it has any.
 func printExplanations(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection, top int) {
 	if top > 0 {
-		fmt.Fprintln(w, legend)
+		fmt.Fprintln(w, report.Legend)
 	}
-	printRows(w, s, ex, sel, top)
+	report.WriteText(w, instances(s, ex, sel), top)
 }
 
-// printRows prints the text report's part for each explanation (ex[i] of sel.picks[i]).
-func printRows(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection, top int) {
-	labels, cols := s.Data.Labels, s.Explainer.Columns()
+// instances are the views of the explanations that every output formats (ex[i] of
+// sel.picks[i]).
+func instances(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) []*report.Instance {
+	out := make([]*report.Instance, len(ex))
 	for i, e := range ex {
-		p := e.Path0()
-		if e.AlreadyTarget {
-			fmt.Fprintf(w, "\n%s: %s\n", sel.name(sel.picks[i]), alreadyText(labels, e))
-			continue
-		}
-		if p.Failure != "" {
-			// A failed row has no counterfactual and no attribution to show: only why.
-			fmt.Fprintf(w, "\n%s: predicted %q, target %q: F(target) %s at x; FAILED: %s\n",
-				sel.name(sel.picks[i]), labels[e.PredictedClass], labels[e.Target], probText(e.ProbStart), p.Failure)
-			continue
-		}
-		status := "valid"
-		if !p.Valid {
-			status = "NOT valid"
-		}
-		fmt.Fprintf(w, "\n%s: predicted %q, target %q: F(target) %.4f -> %.4f, %s (%d steps, completeness gap %.1e)\n",
-			sel.name(sel.picks[i]), labels[e.PredictedClass], labels[e.Target], e.ProbStart, p.ProbEnd, status, p.Steps, e.CompletenessGap)
-		if done := e.Completed(); len(done) < len(e.Paths) {
-			first := ""
-			for _, q := range e.Paths {
-				if q.Failure != "" {
-					first = q.Failure
-					break
-				}
-			}
-			fmt.Fprintf(w, "  %d of %d paths failed and are left out of the expected attribution (the first: %s)\n", len(e.Paths)-len(done), len(e.Paths), first)
-		}
-		if a := e.Auto; a != nil {
-			c := a.Candidates[a.Chosen]
-			plausible := fmt.Sprintf("L_ε %.3g within the bound %.3g", c.Uncertainty, a.Bound)
-			if !a.Plausible {
-				plausible = fmt.Sprintf("no valid candidate within the bound %.3g, so the valid one with the lowest L_ε (%.3g)", a.Bound, c.Uncertainty)
-			}
-			pulled := ""
-			if p.PulledBack > 0 {
-				pulled = fmt.Sprintf("; pulled back %.0f%% of the way towards x", 100*p.PulledBack)
-			}
-			fmt.Fprintf(w, "  automatic λ: λ2 %g, λ3 %g, candidate %d of %d, refinement round %d, %d steps (L1 %.3g; %s%s)\n", c.Lambda2, c.Lambda3, a.Chosen+1, len(a.Candidates), c.Round, c.Steps, c.Distance, plausible, pulled)
-		}
-		if p.Stalled > 0 {
-			fmt.Fprintf(w, "  stalled at step %d (F(target) not rising, the model's gradient vanished), so it walked on without the proximity term (λ2 = 0) and stopped at F(target) ≥ threshold + 0.05\n", p.Stalled)
-		}
-		if note := projectionNote(cols, p); note != "" {
-			fmt.Fprintf(w, "  %s\n", note)
-		}
-		xo := sel.picks[i].x
-		changed := changedColumns(cols, e.X, p.Counterfactual)
-		count := fmt.Sprintf("%d of %d columns changed", len(changed), len(cols))
-		if p.Resets != nil {
-			count += fmt.Sprintf(" (%d before -sparse reset %d)", len(changed)+len(p.Resets), len(p.Resets))
-		}
-		fmt.Fprintf(w, "  %s: %s\n", count, changes(cols, changed, xo, p.CounterfactualOriginal, maxChanges))
-		if top == 0 {
-			continue
-		}
-		byCol := e.ByColumn(cols)
-		attr, minus, plus := byCol.Attribution, byCol.AttributionMinus, byCol.AttributionPlus
-		detours, marked := byCol.Detours(), false
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  column\toriginal\t-> counterfactual\tattribution\tΦ−\tΦ+")
-		for _, ci := range quce.RankFeatures(attr)[:min(top, len(attr))] {
-			c, mark := cols[ci], ""
-			if detours[ci] {
-				mark, marked = detourMark, true
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t-> %s\t%+.4f%s\t%+.4f\t%+.4f\n", c.Name, columnText(c, xo),
-				columnText(c, p.CounterfactualOriginal), attr[ci], mark, minus[ci], plus[ci])
-		}
-		tw.Flush()
-		if marked {
-			fmt.Fprintf(w, "  %s %s\n", detourMark, detourNote)
-		}
+		out[i] = report.NewInstance(s.Explainer.Columns(), s.Data.Labels, e, sel.source(sel.picks[i]))
 	}
-}
-
-// detourMark marks, in the text, an attribution of a column that ends unchanged (see
-// quce.Explanation.Detours); detourNote says why it has one.
-const (
-	detourMark = "*"
-	detourNote = "unchanged at the end: the path moved this column and back, so its attribution is what that detour contributed, not a change to make"
-)
-
-// alreadyText says that an instance is already predicted as its target class, so nothing was
-// searched (quce.Explanation.AlreadyTarget).
-func alreadyText(labels []string, e *quce.Explanation) string {
-	text := fmt.Sprintf("already predicted %q (F(%s) %.4f): nothing to change, so no search ran", labels[e.Target], labels[e.Target], e.ProbStart)
-	if !e.Path0().Valid {
-		text += "; F is below the threshold that a counterfactual must reach, so it is NOT valid"
-	}
-	return text
-}
-
-// probText is a probability as printed: four decimals, or "n/a" when the model gave no
-// finite value.
-func probText(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.4f", v)
-}
-
-// resultJSON is one instance in quce explain's JSON. With several paths the attribution
-// fields are the expectations over paths (exQUCE) and the counterfactual is path 1's.
-// x_original is the row as read from its file, one value per column in its own type (text
-// for categories); the attributions, Φ± and ε are per column (a categorical column's
-// one-hot inputs summed), and inputs holds them per model input. x and counterfactual are
-// the model's inputs, standardised. A failed row (valid false, failure set) has null for
-// its counterfactual, attributions and the figures at its end, and no path.
-type resultJSON struct {
-	File               string `json:"file"`  // the CSV file holding the row
-	Line               int    `json:"line"`  // the row's line in File (header = line 1)
-	Split              string `json:"split"` // train, test, or instances (a row of -instances)
-	PredictedClass     int    `json:"predicted_class"`
-	PredictedClassName string `json:"predicted_class_name"`
-	TargetClass        int    `json:"target_class"`
-	TargetClassName    string `json:"target_class_name"`
-	ClassProbabilities jvec   `json:"class_probabilities"`
-	ProbTargetStart    jnum   `json:"prob_target_start"`
-	ProbTargetEnd      jnum   `json:"prob_target_end"`
-	Valid              bool   `json:"valid"`
-	Failure            string `json:"failure,omitempty"`
-	// RelaxedProbTargetEnd is F(τ) where the search ended, before its end was rounded to
-	// the data's values (equal to prob_target_end when nothing was rounded).
-	RelaxedProbTargetEnd   jnum     `json:"relaxed_prob_target_end"`
-	Projected              bool     `json:"projected"`
-	RepairColumns          []string `json:"repair_columns,omitempty"`
-	X                      jvec     `json:"x"`
-	Counterfactual         jvec     `json:"counterfactual"`
-	XOriginal              []any    `json:"x_original"`
-	CounterfactualOriginal []any    `json:"counterfactual_original"`
-	Attribution            jvec     `json:"attribution"`
-	AttributionStd         jvec     `json:"attribution_std"`
-	AttributionPlus        jvec     `json:"attribution_plus"`
-	AttributionMinus       jvec     `json:"attribution_minus"`
-	Epsilon                jvec     `json:"epsilon"`
-	CompletenessGap        jnum     `json:"completeness_gap"`
-	CFUncertainty          jnum     `json:"cf_uncertainty"`
-	CFUncertaintyPaper     jnum     `json:"cf_uncertainty_paper"`
-	PathUncertainty        jnum     `json:"path_uncertainty"`
-	PathUncertaintyPaper   jnum     `json:"path_uncertainty_paper"`
-	PathSteps              int      `json:"path_steps"`
-	Paths                  int      `json:"paths"`
-	ValidPathsCount        int      `json:"valid_paths_count"`
-	// ChangedFeatures names the features whose counterfactual value differs from x's;
-	// ResetFeatures, with -sparse, those set back to x's value after the search, in order.
-	ChangedFeatures []string         `json:"changed_features"`
-	ResetFeatures   []string         `json:"reset_features,omitempty"`
-	Auto            *quce.AutoChoice `json:"auto,omitempty"` // with -lambdas auto
-	// StalledAtStep is the step at which the search stalled (quce.Path.Stalled) and walked
-	// on without the proximity term; absent if it did not stall.
-	StalledAtStep int        `json:"stalled_at_step,omitempty"`
-	Inputs        inputsJSON `json:"inputs"`
-	Path          *pathJSON  `json:"path"`
-
-	// AlreadyTarget: the model already predicts the target class for x, so nothing was
-	// searched; the counterfactual is x and the attributions are zero. Not a counterfactual
-	// that was found.
-	AlreadyTarget bool `json:"already_target"`
-	// DetourColumns are the columns that end unchanged yet carry an attribution: the path
-	// moved them and back (quce.Explanation.Detours).
-	DetourColumns []string `json:"detour_columns"`
-}
-
-// inputsJSON is an instance's figures per model input (named by the top-level "features"):
-// a categorical column's parts, one per category.
-type inputsJSON struct {
-	XOriginal              jvec `json:"x_original"`
-	CounterfactualOriginal jvec `json:"counterfactual_original"`
-	Attribution            jvec `json:"attribution"`
-	AttributionStd         jvec `json:"attribution_std"`
-	AttributionPlus        jvec `json:"attribution_plus"`
-	AttributionMinus       jvec `json:"attribution_minus"`
-	Epsilon                jvec `json:"epsilon"`
-}
-
-// pathJSON is the kept points of path 1 (the one from x), enough to redraw the path figure:
-// point k is the path's point after Step[k] optimisation steps (0 is x).
-type pathJSON struct {
-	Step             []int `json:"step"`
-	Points           jmat  `json:"points"`          // standardised
-	PointsOriginal   jmat  `json:"points_original"` // in the data's units
-	Probability      jvec  `json:"probability"`     // F(τ|·)
-	Uncertainty      jvec  `json:"uncertainty"`     // L_ε, trained form
-	UncertaintyPaper jvec  `json:"uncertainty_paper"`
-}
-
-// jnum and jvec are numbers that may be non-finite (a failed path's uncertainty, say):
-// JSON has no NaN or Inf, so they are written as null (and a nil jvec too).
-type jnum float64
-
-func (v jnum) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(v))
-}
-
-type jvec []float64
-
-func (v jvec) MarshalJSON() ([]byte, error) {
-	if v == nil {
-		return []byte("null"), nil
-	}
-	out := make([]jnum, len(v))
-	for i, x := range v {
-		out[i] = jnum(x)
-	}
-	return json.Marshal(out)
-}
-
-type jmat [][]float64
-
-func (m jmat) MarshalJSON() ([]byte, error) {
-	out := make([]jvec, len(m))
-	for i, v := range m {
-		out[i] = v
-	}
-	return json.Marshal(out)
+	return out
 }
 
 // lineNote documents the row numbering in the JSON itself.
 const lineNote = "line: the row's line in its CSV file (file; the header is line 1, so the first data row is line 2)"
 
+// explainDoc is quce explain's JSON: the run (runDoc) and its results, one report.Instance
+// per row.
 func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.Explanation, sel *selection) map[string]any {
-	cols := s.Explainer.Columns()
-	results := make([]resultJSON, len(ex))
-	for i, e := range ex {
-		p := e.Path0()
-		valid := 0
-		for _, q := range e.Paths {
-			if q.Valid {
-				valid++
-			}
-		}
-		pk := sel.picks[i]
-		results[i] = resultJSON{
-			File: sel.file, Line: pk.line, Split: pk.split,
-			PredictedClass: e.PredictedClass, TargetClass: e.Target,
-			PredictedClassName: s.Data.Labels[e.PredictedClass], TargetClassName: s.Data.Labels[e.Target],
-			ClassProbabilities: e.Probabilities,
-			ProbTargetStart:    jnum(e.ProbStart), ProbTargetEnd: jnum(p.ProbEnd), Valid: p.Valid, Failure: p.Failure,
-			RelaxedProbTargetEnd: jnum(p.RelaxedProb), Projected: p.Projected, RepairColumns: columnNames(cols, p.Repairs),
-			X: e.X, Counterfactual: p.Counterfactual,
-			XOriginal: columnValues(cols, pk.x), CounterfactualOriginal: columnValues(cols, p.CounterfactualOriginal),
-			Attribution: perColumn(cols, e.Attribution), AttributionStd: perColumn(cols, e.AttributionStd),
-			AttributionPlus: perColumn(cols, e.AttributionPlus), AttributionMinus: perColumn(cols, e.AttributionMinus),
-			Epsilon: perColumn(cols, p.Epsilon), CompletenessGap: jnum(e.CompletenessGap),
-			CFUncertainty: jnum(p.CFUncertainty), CFUncertaintyPaper: jnum(p.CFUncertaintyPaper),
-			PathUncertainty: jnum(p.PathUncertainty), PathUncertaintyPaper: jnum(p.PathUncertaintyPaper),
-			PathSteps: p.Steps, Paths: len(e.Paths), ValidPathsCount: valid, StalledAtStep: p.Stalled,
-			ChangedFeatures: columnNames(cols, changedColumns(cols, e.X, p.Counterfactual)), Auto: e.Auto,
-			AlreadyTarget: e.AlreadyTarget, DetourColumns: columnNames(cols, marked(e.ByColumn(cols).Detours())),
-			Inputs: inputsJSON{
-				XOriginal: pk.x, CounterfactualOriginal: p.CounterfactualOriginal,
-				Attribution: e.Attribution, AttributionStd: e.AttributionStd,
-				AttributionPlus: e.AttributionPlus, AttributionMinus: e.AttributionMinus, Epsilon: p.Epsilon,
-			},
-			Path: &pathJSON{
-				Step: p.Step, Points: p.Points, PointsOriginal: p.PointsOriginal,
-				Probability: p.Probability, Uncertainty: p.Uncertainty, UncertaintyPaper: p.UncertaintyPaper,
-			},
-		}
-		if p.Resets != nil {
-			results[i].ResetFeatures = columnNames(cols, p.Resets)
-		}
-		if p.Failure != "" {
-			// The path from x failed: its numbers are NaN (null), and the row reports no
-			// attribution (not even the other paths' mean: it has no counterfactual to go
-			// with). Where its search went before it failed is no result, and may be far
-			// outside the data.
-			r := &results[i]
-			r.Counterfactual, r.CounterfactualOriginal, r.Epsilon, r.ChangedFeatures, r.Path = nil, nil, nil, nil, nil
-			r.Attribution, r.AttributionStd, r.AttributionPlus, r.AttributionMinus = nil, nil, nil, nil
-			r.CompletenessGap, r.Inputs = jnum(math.NaN()), inputsJSON{XOriginal: pk.x}
-		}
-	}
 	doc := runDoc(s, cfg, f, sel)
-	doc["results"] = results
+	doc["results"] = instances(s, ex, sel)
 	return doc
 }
 
@@ -632,7 +360,7 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 			"cache_key": s.CacheKey, "train_accuracy": s.TrainAccuracy, "test_accuracy": s.TestAccuracy,
 			"vae_train": s.VAETrain, "vae_test": s.VAETest, "model_check": s.ModelCheck,
 		},
-		"scaler":       map[string]any{"mean": jvec(s.Scaler.Mean), "std": jvec(s.Scaler.Std), "min": jvec(s.Scaler.Min), "max": jvec(s.Scaler.Max)},
+		"scaler":       map[string]any{"mean": report.Vector(s.Scaler.Mean), "std": report.Vector(s.Scaler.Std), "min": report.Vector(s.Scaler.Min), "max": report.Vector(s.Scaler.Max)},
 		"features":     s.Data.Features,
 		"columns":      columnsJSON(s.Explainer.Columns()),
 		"line_numbers": lineNote,
@@ -644,139 +372,6 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 		doc["config"].(map[string]any)["shard"] = f.shard
 	}
 	return doc
-}
-
-// csvColumns are the columns of the -csv table: one row per instance and data column. The
-// instance is named by file and line; original and counterfactual are in the data's own
-// terms (numbers, or a category's name); attributions and epsilon (standardised) are summed
-// over a categorical column's inputs; changed says whether the column's counterfactual value
-// differs from the original, detour whether it ends unchanged yet carries an attribution
-// (quce.Explanation.Detours); the columns after detour are the instance's own figures,
-// repeated on each of its rows.
-var csvColumns = []string{
-	"file", "line", "split", "column", "rank", "original", "counterfactual",
-	"attribution", "attribution_std", "attribution_plus", "attribution_minus", "epsilon",
-	"changed", "detour",
-	"predicted_class", "target_class", "prob_target_start", "prob_target_end", "valid", "already_target",
-	"completeness_gap", "cf_uncertainty", "cf_uncertainty_paper", "path_uncertainty",
-	"path_uncertainty_paper", "path_steps", "paths", "valid_paths_count", "failure",
-}
-
-// explainCSV is the tidy long table of -csv, which pandas (read_csv) and R (read.csv) read
-// as it is: a header, one row per instance and feature, numbers in full precision and NA
-// for a number that is not finite (every figure of a failed row past its instance).
-func explainCSV(s *pipeline.Setup, ex []*quce.Explanation, sel *selection) ([]byte, error) {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	if err := w.Write(csvColumns); err != nil {
-		return nil, err
-	}
-	if w.Flush(); w.Error() != nil {
-		return nil, w.Error()
-	}
-	if err := writeCSVRows(&b, s, ex, sel); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// writeCSVRows writes the -csv table's rows of each explanation (ex[i] of sel.picks[i]).
-func writeCSVRows(w io.Writer, s *pipeline.Setup, ex []*quce.Explanation, sel *selection) error {
-	l := newCSVLine()
-	// A continuous value in full precision; any other in the data's own terms.
-	cell := func(c data.Column, x []float64) {
-		if c.Type == data.Continuous {
-			l.num(x[c.Start])
-			return
-		}
-		l.text(c.Format(x))
-	}
-	cols := s.Explainer.Columns()
-	for i, e := range ex {
-		p, pk := e.Path0(), sel.picks[i]
-		valid := 0
-		for _, q := range e.Paths {
-			if q.Valid {
-				valid++
-			}
-		}
-		failed := p.Failure != ""
-		attr, std := data.SumColumns(cols, e.Attribution), data.SumColumns(cols, e.AttributionStd)
-		plus, minus := data.SumColumns(cols, e.AttributionPlus), data.SumColumns(cols, e.AttributionMinus)
-		eps := data.SumColumns(cols, p.Epsilon)
-		gap := e.CompletenessGap
-		if failed {
-			// As in the JSON: no attribution for a row whose path from x failed.
-			gap = math.NaN()
-			for _, v := range [][]float64{attr, std, plus, minus} {
-				for ci := range v {
-					v[ci] = math.NaN()
-				}
-			}
-		}
-		rank := make([]int, len(attr))
-		for r, ci := range quce.RankFeatures(attr) {
-			rank[ci] = r + 1
-		}
-		changed := make([]bool, len(cols))
-		for _, ci := range changedColumns(cols, e.X, p.Counterfactual) {
-			changed[ci] = true
-		}
-		detours := e.ByColumn(cols).Detours()
-		row := l.fields(func() {
-			l.text(s.Data.Labels[e.PredictedClass])
-			l.text(s.Data.Labels[e.Target])
-			l.num(e.ProbStart)
-			l.num(p.ProbEnd)
-			l.bool(p.Valid)
-			l.bool(e.AlreadyTarget)
-			for _, v := range []float64{gap, p.CFUncertainty, p.CFUncertaintyPaper, p.PathUncertainty, p.PathUncertaintyPaper} {
-				l.num(v)
-			}
-			l.int(p.Steps)
-			l.int(len(e.Paths))
-			l.int(valid)
-			l.text(p.Failure)
-		})
-		for ci, c := range cols {
-			l.text(sel.file)
-			l.int(pk.line)
-			l.text(pk.split)
-			l.text(c.Name)
-			// A failed row has no counterfactual, so no attribution to rank by and no change
-			// to report.
-			if failed {
-				l.text("NA")
-			} else {
-				l.int(rank[ci])
-			}
-			cell(c, pk.x)
-			if failed {
-				l.text("NA")
-			} else {
-				cell(c, p.CounterfactualOriginal)
-			}
-			for _, v := range []float64{attr[ci], std[ci], plus[ci], minus[ci], eps[ci]} {
-				l.num(v)
-			}
-			if failed {
-				l.text("NA")
-				l.text("NA")
-			} else {
-				l.bool(changed[ci])
-				l.bool(detours[ci])
-			}
-			l.raw(row)
-			l.end()
-		}
-		if len(l.buf) >= 1<<20 || i == len(ex)-1 {
-			if _, err := w.Write(l.buf); err != nil {
-				return err
-			}
-			l.buf = l.buf[:0]
-		}
-	}
-	return nil
 }
 
 func datasetJSON(s *pipeline.Setup) map[string]any {

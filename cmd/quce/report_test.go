@@ -17,6 +17,7 @@ import (
 
 	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/report"
 )
 
 // No error the command reports says "quce: quce:": the library's errors carry the prefix
@@ -222,14 +223,14 @@ func TestExplainMarksDetours(t *testing.T) {
 			fmt.Sscanf(l, "line %d", &line)
 		}
 		fields := strings.Fields(l)
-		if len(fields) > 0 && strings.Contains(l, "->") && strings.Contains(l, detourMark+" ") {
+		if len(fields) > 0 && strings.Contains(l, "->") && strings.Contains(l, report.DetourMark+" ") {
 			marks++
 			if !detours[fmt.Sprintf("%d/%s", line, fields[0])] {
 				t.Errorf("marked in the text but not a detour: %q", l)
 			}
 		}
 	}
-	if marks == 0 || !strings.Contains(stdout.String(), detourMark+" unchanged at the end: the path moved this column and back") {
+	if marks == 0 || !strings.Contains(stdout.String(), report.DetourMark+" unchanged at the end: the path moved this column and back") {
 		t.Errorf("%d marked rows, %d detours in the CSV; text:\n%s", marks, n, stdout.String())
 	}
 }
@@ -259,7 +260,7 @@ func TestReferenceListsTheCSVColumns(t *testing.T) {
 			named = append(named, m[1]+"_paper")
 		}
 	}
-	if !slices.Equal(named, csvColumns) {
-		t.Errorf("docs/REFERENCE.md lists the -csv columns\n%v\nthe file has\n%v", named, csvColumns)
+	if !slices.Equal(named, report.CSVColumns) {
+		t.Errorf("docs/REFERENCE.md lists the -csv columns\n%v\nthe file has\n%v", named, report.CSVColumns)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/report"
 )
 
 // The rows to explain are named by their line in their CSV file (the header is line 1):
@@ -195,9 +196,9 @@ func (s *selection) svgPrefix(p pick) string {
 }
 
 // name is how the text output names a row: "line 42 of wbc.csv (test split)".
-func (s *selection) name(p pick) string {
-	if p.split == "instances" {
-		return fmt.Sprintf("line %d of %s", p.line, s.file)
-	}
-	return fmt.Sprintf("line %d of %s (%s split)", p.line, s.file, p.split)
+func (s *selection) name(p pick) string { return s.source(p).Name() }
+
+// source is where the row p comes from, as the outputs name it.
+func (s *selection) source(p pick) report.Source {
+	return report.Source{File: s.file, Line: p.line, Split: p.split}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/atomicfile"
 	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/report"
 )
 
 // streamChunk is the instances explained at a time when the results are streamed: 0 is
@@ -47,35 +47,31 @@ func (f *explainFlags) streamCSV(ctx context.Context, stdout io.Writer) (err err
 		if first == 0 {
 			fmt.Fprint(r.report, modelHeader(&f.common, r.s))
 			if f.top > 0 {
-				fmt.Fprintln(r.report, legend)
+				fmt.Fprintln(r.report, report.Legend)
 			}
 			var err error
 			if staged, err = atomicfile.Stage(f.csvPath); err != nil {
 				return err
 			}
-			header := csv.NewWriter(staged)
-			if err := header.Write(csvColumns); err != nil {
+			if err := report.WriteCSVHeader(staged); err != nil {
 				return err
 			}
-			if header.Flush(); header.Error() != nil {
-				return header.Error()
-			}
 		}
-		// Each chunk's text and table rows are formatted on every core (a million W-BC rows
-		// make 10 GB of table), and written a part at a time.
-		sub := func(lo, hi int) *selection {
-			s := part
-			s.picks = part.picks[lo:hi]
-			return &s
-		}
+		// Each chunk's views, text and table rows are made on every core (a million W-BC rows
+		// make 10 GB of table), and written a part at a time: the views with the text, so
+		// that the table finds them all made.
+		ins := make([]*report.Instance, len(ex))
 		// The text report's write errors are not checked, as its Fprintf calls' are not: the
 		// table is the output.
 		_ = text.write(r.report, len(ex), func(w io.Writer, lo, hi int) error {
-			printRows(w, r.s, ex[lo:hi], sub(lo, hi), f.top)
+			sub := part
+			sub.picks = part.picks[lo:hi]
+			copy(ins[lo:hi], instances(r.s, ex[lo:hi], &sub))
+			report.WriteText(w, ins[lo:hi], f.top)
 			return nil
 		})
 		if err := table.write(staged, len(ex), func(w io.Writer, lo, hi int) error {
-			return writeCSVRows(w, r.s, ex[lo:hi], sub(lo, hi))
+			return report.WriteCSVLines(w, ins[lo:hi])
 		}); err != nil {
 			return err
 		}
