@@ -97,6 +97,9 @@ func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func parseSummaryFlags(args []string, stderr io.Writer) (*summaryFlags, error) {
 	f := &summaryFlags{}
 	fs := f.newFlagSet("quce summary", stderr, summaryRowsHelp)
+	// A summary measures the recourse burden: the closest counterfactual, by default
+	// (population.Counterfactuals).
+	f.lambdas, fs.Lookup("lambdas").DefValue = "auto", "auto"
 	fs.IntVar(&f.top, "top", 10, "columns printed in the text's tables, those most often changed first (0: all)")
 	fs.StringVar(&f.groupBy, "group-by", "", "summarise per group of this column too: a categorical, ordinal or binary column by its values, a numeric one by -bins")
 	fs.StringVar(&f.bins, "bins", "", "with a numeric -group-by column: the cut points of its bins, ascending, e.g. 30,50 for below 30, 30 to below 50, and 50 or more")
@@ -170,6 +173,8 @@ func (f *summaryFlags) summaryDoc(r *explained, sum *population.Summary, groupin
 			"note": groupNote(f.groupBy, frozen)}
 	}
 	doc["target"] = targetNote(r, f.class)
+	kind, note := population.Counterfactuals(r.cfg)
+	doc["counterfactuals"] = map[string]string{"kind": kind, "note": note}
 	doc["summary"] = summaryJSON(sum)
 	doc["rows"] = rowsJSON(r.sel, sum)
 	return doc
@@ -338,6 +343,8 @@ func (f *summaryFlags) printOverall(w io.Writer, r *explained, sum *population.S
 	all, o := sum.Overall, sum.Options
 	level := 100 * o.Level
 	fmt.Fprintf(w, "\nRecourse over %s, %s.\n", rowsText(r), targetNote(r, f.class))
+	_, note := population.Counterfactuals(r.cfg)
+	fmt.Fprintf(w, "Counterfactuals: %s.\n", note)
 	if all.AlreadyTarget > 0 {
 		fmt.Fprintf(w, "%d rows already have the target class: nothing to change, so they are left out of everything below.\n", all.AlreadyTarget)
 	}
