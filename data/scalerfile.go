@@ -24,6 +24,11 @@ import (
 // json.dump({"feature_names_in_": list(s.feature_names_in_), "mean_": list(s.mean_),
 // "scale_": list(s.scale_)}, f). Columns are named, in any order.
 //
+// A model trained on min-max scaled inputs, (value − min) / (max − min), gives each column's
+// minimum and maximum instead: {"age": {"min": 18, "max": 90}, …}, or as lists "min" and
+// "max" (scikit-learn's MinMaxScaler with its default feature_range (0, 1): "data_min_"
+// and "data_max_"); they are read as mean = min and scale = max − min.
+//
 // The scaler covers every column that reaches the model as one input (numeric, binary,
 // ordinal: the value as the model gets it, an ordinal's rank 0…k−1, a text binary's 0/1
 // code): each must be given, with a finite mean and a finite scale > 0. A categorical
@@ -66,7 +71,7 @@ func (d *Dataset) ReadScaler(path string) (*Scaler, error) {
 		}
 		if !(e.scale > 0) || math.IsInf(e.scale, 0) {
 			return nil, &Error{File: path, Column: e.column, Value: strconv.FormatFloat(e.scale, 'g', -1, 64),
-				Problem: "has a scale that is not a finite number > 0", Fix: "give the scale (standard deviation) the model's standardisation divided by; scikit-learn writes 1 for a constant column"}
+				Problem: "has a scale that is not a finite number > 0 (for a min-max column: max − min)", Fix: "give the scale (standard deviation) the model's standardisation divided by, or a max above the min; scikit-learn writes 1 for a constant column"}
 		}
 		// The model is fed (value − mean) / scale in float32: a mean beyond its range, or a
 		// scale below its smallest normal number, makes every input infinite.
@@ -124,15 +129,21 @@ func jsonProblem(err error, b []byte, want string) string {
 	return msg
 }
 
-// scalerEntry is one column of a scaler file.
+// scalerEntry is one column of a scaler file; a min-max column's mean is its minimum and
+// its scale its maximum minus its minimum.
 type scalerEntry struct {
 	column      string
 	mean, scale float64
 }
 
+// minMaxEntry is the entry of a column scaled to [0, 1] between min and max.
+func minMaxEntry(column string, min, max float64) scalerEntry {
+	return scalerEntry{column, min, max - min}
+}
+
 // parseScaler reads either form of a scaler file (see ReadScaler), in the file's order.
 func parseScaler(path string, b []byte) ([]scalerEntry, error) {
-	fix := `write {"column": {"mean": m, "scale": s}, …}, or {"columns": [...], "mean": [...], "scale": [...]}`
+	fix := `write {"column": {"mean": m, "scale": s}, …} or {"column": {"min": a, "max": b}, …}, or {"columns": [...], "mean": [...], "scale": [...]}`
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(b, &top); err != nil {
 		return nil, &Error{File: path, Problem: jsonProblem(err, b, "a JSON object"), Fix: fix, err: err}
@@ -145,12 +156,18 @@ func parseScaler(path string, b []byte) ([]scalerEntry, error) {
 		}
 		return nil, ""
 	}
-	if meanRaw, meanKey := arrays("mean", "mean_"); meanRaw != nil {
+	meanRaw, meanKey := arrays("mean", "mean_")
+	scaleKeys, minMax := []string{"scale", "scale_"}, false
+	if meanRaw == nil {
+		meanRaw, meanKey = arrays("min", "data_min_")
+		scaleKeys, minMax = []string{"max", "data_max_"}, true
+	}
+	if meanRaw != nil {
 		colRaw, colKey := arrays("columns", "feature_names_in_")
-		scaleRaw, scaleKey := arrays("scale", "scale_")
+		scaleRaw, scaleKey := arrays(scaleKeys...)
 		if colRaw == nil || scaleRaw == nil {
-			return nil, &Error{File: path, Problem: fmt.Sprintf("has %q but not the column names (columns or feature_names_in_) and the scales (scale or scale_) as lists", meanKey),
-				Fix: "name the columns in order with \"columns\" (scikit-learn: feature_names_in_, set when the scaler is fitted on a DataFrame) and give \"scale\""}
+			return nil, &Error{File: path, Problem: fmt.Sprintf("has %q but not the column names (columns or feature_names_in_) and the %s or %s as lists", meanKey, scaleKeys[0], scaleKeys[1]),
+				Fix: fmt.Sprintf("name the columns in order with \"columns\" (scikit-learn: feature_names_in_, set when the scaler is fitted on a DataFrame) and give %q", scaleKeys[0])}
 		}
 		var columns []string
 		var means, scales []float64
@@ -175,6 +192,9 @@ func parseScaler(path string, b []byte) ([]scalerEntry, error) {
 		out := make([]scalerEntry, len(columns))
 		for i := range columns {
 			out[i] = scalerEntry{columns[i], means[i], scales[i]}
+			if minMax {
+				out[i] = minMaxEntry(columns[i], means[i], scales[i])
+			}
 		}
 		return out, nil
 	}
@@ -194,14 +214,20 @@ func parseScaler(path string, b []byte) ([]scalerEntry, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, &Error{File: path, Column: name, Problem: err.Error(), Fix: fix, err: err}
 		}
-		var e struct{ Mean, Scale *float64 }
+		var e struct{ Mean, Scale, Min, Max *float64 }
 		entry := json.NewDecoder(bytes.NewReader(raw))
 		entry.DisallowUnknownFields()
-		if err := entry.Decode(&e); err != nil || e.Mean == nil || e.Scale == nil {
+		err = entry.Decode(&e)
+		standard, minMax := e.Mean != nil && e.Scale != nil && e.Min == nil && e.Max == nil, e.Min != nil && e.Max != nil && e.Mean == nil && e.Scale == nil
+		switch {
+		case err == nil && standard:
+			out = append(out, scalerEntry{name, *e.Mean, *e.Scale})
+		case err == nil && minMax:
+			out = append(out, minMaxEntry(name, *e.Min, *e.Max))
+		default:
 			return nil, &Error{File: path, Column: name, Value: clip(string(raw)),
-				Problem: `is not {"mean": number, "scale": number}`, Fix: fix}
+				Problem: `is not {"mean": number, "scale": number} nor {"min": number, "max": number}`, Fix: fix}
 		}
-		out = append(out, scalerEntry{name, *e.Mean, *e.Scale})
 	}
 	return out, nil
 }

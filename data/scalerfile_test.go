@@ -2,6 +2,7 @@ package data
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,17 +40,27 @@ func TestReadScalerForms(t *testing.T) {
 		byName[f] = map[string]float64{"mean": want.Mean[j], "scale": want.Std[j]}
 		cols, means, scales = append(cols, f), append(means, want.Mean[j]), append(scales, want.Std[j])
 	}
+	byMinMax := map[string]map[string]float64{}
+	var maxes []float64
+	for k, f := range cols {
+		byMinMax[f] = map[string]float64{"min": means[k], "max": means[k] + scales[k]}
+		maxes = append(maxes, means[k]+scales[k])
+	}
 	for name, v := range map[string]any{
 		"by name":      byName,
 		"lists":        map[string]any{"columns": cols, "mean": means, "scale": scales},
 		"scikit-learn": map[string]any{"feature_names_in_": cols, "mean_": means, "scale_": scales},
+		// Min-max scaling, (value − min) / (max − min), is mean = min, scale = max − min.
+		"min-max by name":           byMinMax,
+		"min-max lists":             map[string]any{"columns": cols, "min": means, "max": maxes},
+		"scikit-learn MinMaxScaler": map[string]any{"feature_names_in_": cols, "data_min_": means, "data_max_": maxes},
 	} {
 		s, err := d.ReadScaler(writeJSON(t, v))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for j := range want.Mean {
-			if s.Mean[j] != want.Mean[j] || s.Std[j] != want.Std[j] {
+			if s.Mean[j] != want.Mean[j] || math.Abs(s.Std[j]-want.Std[j]) > 1e-12*want.Std[j] {
 				t.Fatalf("%s: feature %d: mean %v scale %v, want %v %v", name, j, s.Mean[j], s.Std[j], want.Mean[j], want.Std[j])
 			}
 		}
@@ -126,6 +137,9 @@ func TestReadScalerErrors(t *testing.T) {
 		{"unknown column", unknown, []string{`column "tumour_size"`, "not a feature column"}},
 		{"zero scale", zero, []string{`column "mean_texture"`, `value "0"`, "scale"}},
 		{"no scale", noScale, []string{`column "mean_texture"`, `"scale"`}},
+		{"mean and min mixed", `{"mean_radius": {"mean": 1, "max": 2}}`, []string{`column "mean_radius"`, `{"min": number, "max": number}`}},
+		{"max below min", `{"mean_radius": {"min": 3, "max": 2}}`, []string{`column "mean_radius"`, `value "-1"`, "max − min"}},
+		{"min list without max", map[string]any{"columns": []string{"mean_radius"}, "data_min_": []float64{1}}, []string{`"data_min_"`, "max or data_max_"}},
 		{"unknown key", extra, []string{`column "mean_texture"`}},
 		{"given twice", `{"mean_radius": {"mean": 1, "scale": 2}, "mean_radius": {"mean": 1, "scale": 2}}`, []string{`column "mean_radius"`, "twice"}},
 		{"lists of other lengths", map[string]any{"columns": []string{"mean_radius"}, "mean": []float64{1, 2}, "scale": []float64{1}}, []string{"1 columns, 2 means"}},

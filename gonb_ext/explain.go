@@ -211,7 +211,7 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 			num("%.3f", in.CFUncertainty), num("%.3f", in.PathUncertainty), html.EscapeString(top))
 		if a := ex.Auto; auto && a != nil {
 			c := a.Candidates[a.Chosen]
-			fmt.Fprintf(&b, "<td>%g, %g</td>", c.Lambda2, c.Lambda3)
+			fmt.Fprintf(&b, "<td>%.4g, %.4g</td>", c.Lambda2, c.Lambda3)
 		}
 		b.WriteString("</tr>")
 	}

@@ -63,7 +63,7 @@ func (in *Instance) writeText(w io.Writer, top int) {
 		if in.PulledBack > 0 {
 			pulled = fmt.Sprintf("; pulled back %.0f%% of the way towards x", 100*in.PulledBack)
 		}
-		fmt.Fprintf(w, "  automatic λ: λ2 %g, λ3 %g, candidate %d of %d, refinement round %d, %d steps (L1 %.3g; %s%s)\n", c.Lambda2, c.Lambda3, a.Chosen+1, len(a.Candidates), c.Round, c.Steps, c.Distance, plausible, pulled)
+		fmt.Fprintf(w, "  automatic λ: λ2 %.4g, λ3 %.4g, candidate %d of %d, refinement round %d, %d steps (L1 %.3g; %s%s)\n", c.Lambda2, c.Lambda3, a.Chosen+1, len(a.Candidates), c.Round, c.Steps, c.Distance, plausible, pulled)
 	}
 	if in.StalledAtStep > 0 {
 		fmt.Fprintf(w, "  stalled at step %d (F(target) not rising, the model's gradient vanished), so it walked on without the proximity term (λ2 = 0) and stopped at F(target) ≥ threshold + 0.05\n", in.StalledAtStep)

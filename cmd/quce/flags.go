@@ -81,7 +81,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.modelInputName, "model-input-name", "", "the ONNX input to feed, when the file has several")
 	fs.StringVar(&c.modelOutputName, "model-output-name", "", "the ONNX output to explain, when the file has several")
 	fs.StringVar(&c.modelClasses, "model-classes", "", "the data's labels in the order of the -model's outputs, comma-separated (one output: the class of a negative logit, then of a positive one; default: the data's order, sorted labels for a CSV file)")
-	fs.StringVar(&c.scalerPath, "scaler", "", "with -model-input standardized: a JSON file with the standardisation the model was trained with, by column ({\"col\": {\"mean\": m, \"scale\": s}, …}, or scikit-learn's columns/mean/scale lists; default: the training split's)")
+	fs.StringVar(&c.scalerPath, "scaler", "", "with -model-input standardized: a JSON file with the standardisation the model was trained with, by column ({\"col\": {\"mean\": m, \"scale\": s}, …}, or scikit-learn's columns/mean/scale lists), or the min-max scaling it was trained with ({\"col\": {\"min\": a, \"max\": b}, …}, or MinMaxScaler's data_min_/data_max_ lists); default: the training split's standardisation")
 	fs.BoolVar(&c.allowWeakModel, "allow-weak-model", false, "explain a -model that fails the check before explaining (accuracy on the training rows at or below the majority class rate, or another class order clearly better), saying so in the output")
 	fs.StringVar(&c.class, "class", "", "target class τ by its label (default: the other class, or the most probable other class)")
 	fs.StringVar(&c.cacheDir, "cache", pipeline.DefaultCacheDir(), "folder of cached trained models")
