@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,6 +47,10 @@ func TestUserModelMustFitTheData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	german, err := data.Embedded("german_credit", data.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	renamed := iris.Subset(seq(iris.Rows()))
 	renamed.Features = append([]string(nil), iris.Features...)
 	renamed.Features[0], renamed.Features[1] = renamed.Features[1], renamed.Features[0]
@@ -55,7 +60,10 @@ func TestUserModelMustFitTheData(t *testing.T) {
 		model quce.Model
 		want  []string
 	}{
-		{"width", iris, linear(t, 30, 1), []string{"takes 30 features", "has 4", "fix:"}},
+		{"width", iris, linear(t, 30, 1), []string{"takes 30 inputs", "has 4", "fix:"}},
+		// One input per column: categorical columns given as codes, not one-hot.
+		{"codes for categories", german, linear(t, len(german.Columns), 1), []string{fmt.Sprintf("takes %d inputs, one per column", len(german.Columns)),
+			"one-hot inputs", "data.LoadOptions.Types", "=integer"}},
 		{"one output, three classes", iris, linear(t, 4, 1), []string{"one output", "3 classes", "fix:"}},
 		{"two outputs, three classes", iris, linear(t, 4, 2), []string{"2 outputs", "3 classes", "fix:"}},
 		{"three outputs, binary data", nil, linear(t, 30, 3), []string{"3 outputs", "2 classes", "fix:"}},

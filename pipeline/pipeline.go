@@ -473,8 +473,7 @@ type featureNamer interface{ FeatureNames() []string }
 func checkModel(m quce.Model, ds *data.Dataset) error {
 	j, c, k := m.NumFeatures(), m.NumOutputs(), ds.NumClasses()
 	if j != ds.NumFeatures() {
-		return fmt.Errorf("the model takes %d features but %s has %d (%s); fix: pass the data the model was trained on, with the same feature columns (and data.LoadOptions.Target naming the class column)",
-			j, ds.Name, ds.NumFeatures(), shortList(ds.Features))
+		return inputCountError(j, ds)
 	}
 	if fn, ok := m.(featureNamer); ok {
 		if names := fn.FeatureNames(); len(names) == j {
@@ -492,6 +491,26 @@ func checkModel(m quce.Model, ds *data.Dataset) error {
 		return fmt.Errorf("the model has %d outputs but the target %q of %s has %d classes (%s); fix: use the data the model was trained on, or a model with one output per class", c, ds.Target, ds.Name, k, shortList(ds.Labels))
 	}
 	return nil
+}
+
+// inputCountError says why a model taking j inputs does not fit the data ds. The data's
+// inputs are its columns with each categorical column one-hot encoded, so a model that takes
+// a code per categorical column (or one-hot inputs of a column read as numbers) differs by
+// the encoding, not by the data: then the fix is the column types, named with the columns.
+func inputCountError(j int, ds *data.Dataset) error {
+	var categorical []string
+	oneHot := 0
+	for _, c := range ds.Columns {
+		if c.Type == data.Categorical {
+			categorical, oneHot = append(categorical, c.Name), oneHot+c.Width
+		}
+	}
+	if len(categorical) > 0 && j == len(ds.Columns) {
+		return fmt.Errorf("the model takes %d inputs, one per column of %s, but %s reads its categorical columns %s as %d one-hot inputs (%d inputs in all); fix: if the model takes those columns as numeric codes, read them as numbers with data.LoadOptions.Types (e.g. %s=integer), else give the model one-hot inputs",
+			j, ds.Name, ds.Name, shortList(categorical), oneHot, ds.NumFeatures(), categorical[0])
+	}
+	return fmt.Errorf("the model takes %d inputs but %s has %d (%d columns, categorical ones one-hot encoded: %s); fix: pass the data the model was trained on, with the same feature columns and column types (data.LoadOptions.Types; and data.LoadOptions.Target naming the class column)",
+		j, ds.Name, ds.NumFeatures(), len(ds.Columns), shortList(ds.Features))
 }
 
 // shortList is the first few names of a list, for messages.

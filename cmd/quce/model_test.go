@@ -104,7 +104,7 @@ func TestModelErrors(t *testing.T) {
 		{"no output of that name", []string{"-model", fixture("models/two_outputs.onnx"), "-model-output-name", "score"}, []string{`no output named "score"`, "fix: set -model-output-name"}},
 		{"no input of that name", []string{"-model", fixture("models/wbc_raw.onnx"), "-model-input-name", "rows"}, []string{`no input named "rows"`, "fix: set -model-input-name"}},
 		{"bad output shape", []string{"-model", fixture("models/bad_shape.onnx")}, []string{"bad_shape.onnx", "fix:"}},
-		{"width differs from the data", []string{"-model", fixture("models/iris.onnx")}, []string{"takes 4 features", "has 30", "fix:"}},
+		{"width differs from the data", []string{"-model", fixture("models/iris.onnx")}, []string{"takes 4 inputs", "has 30", "fix:"}},
 		{"3 outputs, binary target", []string{"-data", irisTwo, "-model", fixture("models/iris.onnx")}, []string{"3 outputs", "2 classes", "fix:"}},
 		{"class naming no class", []string{"-data", fixture("iris.csv"), "-model", fixture("models/iris.onnx"), "-class", "rose"}, []string{"-class \"rose\"", "setosa", "fix:"}},
 		{"probabilities that are not", []string{"-data", wbcCSV, "-model", fixture("models/wbc_raw.onnx"), "-model-output", "probability"}, []string{"-model-output logit", "fix:"}},
