@@ -200,6 +200,6 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, o
 	if failed != nil {
 		return fmt.Errorf("with every seed, %s; no output files were written", strings.TrimPrefix(failed.Error(), "eval: "))
 	}
-	doc := func() ([]byte, error) { return marshalJSON(map[string]any{"summary": sum, "reports": reports}) }
+	doc := func() ([]byte, error) { return report.JSON(map[string]any{"summary": sum, "reports": reports}) }
 	return out.write(f, doc, report.SeedMeansTable(sum), fmt.Sprintf("Means over %d seeds (the tables give ± sd).", len(seeds)))
 }

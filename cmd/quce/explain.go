@@ -80,7 +80,7 @@ func runExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var outs []output
 	if f.jsonPath != "" {
-		b, err := marshalJSON(explainDoc(s, cfg, f, ex, sel))
+		b, err := report.JSON(explainDoc(s, cfg, f, ex, sel))
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -442,29 +441,5 @@ func TestModelSizeFlags(t *testing.T) {
 	c := doc.Config
 	if !slices.Equal(c.Model.Classifier.Hidden, []int{8, 4}) || c.Model.Classifier.Epochs != 2 || c.VAE.Latent != 3 || c.VAE.MaxEpochs != 2 {
 		t.Errorf("config: classifier %+v, vae %+v", c.Model.Classifier, c.VAE)
-	}
-}
-
-// marshalJSON keeps flat arrays on one line and otherwise writes what json.Marshal does.
-func TestMarshalJSON(t *testing.T) {
-	v := map[string]any{
-		"a": []float64{1, 2.5, -3}, "s": []string{"x,[y]", `q"{`}, "m": [][]int{{1, 2}, {3}},
-		"o": map[string]any{"e": []int{}, "n": nil, "z": map[string]int{}}, "t": "a:b,c",
-	}
-	b, err := marshalJSON(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back, want any
-	json.Unmarshal(b, &back)
-	plain, _ := json.Marshal(v)
-	json.Unmarshal(plain, &want)
-	if !reflect.DeepEqual(back, want) {
-		t.Errorf("marshalJSON changed the value:\n%s", b)
-	}
-	for _, line := range []string{`"a": [1, 2.5, -3]`, `"s": ["x,[y]", "q\"{"]`, `  [1, 2],`, `"e": [],`} {
-		if !strings.Contains(string(b), line) {
-			t.Errorf("output lacks %q:\n%s", line, b)
-		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/quce-go/quce/report"
 )
 
 // shard is -shard i/N: the i-th (from 0) of N contiguous blocks of the selected rows, in
@@ -142,7 +144,7 @@ func mergeJSON(names []string, files map[string][]byte) ([]byte, error) {
 		return nil, err
 	}
 	merged["config"], merged["results"] = cfg, res
-	return marshalJSON(merged)
+	return report.JSON(merged)
 }
 
 func firstSet[T any](xs []*T) int {

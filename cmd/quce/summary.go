@@ -18,6 +18,7 @@ import (
 	"github.com/quce-go/quce/plots"
 	"github.com/quce-go/quce/population"
 	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/report"
 )
 
 // summaryFlags are quce summary's flags: explain's, and the grouping and resampling ones.
@@ -144,7 +145,7 @@ func populationInput(r *explained, grouping *population.Grouping, frozen bool) p
 func (f *summaryFlags) summaryFiles(r *explained, sum *population.Summary, grouping *population.Grouping, frozen bool) ([]output, error) {
 	var outs []output
 	if f.jsonPath != "" {
-		b, err := marshalJSON(f.summaryDoc(r, sum, grouping, frozen))
+		b, err := report.JSON(f.summaryDoc(r, sum, grouping, frozen))
 		if err != nil {
 			return nil, err
 		}
