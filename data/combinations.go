@@ -1,7 +1,5 @@
 package data
 
-import "math"
-
 // Combinations are the pairs of category values that occur together in some row of a set
 // of rows (the training split): which values of two categorical, binary or ordinal columns
 // a real row has held at the same time. A counterfactual that pairs values no row pairs
@@ -31,7 +29,7 @@ func SeenCombinations(cols []Column, rows [][]float64) *Combinations {
 	levels := make([]int, len(c.cols))
 	for _, row := range rows {
 		for i, col := range c.cols {
-			levels[i] = col.Level(row)
+			levels[i] = col.code(row)
 		}
 		for a := range c.cols {
 			for b := a + 1; b < len(c.cols); b++ {
@@ -48,26 +46,11 @@ func (c Column) IsCategory() bool {
 	return c.Type == Categorical || c.Type == Binary || c.Type == Ordinal
 }
 
-// Level is the index in Levels of the column's value in row (encoded, in original units): a
-// categorical column's largest input, a binary column's value nearer Max (1) or Min (0),
-// an ordinal column's rank rounded into range. -1 for a numeric column.
-func (c Column) Level(row []float64) int {
-	switch c.Type {
-	case Categorical:
-		best := 0
-		for k := 1; k < c.Width; k++ {
-			if row[c.Start+k] > row[c.Start+best] {
-				best = k
-			}
-		}
-		return best
-	case Binary:
-		if v := row[c.Start]; math.Abs(v-c.Max) < math.Abs(v-c.Min) {
-			return 1
-		}
-		return 0
-	case Ordinal:
-		return min(max(int(math.Round(row[c.Start])), 0), len(c.Levels)-1)
+// code is the index in Levels of the column's value in row (see level); -1 where it has
+// none (a value that is not finite), which Unseen does not judge.
+func (c Column) code(row []float64) int {
+	if i, ok := c.level(row); ok {
+		return i
 	}
 	return -1
 }
@@ -106,12 +89,12 @@ func (c *Combinations) unseen(row, base []float64) (in []bool, levels []int, n i
 	levels, in = make([]int, len(c.cols)), make([]bool, len(c.cols))
 	changed := make([]bool, len(c.cols))
 	for i, col := range c.cols {
-		levels[i] = col.Level(row)
-		changed[i] = levels[i] != col.Level(base)
+		levels[i] = col.code(row)
+		changed[i] = levels[i] != col.code(base)
 	}
 	for a := range c.cols {
 		for b := a + 1; b < len(c.cols); b++ {
-			if !changed[a] && !changed[b] {
+			if !changed[a] && !changed[b] || levels[a] < 0 || levels[b] < 0 {
 				continue
 			}
 			if _, ok := c.seen[pairKey{int32(a), int32(levels[a]), int32(b), int32(levels[b])}]; !ok {
