@@ -39,6 +39,10 @@ func pullBack(ctx context.Context, cfg Config, pr programs, in inputs, rows []*r
 		return nil
 	}
 	best := make([]float64, len(walk)) // the farthest acceptable t so far (0: x_c itself)
+	unseen := make([]int, len(walk))   // the unseen pairs of category values at x_c
+	for i, r := range walk {
+		unseen[i] = in.unseenPairs(r, r.last.x)
+	}
 	width := 1.0
 	for range 2 {
 		width /= pullBackProbes
@@ -61,7 +65,7 @@ func pullBack(ctx context.Context, cfg Config, pr programs, in inputs, rows []*r
 			return err
 		}
 		for k, i := range owner {
-			if probs[k] >= need && unc[k] <= bound(walk[i]) && in.unseenPairs(walk[i], pts[k]) <= in.unseenPairs(walk[i], walk[i].last.x) {
+			if probs[k] >= need && unc[k] <= bound(walk[i]) && in.unseenPairs(walk[i], pts[k]) <= unseen[i] {
 				best[i] = max(best[i], ts[k])
 			}
 		}
@@ -86,7 +90,7 @@ func pullBack(ctx context.Context, cfg Config, pr programs, in inputs, rows []*r
 		}
 		m := marks[i]
 		if r.failure == "" && r.last.step == m.n+resetPieces-1 && r.last.prob >= need && r.last.unc <= max(float32(cfg.Plausibility), m.last.unc) &&
-			in.unseenPairs(r, r.last.x) <= in.unseenPairs(r, m.last.x) {
+			in.unseenPairs(r, r.last.x) <= unseen[i] {
 			r.pulledBack = best[i]
 		} else {
 			r.restore(m)
