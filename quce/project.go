@@ -294,7 +294,7 @@ func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*ro
 	if err != nil {
 		return err
 	}
-	need := float32(cfg.Threshold + cfg.Margin)
+	need := cfg.Threshold + cfg.Margin
 	unseen := make([]int, len(rows))
 	marks := make([]*rowMark, len(rows))
 	for i, r := range rows {
@@ -304,7 +304,7 @@ func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*ro
 	}
 	defer func() {
 		for i, r := range rows {
-			if m := marks[i]; m != nil && m.last.prob >= float32(cfg.Threshold) && (r.failure != "" || r.last.prob < float32(cfg.Threshold)) {
+			if m := marks[i]; m != nil && float64(m.last.prob) >= cfg.Threshold && (r.failure != "" || float64(r.last.prob) < cfg.Threshold) {
 				r.restore(*m)
 				r.repairs = nil
 			}
@@ -320,7 +320,7 @@ func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*ro
 			if err := every(ctx, i); err != nil {
 				return err
 			}
-			if r.failure != "" || r.last.prob >= need && unseen[i] == 0 {
+			if r.failure != "" || float64(r.last.prob) >= need && unseen[i] == 0 {
 				continue
 			}
 			cands[i] = in.moves(r, r.last.x)
@@ -341,7 +341,7 @@ func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*ro
 			best, bestU, bestP := -1, unseen[i], r.last.prob
 			for c, m := range cands[i] {
 				u, p := in.unseenPairs(r, m.point), probs[k+c]
-				if u < bestU || u == bestU && p > bestP && (best >= 0 || r.last.prob < need) {
+				if u < bestU || u == bestU && p > bestP && (best >= 0 || float64(r.last.prob) < need) {
 					best, bestU, bestP = c, u, p
 				}
 			}
