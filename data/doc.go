@@ -71,7 +71,9 @@
 // (a counterfactual, say) into the data's own terms, [Dataset.EncodeRecord]
 // encodes cells given as text, [SumColumns] adds up a per-input vector
 // (an attribution) per column, and [Dataset.Summary] describes the
-// columns in one line each.
+// columns in one line each. [SeenCombinations] records the pairs of
+// category values that a set of rows holds, and [Combinations.Unseen]
+// names the values of a changed row that pair as none of them does.
 //
 // # Classes
 //

@@ -327,7 +327,7 @@ func (r *Report) autoChoices() string {
 	searched := fmt.Sprintf("each candidate searched for %d of the %d steps; no valid candidate, so the smallest λ2 searched again for all %d: %d", steps, ac.Steps, ac.Steps, again)
 	pull := "no pull-back"
 	if auto.PullBack {
-		pull = fmt.Sprintf("pull-back towards x with margin %g", auto.Margin)
+		pull = fmt.Sprintf("pull-back towards x with margin %g", ac.Margin)
 	}
 	return fmt.Sprintf("%s; %s; none within the bound: %d; %s", strings.Join(parts, ", "), searched, implausible, pull)
 }

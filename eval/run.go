@@ -340,6 +340,9 @@ func (ev *evaluation) configs() error {
 	cfg.PathPoints = 0
 	acfg := cfg
 	acfg.Auto = ev.o.Auto
+	if acfg.Margin == 0 {
+		acfg.Margin = quce.DefaultMargin // automatic λ's, unless the configuration sets one
+	}
 	var err error
 	if ev.cfg, err = ev.d.WithPlausibility(cfg, ev.o.PlausibilityQuantile); err != nil {
 		return err

@@ -372,10 +372,12 @@ func (s *Setup) checkBuiltInClassifier(logf func(string, ...any), trainY []int) 
 }
 
 // buildExplainer makes the QUCE explainer of the classifier clf and the VAE, with the data's
-// columns and the settings of Options.Explainer.
+// columns, the pairs of category values its training split holds, and the settings of
+// Options.Explainer.
 func (s *Setup) buildExplainer(clf *quce.Classifier) error {
 	settings := s.Options.Explainer
 	settings.Columns = s.Data.Columns
+	settings.SeenCategories = data.SeenCombinations(s.Data.Columns, s.Data.Subset(s.TrainIdx).X)
 	var err error
 	s.Explainer, err = quce.New(s.Backend, clf, s.VAE, s.Scaler, s.Data.Features, settings)
 	return err

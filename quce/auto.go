@@ -34,10 +34,9 @@ type Auto struct {
 	// refine).
 	Steps float64 `json:"steps,omitempty"`
 	// PullBack, after each candidate's search, walks its end back along the straight
-	// segment towards x as far as the end stays valid with Margin to spare
+	// segment towards x as far as the end stays valid with Config.Margin to spare
 	// (F(τ|x_c) ≥ ϑ + Margin) and no less plausible than the bound (see pullBack).
-	PullBack bool    `json:"pull_back"`
-	Margin   float64 `json:"margin"`
+	PullBack bool `json:"pull_back"`
 }
 
 // AutoRule is how automatic λ chooses among an instance's candidates, given the bound on
@@ -61,11 +60,11 @@ const AutoRule = "closest valid candidate with L_ε ≤ bound; else the valid on
 // brought L1 lower still but made Iris's counterfactuals as uncertain as AGI's.
 //
 // Steps 0.35 (350 of the default 1000 steps per search): the searches have settled long
-// before 1000 steps, so the shorter search is about as close at a third of the time. PullBack with
-// Margin 0.05: see docs/METHOD.md (automatic λ: why this grid, why six points and two rounds,
+// before 1000 steps, so the shorter search is about as close at a third of the time. PullBack, with
+// Config.Margin set to DefaultMargin: see docs/METHOD.md (automatic λ: why this grid, why six points and two rounds,
 // steps, pull-back) for the figures, and docs/AUTOLAMBDA.md for the data sets.
 func DefaultAuto() *Auto {
-	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {0.3, 0.1}, {1, 0.1}, {3, 0.1}, {10, 0.1}}, Rounds: 2, Steps: 0.35, PullBack: true, Margin: 0.05}
+	return &Auto{Grid: []Lambdas{{0.01, 0.1}, {0.1, 0.1}, {0.3, 0.1}, {1, 0.1}, {3, 0.1}, {10, 0.1}}, Rounds: 2, Steps: 0.35, PullBack: true}
 }
 
 // MaxAutoRounds bounds Auto.Rounds: each round costs Auto.Steps of a fixed-λ search.
@@ -87,10 +86,6 @@ func (a *Auto) Validate() error {
 	if !(a.Steps >= 0 && a.Steps <= 1) {
 		return &FieldError{Field: "Config.Auto", Problem: fmt.Sprintf("automatic λ searching %v of the steps", a.Steps),
 			Fix: "use a share of the steps above 0 and at most 1, such as 0.35"}
-	}
-	if !(a.Margin >= 0 && a.Margin < 1) {
-		return &FieldError{Field: "Config.Auto", Problem: fmt.Sprintf("automatic λ with the pull-back margin %v", a.Margin),
-			Fix: "use a margin of F(τ|x_c) from 0 up to (not including) 1, such as 0.05"}
 	}
 	for i, l := range a.Grid {
 		for k, v := range []float64{l.Lambda2, l.Lambda3} {

@@ -25,6 +25,7 @@ func autoConfig(t testing.TB, s *pipeline.Setup) quce.Config {
 		t.Fatal(err)
 	}
 	cfg.Auto, cfg.Plausibility, cfg.PlausibilityQuantile = quce.DefaultAuto(), bound, quce.DefaultPlausibilityQuantile
+	cfg.Margin = quce.DefaultMargin
 	return cfg
 }
 
@@ -314,7 +315,7 @@ func TestAutoRefineAndPullBack(t *testing.T) {
 	full := autoConfig(t, s)
 	gridOnly, pullOnly := full, full
 	gridOnly.Auto = &quce.Auto{Grid: full.Auto.Grid, Steps: full.Auto.Steps}
-	pullOnly.Auto = &quce.Auto{Grid: full.Auto.Grid, Steps: full.Auto.Steps, PullBack: true, Margin: full.Auto.Margin}
+	pullOnly.Auto = &quce.Auto{Grid: full.Auto.Grid, Steps: full.Auto.Steps, PullBack: true}
 	qs := constrainedQueries(s, s.XTest[:16], 0)
 	for i, q := range qs {
 		f := (i + 5) % len(q.X)
@@ -361,7 +362,7 @@ func TestAutoRefineAndPullBack(t *testing.T) {
 		}
 		if p.PulledBack > 0 {
 			pulledRows++
-			if p.ProbEnd < full.Threshold+full.Auto.Margin {
+			if p.ProbEnd < full.Threshold+full.Margin {
 				t.Errorf("row %d: pulled back to F(τ|x_c) = %.3f, below ϑ + margin", i, p.ProbEnd)
 			}
 		}
@@ -405,14 +406,14 @@ func TestAutoRefineAndPullBack(t *testing.T) {
 func TestAutoPullBackIntegers(t *testing.T) {
 	s := pipelinetest.German(t)
 	cfg := quce.DefaultConfig()
-	cfg.Auto, cfg.Steps = quce.DefaultAuto(), 400
+	cfg.Auto, cfg.Steps, cfg.Margin = quce.DefaultAuto(), 400, quce.DefaultMargin
 	cfg, err := s.WithPlausibility(cfg, quce.DefaultPlausibilityQuantile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	noPull, pull := cfg, cfg
 	noPull.Auto = &quce.Auto{Grid: quce.DefaultAuto().Grid}
-	pull.Auto = &quce.Auto{Grid: quce.DefaultAuto().Grid, PullBack: true, Margin: quce.DefaultAuto().Margin}
+	pull.Auto = &quce.Auto{Grid: quce.DefaultAuto().Grid, PullBack: true}
 	rows := s.XTest[:16]
 	run := func(cfg quce.Config) []*quce.Explanation {
 		ex, err := s.Explainer.Explain(context.Background(), cfg, queries(rows))

@@ -13,8 +13,8 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
-// twin is a new explainer of the same models and columns with settings st, compiling
-// programs of its own.
+// twin is a new explainer of the same models, columns and seen category pairs with settings
+// st, compiling programs of its own.
 func twin(t *testing.T, s *pipeline.Setup, st quce.Settings) *quce.Explainer {
 	return twinOn(t, s, s.Backend, st)
 }
@@ -22,7 +22,7 @@ func twin(t *testing.T, s *pipeline.Setup, st quce.Settings) *quce.Explainer {
 // twinOn is a twin on another backend.
 func twinOn(t *testing.T, s *pipeline.Setup, b compute.Backend, st quce.Settings) *quce.Explainer {
 	t.Helper()
-	st.Columns = s.Explainer.Columns()
+	st.Columns, st.SeenCategories = s.Explainer.Columns(), s.Explainer.Settings().SeenCategories
 	ex, err := quce.New(b, s.Explainer.Classifier(), s.VAE, s.Scaler, s.Explainer.Features(), st)
 	if err != nil {
 		t.Fatal(err)

@@ -89,6 +89,15 @@ type Config struct {
 	// Attributions and path metrics always use every point. 0 keeps every point.
 	PathPoints int `json:"path_points"`
 
+	// Margin is how far above ϑ every walk back towards x keeps F(τ|·): automatic λ's
+	// pull-back walks only while F(τ|·) ≥ ϑ + Margin, Sparse keeps a reset only if
+	// F(τ|·) ≥ ϑ + Margin after it, and the repairs after the projection onto legal rows
+	// move until F(τ|·) ≥ ϑ + Margin. A counterfactual on the boundary flips with float32
+	// rounding or the next retraining; one a margin inside holds. The search itself walks
+	// past the boundary as far as its weights take it, and the margin does not change it.
+	// 0 (DefaultConfig, where nothing walks back unless Sparse is set) keeps validity alone;
+	// DefaultMargin is the margin of automatic λ and sparsity.
+	Margin float64 `json:"margin,omitempty"`
 	// Auto, when set, chooses λ2 and λ3 for each instance from a grid of candidates (see
 	// Auto); Lambda2 and Lambda3 are then not used. It needs the plausibility bound.
 	Auto *Auto `json:"auto,omitempty"`
@@ -129,6 +138,10 @@ func DefaultConfig() Config {
 		Paths: 1, StartNoise: 0.05, Seed: 1, PathPoints: 201,
 	}
 }
+
+// DefaultMargin is the margin (Config.Margin) that automatic λ and sparsity hold by default:
+// F(τ|x_c) ≥ ϑ + 0.05.
+const DefaultMargin = 0.05
 
 // FieldError is a Config setting that is not allowed, with its fix. Field is the setting's
 // Go name ("Config.Lambda1", "Config.LearningRate", "Config.Auto", …), so that a program with
@@ -177,6 +190,7 @@ func (c Config) Validate() error {
 		{c.Paths <= 0, "Config.Paths", c.Paths, "use at least 1 path"},
 		{!finite(c.StartNoise) || c.StartNoise < 0, "Config.StartNoise", c.StartNoise, "use a finite value ≥ 0"},
 		{c.Samples < 0, "Config.Samples", c.Samples, "use 0 (the mean code) or a positive number of samples"},
+		{!(c.Margin >= 0 && c.Margin < 1), "Config.Margin", c.Margin, "use a margin of F(τ|x_c) over ϑ from 0 up to (not including) 1, such as 0.05"},
 		{c.PathPoints < 0 || c.PathPoints == 1, "Config.PathPoints", c.PathPoints, "use 0 (every point) or at least 2"},
 		{c.PlausibilityQuantile != 0 && !(c.PlausibilityQuantile > 0 && c.PlausibilityQuantile < 1),
 			"Config.PlausibilityQuantile", c.PlausibilityQuantile, "use a quantile strictly between 0 and 1, such as 0.9"},

@@ -15,10 +15,12 @@
 // step: frozen features keep their value, and every feature is projected into its box: the
 // observed range of the training split unless the user's bounds and monotone constraints say
 // otherwise (Query, Constraints). With categorical and integer columns
-// (Settings.Columns) the end of the search is moved to the nearest legal row. Outputs
+// (Settings.Columns) the end of the search is moved to the nearest legal row, and kept off
+// pairs of categories that no training row holds (Settings.SeenCategories). Outputs
 // in the data's units are exact: an unchanged value is the instance's own, and every bound
 // holds exactly (Path.PointsOriginal). Config.Auto chooses λ2 and λ3 per
-// instance among candidates.
+// instance among candidates; the walks back towards x after the search keep F(τ|·) a margin
+// above ϑ (Config.Margin, reported as Path.Margin).
 //
 // # The attribution and its uncertainty
 //

@@ -122,7 +122,7 @@ func (e *Explainer) programs() programs {
 
 // inputs are the explainer's inputs as the data has them (names, columns, scaler).
 func (e *Explainer) inputs() inputs {
-	return inputs{features: e.features, cols: e.settings.Columns, scaler: e.scaler}
+	return inputs{features: e.features, cols: e.settings.Columns, scaler: e.scaler, seen: e.settings.SeenCategories}
 }
 
 // job is one call's work (see job): the programs, the inputs and the settings, with the

@@ -17,6 +17,17 @@ type inputs struct {
 	features []string
 	cols     []data.Column
 	scaler   *data.Scaler
+	seen     *data.Combinations // Settings.SeenCategories
+}
+
+// unseenPairs counts the pairs of category values of the point x (standardised) in r's box
+// that no training row holds, among those with a value changed from the instance (see
+// data.Combinations.Unseen); 0 without Settings.SeenCategories.
+func (in inputs) unseenPairs(r *row, x []float32) int {
+	if in.seen == nil {
+		return 0
+	}
+	return in.seen.UnseenPairs(in.dataUnits(r.box(), x), r.x0orig)
 }
 
 // queryBox is what constrains a query's search: its instance, which inputs may move, and

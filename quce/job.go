@@ -132,7 +132,7 @@ func (jb job) searchRows(ctx context.Context, cfg Config, queries []Query, pred 
 		return nil, err
 	}
 	if cfg.Sparse {
-		if err := sparsify(ctx, cfg, jb.pr, jb.in.cols, rows); err != nil {
+		if err := sparsify(ctx, cfg, jb.pr, jb.in, rows); err != nil {
 			return nil, err
 		}
 	}

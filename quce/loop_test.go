@@ -84,7 +84,7 @@ func TestLoopEngineMatchesStepEngine(t *testing.T) {
 // rows.
 func autoSparse(t *testing.T, s *pipeline.Setup, base quce.Config) quce.Config {
 	t.Helper()
-	base.Auto, base.Sparse = quce.DefaultAuto(), true
+	base.Auto, base.Sparse, base.Margin = quce.DefaultAuto(), true, quce.DefaultMargin
 	cfg, err := s.WithPlausibility(base, quce.DefaultPlausibilityQuantile)
 	if err != nil {
 		t.Fatal(err)

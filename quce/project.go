@@ -145,6 +145,10 @@ func (in inputs) legalize(b *queryBox, x []float32) []float32 {
 // in the training split (or is the instance's), or the user's bounds allow it.
 func allowed(b *queryBox, f int) bool { return b.ohi[f] >= 1 }
 
+// minRepair is the smallest change of an integer column, in its standard deviations, that
+// a repair move makes (see moves).
+const minRepair = 0.1
+
 // move is a repair move: the point after changing one column.
 type move struct {
 	column int
@@ -152,9 +156,12 @@ type move struct {
 }
 
 // moves lists the one-column changes of the legal point x that stay legal and inside the
-// box: every other category, the other binary value, ordinal ranks ±1, integers ±1 and ±
-// about a quarter of their spread (so wide columns such as amounts can move by a useful
-// amount). Continuous columns are left to the search.
+// box: every other category, the other binary value, ordinal ranks ±1, integers by ± a
+// tenth of their spread (at least 1) and ± about a quarter of it (so wide columns such as
+// amounts can move by a useful amount). A move of an integer column smaller than a tenth of
+// its standard deviation (MonthlyIncome 6725 → 6727) is below the resolution at which the
+// column means anything to a person, so it is not offered. Continuous columns are left to
+// the search.
 func (in inputs) moves(r *row, x []float32) []move {
 	var out []move
 	with := func(ci int, set func(p []float32)) {
@@ -189,7 +196,9 @@ func (in inputs) moves(r *row, x []float32) []move {
 			steps = []float64{c.Min + c.Max - 2*in.toData(f, x[f])}
 			v = in.toData(f, x[f])
 		case data.Integer:
-			if s := math.Round(0.25 * in.scaler.Std[f]); s > 1 {
+			small := max(1, math.Round(minRepair*in.scaler.Std[f]))
+			steps = []float64{-small, small}
+			if s := math.Round(0.25 * in.scaler.Std[f]); s > small {
 				steps = append(steps, -s, s)
 			}
 		}
@@ -259,9 +268,13 @@ func walkTo(ctx context.Context, cfg Config, pr programs, rows []*row, targets [
 }
 
 // project moves every row's end point to its nearest legal row (see legalize), then
-// repairs rows that lost validity on the way: while F(τ|·) < ϑ, the one-column move (see
-// moves) with the highest F(τ|·) is taken if it raises F, for at most as many moves as there
-// are columns. Both are walked as path segments. Rows whose columns are all continuous are
+// repairs rows that fell short on the way: while F(τ|·) < ϑ + Config.Margin, or the row
+// pairs category values no training row pairs (see Settings.SeenCategories), the
+// one-column move (see moves) that leaves the fewest unseen pairs, and among those has the
+// highest F(τ|·), is taken if it leaves fewer unseen pairs, or as many and a higher F; for
+// at most as many moves as there are columns. Both are walked as path segments. Repairs
+// never cost a row its validity: a row that was valid after the projection and is not
+// after its repairs is restored to before them. Rows whose columns are all continuous are
 // untouched.
 func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*row) error {
 	if !in.hasDiscrete() {
@@ -281,6 +294,22 @@ func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*ro
 	if err != nil {
 		return err
 	}
+	need := cfg.Threshold + cfg.Margin
+	unseen := make([]int, len(rows))
+	marks := make([]*rowMark, len(rows))
+	for i, r := range rows {
+		if r.failure == "" {
+			unseen[i] = in.unseenPairs(r, r.last.x)
+		}
+	}
+	defer func() {
+		for i, r := range rows {
+			if m := marks[i]; m != nil && float64(m.last.prob) >= cfg.Threshold && (r.failure != "" || float64(r.last.prob) < cfg.Threshold) {
+				r.restore(*m)
+				r.repairs = nil
+			}
+		}
+	}()
 	for range in.cols {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -291,7 +320,7 @@ func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*ro
 			if err := every(ctx, i); err != nil {
 				return err
 			}
-			if r.failure != "" || float64(r.last.prob) >= cfg.Threshold {
+			if r.failure != "" || float64(r.last.prob) >= need && unseen[i] == 0 {
 				continue
 			}
 			cands[i] = in.moves(r, r.last.x)
@@ -309,14 +338,19 @@ func project(ctx context.Context, cfg Config, pr programs, in inputs, rows []*ro
 		clear(targets)
 		k, any := 0, false
 		for i, r := range rows {
-			best, bestP := -1, r.last.prob
-			for c := range cands[i] {
-				if probs[k+c] > bestP {
-					best, bestP = c, probs[k+c]
+			best, bestU, bestP := -1, unseen[i], r.last.prob
+			for c, m := range cands[i] {
+				u, p := in.unseenPairs(r, m.point), probs[k+c]
+				if u < bestU || u == bestU && p > bestP && (best >= 0 || float64(r.last.prob) < need) {
+					best, bestU, bestP = c, u, p
 				}
 			}
 			if best >= 0 {
-				targets[i] = cands[i][best].point
+				if marks[i] == nil {
+					m := r.mark()
+					marks[i] = &m
+				}
+				targets[i], unseen[i] = cands[i][best].point, bestU
 				r.repairs = append(r.repairs, cands[i][best].column)
 				any = true
 			}

@@ -12,18 +12,19 @@ import (
 const pullBackProbes = 16
 
 // pullBack implements Auto.PullBack. QUCE's search keeps moving after the class flips;
-// every row whose end is valid with the margin (F(τ|x_c) ≥ ϑ + Margin) is probed along the
+// every row whose end is valid with the margin (F(τ|x_c) ≥ ϑ + Config.Margin) is probed along the
 // straight segment from its end x_c towards x: the continuous inputs at
 // x_c + t·(x − x_c), t in 1/16 steps, then in 1/256 steps after the farthest acceptable
 // one; integer and ordinal columns at the legal value nearest to that (see towardsX). The
-// farthest t where F(τ|·) ≥ ϑ + Margin and L_ε is within max(bound, L_ε(x_c)) is walked as
+// farthest t where F(τ|·) ≥ ϑ + Margin, L_ε is within max(bound, L_ε(x_c)) and no more
+// pairs of category values are unseen than at x_c (an ordinal column moves) is walked as
 // resetPieces more segments of the path (measured like any other, so Φ integrates over them), and kept only if the walked
 // end is still that valid and plausible; otherwise the row is restored. Each point lies
 // between x_c and x, both inside the box (frozen inputs equal at both), so every
 // constraint holds, and the distance to x shrinks by the factor 1 − t (an integer or
 // ordinal column's by about as much, rounded to a legal value).
 func pullBack(ctx context.Context, cfg Config, pr programs, in inputs, rows []*row) error {
-	need := float32(cfg.Threshold + cfg.Auto.Margin)
+	need := float32(cfg.Threshold + cfg.Margin)
 	bound := func(r *row) float32 { return max(float32(cfg.Plausibility), r.last.unc) }
 	var walk []*row
 	for i, r := range rows {
@@ -38,6 +39,10 @@ func pullBack(ctx context.Context, cfg Config, pr programs, in inputs, rows []*r
 		return nil
 	}
 	best := make([]float64, len(walk)) // the farthest acceptable t so far (0: x_c itself)
+	unseen := make([]int, len(walk))   // the unseen pairs of category values at x_c
+	for i, r := range walk {
+		unseen[i] = in.unseenPairs(r, r.last.x)
+	}
 	width := 1.0
 	for range 2 {
 		width /= pullBackProbes
@@ -60,7 +65,7 @@ func pullBack(ctx context.Context, cfg Config, pr programs, in inputs, rows []*r
 			return err
 		}
 		for k, i := range owner {
-			if probs[k] >= need && unc[k] <= bound(walk[i]) {
+			if probs[k] >= need && unc[k] <= bound(walk[i]) && in.unseenPairs(walk[i], pts[k]) <= unseen[i] {
 				best[i] = max(best[i], ts[k])
 			}
 		}
@@ -84,7 +89,8 @@ func pullBack(ctx context.Context, cfg Config, pr programs, in inputs, rows []*r
 			continue
 		}
 		m := marks[i]
-		if r.failure == "" && r.last.step == m.n+resetPieces-1 && r.last.prob >= need && r.last.unc <= max(float32(cfg.Plausibility), m.last.unc) {
+		if r.failure == "" && r.last.step == m.n+resetPieces-1 && r.last.prob >= need && r.last.unc <= max(float32(cfg.Plausibility), m.last.unc) &&
+			in.unseenPairs(r, r.last.x) <= unseen[i] {
 			r.pulledBack = best[i]
 		} else {
 			r.restore(m)

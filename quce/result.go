@@ -35,7 +35,16 @@ type Path struct {
 	CounterfactualOriginal []float64 // x_c in original units, exactly as PointsOriginal
 	ProbEnd                float64   // F(τ|x_c)
 	Valid                  bool      // F(τ|x_c) ≥ ϑ and no failure
-	Steps                  int       // optimisation steps taken (fewer than n after an early stop)
+	// Margin is F(τ|x_c) − ϑ, how far inside the target class the counterfactual lies (the
+	// walks back towards x keep it at least Config.Margin, see there); negative when not
+	// valid, NaN when the path failed.
+	Margin float64 `json:"margin"`
+	// UnseenCombination lists, as "column=value", the category values of x_c that pair with
+	// another value of x_c as no training row does (one of the two changed from x; see
+	// Settings.SeenCategories and data.Combinations.Unseen): a counterfactual describing no
+	// person there is. nil when every such pair was seen, or without SeenCategories.
+	UnseenCombination []string `json:"unseen_combination,omitempty"`
+	Steps             int      // optimisation steps taken (fewer than n after an early stop)
 	// Failure says why the path failed: its search diverged (a point, F, a gradient or the
 	// objective became non-finite, or an input moved more than 1000 standard deviations from
 	// the instance), or its attribution is unreliable (its completeness gap is beyond
@@ -329,7 +338,7 @@ func alreadyTargets(cfg Config, pr programs, in inputs, queries []Query, pred []
 			Points: [][]float64{x}, PointsOriginal: [][]float64{orig}, Step: []int{0}, Probability: []float64{f},
 			Uncertainty: []float64{u}, UncertaintyPaper: []float64{up},
 			Counterfactual: x, CounterfactualOriginal: slices.Clone(orig),
-			ProbEnd: f, RelaxedProb: f, Valid: f >= cfg.Threshold,
+			ProbEnd: f, RelaxedProb: f, Valid: f >= cfg.Threshold, Margin: f - cfg.Threshold,
 			Attribution: make([]float64, j), AttributionPlus: make([]float64, j),
 			AttributionMinus: make([]float64, j), Epsilon: make([]float64, j),
 			CFUncertainty: u, CFUncertaintyPaper: up, CFReconError: reconErr,
@@ -394,6 +403,10 @@ func (in inputs) pathResult(cfg Config, r *row, plus, minus []float64, eps []flo
 	p.Counterfactual = toF64(r.last.x)
 	p.CounterfactualOriginal = in.dataUnits(r.box(), r.last.x)
 	p.ProbEnd = float64(r.last.prob)
+	p.Margin = p.ProbEnd - cfg.Threshold
+	if r.failure == "" && in.seen != nil {
+		p.UnseenCombination = in.seen.Unseen(p.CounterfactualOriginal, r.x0orig)
+	}
 	sum := 0.0
 	for _, v := range r.phi {
 		sum += v
@@ -430,7 +443,8 @@ func (p *Path) withdraw() {
 			v[i] = nan
 		}
 	}
-	p.ProbEnd, p.RelaxedProb, p.CompletenessGap = nan, nan, nan
+	p.ProbEnd, p.RelaxedProb, p.CompletenessGap, p.Margin = nan, nan, nan, nan
+	p.UnseenCombination = nil
 	p.CFUncertainty, p.CFUncertaintyPaper, p.CFReconError = nan, nan, nan
 	p.PathUncertainty, p.PathUncertaintyPaper = nan, nan
 }

@@ -19,6 +19,12 @@ type Settings struct {
 	// integer column rounded, and so on. nil: every input its own continuous column, and
 	// nothing projected. They must cover the inputs in order.
 	Columns []data.Column
+	// SeenCategories are the pairs of category values the training rows hold
+	// (data.SeenCombinations of the training split). The walks after the search (the repairs
+	// after the projection onto legal rows, Config.Sparse's resets, automatic λ's
+	// pull-back) avoid a counterfactual that pairs values no training row pairs, and a path
+	// that still does says so (Path.UnseenCombination). nil: every pair counts as seen.
+	SeenCategories *data.Combinations
 
 	// Engine chooses the engine the searches run on: EngineAuto (the zero value) the replay
 	// engine for batches of up to 100 rows where an execution costs little beyond its

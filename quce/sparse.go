@@ -5,8 +5,6 @@ import (
 	"context"
 	"math"
 	"slices"
-
-	"github.com/quce-go/quce/data"
 )
 
 // rowMark is what a trial reset changes in a row, so that a rejected one can be undone.
@@ -41,11 +39,14 @@ const resetPieces = 8
 // sparsify implements Config.Sparse. Every valid row tries its changed columns in order of
 // increasing change (Σ |x_c − x| over the column's standardised inputs): setting the column
 // back to x's value is walked as resetPieces more segments of the path (measured like any
-// other, so Φ integrates over them), kept only if the new end is still valid and no less
-// plausible than the bound; otherwise the row is restored to before the trial. Frozen
+// other, so Φ integrates over them), kept only if the new end is still valid with the
+// margin (F(τ|·) ≥ ϑ + Config.Margin) and no less plausible than the bound; otherwise the
+// row is restored to before the trial. A reset that would pair category values no training
+// row pairs (more unseen pairs than before it, see Settings.SeenCategories) is not tried. Frozen
 // columns never changed, and x's values are legal and inside the bounds, so resets keep
 // every constraint. One execution per piece serves every row.
-func sparsify(ctx context.Context, cfg Config, pr programs, cols []data.Column, rows []*row) error {
+func sparsify(ctx context.Context, cfg Config, pr programs, in inputs, rows []*row) error {
+	cols := in.cols
 	type plan struct {
 		order []int // columns to try, smallest change first
 		next  int
@@ -81,12 +82,17 @@ func sparsify(ctx context.Context, cfg Config, pr programs, cols []data.Column, 
 		marks := make([]*rowMark, len(rows))
 		targets := make([][]float32, len(rows))
 		for i, r := range rows {
-			if p := plans[i]; p != nil && p.next < len(p.order) {
-				m := r.mark()
-				marks[i] = &m
+			p := plans[i]
+			for p != nil && p.next < len(p.order) && targets[i] == nil {
 				c := cols[p.order[p.next]]
-				targets[i] = slices.Clone(r.last.x)
-				copy(targets[i][c.Start:c.Start+c.Width], r.x0[c.Start:c.Start+c.Width])
+				t := slices.Clone(r.last.x)
+				copy(t[c.Start:c.Start+c.Width], r.x0[c.Start:c.Start+c.Width])
+				if in.unseenPairs(r, t) > in.unseenPairs(r, r.last.x) {
+					p.next++
+					continue
+				}
+				m := r.mark()
+				marks[i], targets[i] = &m, t
 			}
 		}
 		if !slices.ContainsFunc(marks, func(m *rowMark) bool { return m != nil }) {
@@ -102,7 +108,7 @@ func sparsify(ctx context.Context, cfg Config, pr programs, cols []data.Column, 
 			}
 			p := plans[i]
 			kept := r.failure == "" && r.last.step == marks[i].n+resetPieces-1 &&
-				float64(r.last.prob) >= cfg.Threshold && r.last.unc <= p.bound
+				float64(r.last.prob) >= cfg.Threshold+cfg.Margin && r.last.unc <= p.bound
 			if kept {
 				r.resets = append(r.resets, p.order[p.next])
 			} else {

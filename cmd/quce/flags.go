@@ -44,6 +44,7 @@ type common struct {
 	autoRounds         int
 	autoSteps          float64
 	pullBack           bool
+	margin             float64
 	plausQuantile      float64
 	sparse             bool
 	modelSeed          uint64 // 0: the models' default seed; set per seed by eval -seeds
@@ -90,7 +91,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.autoGrid, "auto-grid", gridFlag(quce.DefaultAuto().Grid), "with -lambdas auto: the candidate λ2:λ3 pairs, comma-separated")
 	fs.IntVar(&c.autoRounds, "auto-rounds", quce.DefaultAuto().Rounds, "with -lambdas auto: rounds that refine each instance's λ2 after -auto-grid (0: the grid alone)")
 	fs.Float64Var(&c.autoSteps, "auto-steps", quce.DefaultAuto().Steps, "with -lambdas auto: the share of -steps that each candidate's search runs (above 0, at most 1)")
-	fs.BoolVar(&c.pullBack, "pull-back", quce.DefaultAuto().PullBack, fmt.Sprintf("with -lambdas auto: walk each counterfactual back towards the instance while F(τ|x_c) ≥ ϑ + %g and it stays plausible", quce.DefaultAuto().Margin))
+	fs.BoolVar(&c.pullBack, "pull-back", quce.DefaultAuto().PullBack, "with -lambdas auto: walk each counterfactual back towards the instance while F(τ|x_c) ≥ ϑ + -margin and it stays plausible")
+	fs.Float64Var(&c.margin, "margin", quce.DefaultMargin, "with -lambdas auto or -sparse (or, when given, for the repairs of discrete columns): how far above ϑ the walks back towards the instance keep F(τ|x_c): the pull-back, the -sparse resets and the repairs after rounding to legal values")
 	fs.Float64Var(&c.plausQuantile, "plausibility-quantile", quce.DefaultPlausibilityQuantile, "with -lambdas auto or -sparse: a counterfactual is plausible when its L_ε is at most this quantile of the training rows' L_ε")
 	fs.BoolVar(&c.sparse, "sparse", false, "after the search, set changed features back to the instance's values, smallest change first, while the counterfactual stays valid and plausible")
 	fs.Float64Var(&c.lr, "lr", d.LearningRate, "learning rate φ")
@@ -146,6 +148,9 @@ func (c *common) config() (quce.Config, error) {
 	cfg.Sparse = c.sparse
 	if cfg.Auto != nil || cfg.Sparse {
 		cfg.PlausibilityQuantile = c.plausQuantile
+	}
+	if cfg.Auto != nil || cfg.Sparse || c.set["margin"] {
+		cfg.Margin = c.margin // at fixed λ without -sparse nothing walks back, so no margin unless asked
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, c.configError(err)
