@@ -59,7 +59,7 @@ func Front(a *quce.AutoChoice, o Options) ([]byte, error) {
 	p.Y.Label.Text = "uncertainty L_ε(x_c)"
 	validMarks := marker(valid, draw.CircleGlyph{}, blue, vg.Points(3.5))
 	invalidMarks := marker(invalid, draw.RingGlyph{}, grey, vg.Points(3.5))
-	star := marker(plotter.XYs{{X: chosen.Distance, Y: chosen.Uncertainty}}, starGlyph{}, MethodColor("quce"), vg.Points(7))
+	star := marker(plotter.XYs{{X: chosen.Distance, Y: chosen.Uncertainty}}, starGlyph{}, blue, vg.Points(7))
 	text, err := plotter.NewLabels(labels)
 	if err != nil {
 		return nil, err
