@@ -33,4 +33,5 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	golang.org/x/exp v0.0.0-20260908205506-85c1c2202aba // indirect
 	golang.org/x/text v0.38.0 // indirect
+	rsc.io/pdf v0.1.1 // indirect
 )

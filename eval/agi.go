@@ -22,8 +22,11 @@ const AGI Method = "agi"
 
 type agiRunner struct{}
 
+func init() { register(agiRunner{}) }
+
 func (agiRunner) about() about {
-	return about{name: AGI, title: "AGI", path: true, ownCounterfactual: true}
+	return about{name: AGI, title: "AGI", label: "AGI", color: okabeIto.bluishGreen, order: 40, inDefault: true,
+		path: true, ownCounterfactual: true}
 }
 
 // run walks AGI from every instance inside its box, ends each path at the legal row nearest

@@ -20,8 +20,11 @@ const DiceRandom Method = "dice-random"
 
 type diceRunner struct{}
 
+func init() { register(diceRunner{}) }
+
 func (diceRunner) about() about {
-	return about{name: DiceRandom, title: "DiCE-random", aliases: []string{"dice", "dice_random", "dicerandom"}, ownCounterfactual: true}
+	return about{name: DiceRandom, title: "DiCE-random", label: "DiCE (random)", aliases: []string{"dice", "dice_random", "dicerandom"},
+		color: okabeIto.vermillion, order: 60, inDefault: true, ownCounterfactual: true}
 }
 
 func (diceRunner) run(ctx context.Context, s *split) ([]*outcome, error) {

@@ -23,11 +23,13 @@
 //
 // Each method is one file (ig.go, agi.go, dice.go; quce.go holds the three that are the
 // explainer's own search with a configuration each: quce, quce-auto, wachter): its Method
-// name and a runner, which says what the method is (its title, whether it makes a
-// path and whether its counterfactual is its own, which decide the metrics that apply; the
-// methods whose outcomes it reads) and runs it on one split's instances. Adding a method is
-// such a file and its line in registry (methods.go); Run, the metrics, the tables and
-// ParseMethods need nothing more. Run takes Data, an explainer and its splits (FromSetup
+// name and a runner, which the file registers and which says what the method is (its
+// names in tables and legends, its colour, its place in the tables, whether it is among
+// DefaultMethods, whether it makes a path and whether its counterfactual is its own, which
+// decide the metrics that apply; the methods whose outcomes it reads) and runs it on one
+// split's instances. Adding a method is such a file; Run, the metrics, the tables,
+// ParseMethods, Methods (which the plots' legends and colours, and quce eval's -methods,
+// come from) need nothing more. Run takes Data, an explainer and its splits (FromSetup
 // makes it from a prepared pipeline.Setup), runs each chosen method once per split in table
 // order, and measures every outcome the same way.
 //

@@ -48,3 +48,20 @@ func ExampleParseMethods() {
 	// [quce ig dice-random]
 	// eval: unknown method "shap"; fix: use a comma-separated list of quce, quce-auto, ig, agi, wachter, dice-random (or all)
 }
+
+// The methods, as the tables name them and the plots' legends label and colour them.
+func ExampleMethods() {
+	for _, m := range eval.Methods() {
+		r, g, b, _ := m.Color.RGBA()
+		fmt.Printf("%-11s  %-13s  #%02x%02x%02x  default %v\n", m.Name, m.Label, r>>8, g>>8, b>>8, m.Default)
+	}
+	fmt.Println(eval.JoinMethods(eval.DefaultMethods(), ","))
+	// Output:
+	// quce         QUCE           #0072b2  default true
+	// quce-auto    QUCE (auto λ)  #56b4e9  default true
+	// ig           IG             #e69f00  default true
+	// agi          AGI            #009e73  default true
+	// wachter      Wachter        #cc79a7  default true
+	// dice-random  DiCE (random)  #d55e00  default true
+	// quce,quce-auto,ig,agi,wachter,dice-random
+}

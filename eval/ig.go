@@ -14,10 +14,13 @@ const IG Method = "ig"
 
 type igRunner struct{}
 
+func init() { register(igRunner{}) }
+
 // ig's counterfactual is QUCE's, so the counterfactual metrics would be QUCE's: they are
 // left out.
 func (igRunner) about() about {
-	return about{name: IG, title: "IG-QUCE", aliases: []string{"ig-quce"}, path: true, needs: []Method{QUCE}}
+	return about{name: IG, title: "IG-QUCE", label: "IG", aliases: []string{"ig-quce"}, color: okabeIto.orange, order: 30, inDefault: true,
+		path: true, needs: []Method{QUCE}}
 }
 
 func (igRunner) run(ctx context.Context, s *split) ([]*outcome, error) {

@@ -1,18 +1,21 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"image/color"
 	"slices"
 	"strings"
 )
 
 // Method names an explanation method under evaluation (the methods are listed in the
-// package documentation and in registry).
+// package documentation; Methods describes each).
 type Method string
 
 // A runner is a method: what it is (about) and how it runs on a split's instances. Adding a
-// method is one file: its Method name, a runner for it, and its line in registry.
+// method is one file: its Method name and a runner for it, which the file registers (see
+// register) from its init function.
 type runner interface {
 	about() about
 	// run returns one outcome per instance of s, in order. It may read the outcomes of the
@@ -24,27 +27,99 @@ type runner interface {
 type about struct {
 	name    Method
 	title   string   // its name in the paper's tables
+	label   string   // its name in the legends of plots
 	aliases []string // other names ParseMethods accepts
+	// color is the method's colour in every plot, one of the Okabe-Ito colours (okabeIto)
+	// no other method has.
+	color color.Color
+	// order places the method in the tables, which is also the order the methods run in:
+	// smallest first, no two methods alike.
+	order int
+	// inDefault: the method is among DefaultMethods, which quce eval compares unless told
+	// otherwise.
+	inDefault bool
 	// path: the method makes a path, and so an attribution: the path and attribution
 	// metrics apply.
 	path bool
 	// ownCounterfactual: the counterfactual is the method's own (ig's is QUCE's): the
 	// counterfactual metrics apply.
 	ownCounterfactual bool
-	needs             []Method // methods whose outcomes run reads
+	needs             []Method // methods whose outcomes run reads; their order is smaller
 }
 
-// registry lists every method in table order, which is also the order they run in.
-var registry = []runner{quceRunner, quceAutoRunner, igRunner{}, agiRunner{}, wachterRunner, diceRunner{}}
+// The Okabe-Ito colours, which stay distinguishable for colour-blind readers, for the
+// methods' colours.
+var okabeIto = struct {
+	orange, skyBlue, bluishGreen, blue, vermillion, reddishPurple color.RGBA
+}{
+	orange:        color.RGBA{0xe6, 0x9f, 0x00, 0xff},
+	skyBlue:       color.RGBA{0x56, 0xb4, 0xe9, 0xff},
+	bluishGreen:   color.RGBA{0x00, 0x9e, 0x73, 0xff},
+	blue:          color.RGBA{0x00, 0x72, 0xb2, 0xff},
+	vermillion:    color.RGBA{0xd5, 0x5e, 0x00, 0xff},
+	reddishPurple: color.RGBA{0xcc, 0x79, 0xa7, 0xff},
+}
+
+// registry lists every method in table order (about.order); each method's file adds its
+// own with register.
+var registry []runner
+
+// register adds r to registry in its place. No two methods share a name, alias, order or
+// colour, and a method's needs come before it (TestRegistry checks).
+func register(r runner) {
+	registry = append(registry, r)
+	slices.SortStableFunc(registry, func(x, y runner) int { return cmp.Compare(x.about().order, y.about().order) })
+}
+
+// MethodInfo is what the tools that show a method need to know of it.
+type MethodInfo struct {
+	Name  Method
+	Title string      // its name in the paper's tables
+	Label string      // its name in the legends of plots
+	Color color.Color // its colour in every plot
+	// Default: the method is among DefaultMethods.
+	Default bool
+}
+
+// Methods describes every method, in table order.
+func Methods() []MethodInfo {
+	out := make([]MethodInfo, len(registry))
+	for i, r := range registry {
+		out[i] = r.about().info()
+	}
+	return out
+}
+
+func (a about) info() MethodInfo {
+	return MethodInfo{Name: a.name, Title: a.title, Label: a.label, Color: a.color, Default: a.inDefault}
+}
+
+// Info describes the method, and reports whether there is one named m.
+func (m Method) Info() (MethodInfo, bool) {
+	a, ok := lookup(m)
+	return a.info(), ok
+}
 
 // AllMethods lists every method in table order.
-var AllMethods = func() []Method {
+func AllMethods() []Method {
 	names := make([]Method, len(registry))
 	for i, r := range registry {
 		names[i] = r.about().name
 	}
 	return names
-}()
+}
+
+// DefaultMethods lists the methods quce eval compares unless told otherwise, in table
+// order.
+func DefaultMethods() []Method {
+	var names []Method
+	for _, r := range registry {
+		if a := r.about(); a.inDefault {
+			names = append(names, a.name)
+		}
+	}
+	return names
+}
 
 // lookup is the method named m, and whether there is one.
 func lookup(m Method) (about, bool) {
@@ -73,7 +148,7 @@ func (m Method) Title() string {
 func ParseMethods(s string) ([]Method, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || strings.EqualFold(s, "all") {
-		return append([]Method(nil), AllMethods...), nil
+		return AllMethods(), nil
 	}
 	want := map[Method]bool{}
 	for _, part := range strings.Split(s, ",") {
@@ -89,7 +164,7 @@ func ParseMethods(s string) ([]Method, error) {
 		want[name] = true
 	}
 	var out []Method
-	for _, m := range AllMethods {
+	for _, m := range AllMethods() {
 		if want[m] {
 			out = append(out, m)
 		}
@@ -99,12 +174,16 @@ func ParseMethods(s string) ([]Method, error) {
 
 func (m Method) valid() bool { _, ok := lookup(m); return ok }
 
-func methodList() string {
-	names := make([]string, len(AllMethods))
-	for i, m := range AllMethods {
+func methodList() string { return JoinMethods(AllMethods(), ", ") }
+
+// JoinMethods is the names of ms joined by sep: JoinMethods(DefaultMethods(), ",") is a
+// list that ParseMethods reads.
+func JoinMethods(ms []Method, sep string) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
 		names[i] = string(m)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, sep)
 }
 
 // The splits.

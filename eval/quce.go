@@ -26,17 +26,20 @@ type searchRunner struct {
 	what   func(c quce.Config) string // names the search in progress lines and errors
 }
 
-var (
-	quceRunner = searchRunner{about{name: QUCE, title: "QUCE", path: true, ownCounterfactual: true},
-		func(s *split) quce.Config { return s.cfg }, func(quce.Config) string { return "QUCE" }}
-	quceAutoRunner = searchRunner{about{name: QUCEAuto, title: "QUCE (automatic λ)", aliases: []string{"auto", "quce_auto"}, path: true, ownCounterfactual: true},
+func init() {
+	register(searchRunner{about{name: QUCE, title: "QUCE", label: "QUCE", color: okabeIto.blue, order: 10, inDefault: true,
+		path: true, ownCounterfactual: true},
+		func(s *split) quce.Config { return s.cfg }, func(quce.Config) string { return "QUCE" }})
+	register(searchRunner{about{name: QUCEAuto, title: "QUCE (automatic λ)", label: "QUCE (auto λ)", aliases: []string{"auto", "quce_auto"},
+		color: okabeIto.skyBlue, order: 20, inDefault: true, path: true, ownCounterfactual: true},
 		func(s *split) quce.Config { return s.autoCfg },
 		func(c quce.Config) string {
 			return fmt.Sprintf("QUCE with automatic λ (%d candidates each)", len(c.Auto.Grid))
-		}}
-	wachterRunner = searchRunner{about{name: Wachter, title: "Wachter (λ3=0)", path: true, ownCounterfactual: true},
-		func(s *split) quce.Config { return s.wachterCfg }, func(quce.Config) string { return "Wachter (λ3 = 0)" }}
-)
+		}})
+	register(searchRunner{about{name: Wachter, title: "Wachter (λ3=0)", label: "Wachter", color: okabeIto.reddishPurple, order: 50, inDefault: true,
+		path: true, ownCounterfactual: true},
+		func(s *split) quce.Config { return s.wachterCfg }, func(quce.Config) string { return "Wachter (λ3 = 0)" }})
+}
 
 func (r searchRunner) about() about { return r.a }
 

@@ -19,7 +19,7 @@ import (
 type Options struct {
 	N       int      // instances per split (default 100; a smaller split is used whole)
 	Splits  []string // "train" and/or "test" (default both)
-	Methods []Method // default AllMethods
+	Methods []Method // default DefaultMethods
 	// Seed picks the N rows of each split (a seeded sample, listed in data order) and seeds
 	// DiCE-random. The QUCE search has its own seed, Config.Seed.
 	Seed uint64
@@ -64,12 +64,13 @@ type Options struct {
 	Progress func(format string, args ...any)
 }
 
-// DefaultOptions returns the defaults: 100 instances from each of train and test, every
-// method, seed 1, quce.DefaultConfig(), AGI η 0.01 for at most 1000 steps, DiCE-random with
-// 1000 samples per round, 1000 interpolation points by step index, sparsity tolerance 1e-3.
+// DefaultOptions returns the defaults: 100 instances from each of train and test, the
+// DefaultMethods, seed 1, quce.DefaultConfig(), AGI η 0.01 for at most 1000 steps,
+// DiCE-random with 1000 samples per round, 1000 interpolation points by step index,
+// sparsity tolerance 1e-3.
 func DefaultOptions() Options {
 	return Options{
-		N: 100, Splits: []string{Train, Test}, Methods: append([]Method(nil), AllMethods...), Seed: 1,
+		N: 100, Splits: []string{Train, Test}, Methods: DefaultMethods(), Seed: 1,
 		Config: quce.DefaultConfig(), AGI: DefaultAGIConfig(), Dice: DefaultDiceConfig(),
 		Interp: 1000, SparsityTol: 1e-3,
 	}

@@ -90,7 +90,7 @@ func TestRunSmallCSV(t *testing.T) {
 	if got.Dataset != ds.Name || got.N != 8 {
 		t.Errorf("dataset %q n %d", got.Dataset, got.N)
 	}
-	for _, m := range AllMethods {
+	for _, m := range AllMethods() {
 		for _, split := range []string{Train, Test} {
 			ms, ok := got.Metrics[string(m)][split]
 			if !ok {

@@ -18,15 +18,22 @@ import (
 	"github.com/quce-go/quce/eval"
 )
 
-// MetricTable holds an evaluation's results, method → split → metric → value: the
-// "metrics" object of the JSON that `quce eval` writes.
-type MetricTable map[string]map[string]map[string]float64
+// MetricTable holds an evaluation's results: each method's, in the order they are drawn.
+type MetricTable []MethodMetrics
+
+// MethodMetrics is one method's results in an evaluation, split → metric → value (a
+// method's part of the "metrics" object of the JSON that `quce eval` writes), and how the
+// method is drawn.
+type MethodMetrics struct {
+	MethodStyle
+	Metrics map[string]map[string]float64
+}
 
 // Evaluation draws the methods side by side for each of metrics (nil: every metric in the
 // table, sorted): one panel per metric, titled with its name, one group of bars per split
-// (train first, then test, then the others) and one bar per method in its colour (see
-// MethodColor), the known methods in a fixed order. A method lacking a metric for a split
-// has no bar there, and the note says which methods lack metrics.
+// (train first, then test, then the others) and one bar per method in its colour, the
+// methods in the table's order, named by their labels. A method lacking a metric for a
+// split has no bar there, and the note says which methods lack metrics.
 //
 // Each bar carries its value, to three significant digits, level where the label fits
 // within its bar's column and else turned a quarter turn; the axis leaves room above the
@@ -49,22 +56,22 @@ func evaluationFigure(table MetricTable, metrics []string, o Options) (*figure, 
 	if err := o.check(); err != nil {
 		return nil, nil, 0, err
 	}
-	methods, splits, metrics, err := tableShape(table, metrics)
+	splits, metrics, err := tableShape(table, metrics)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	var panels []*plot.Plot
 	var labels []*barLabels
-	drawn := map[string]*bars{}
-	lacking := map[string]int{} // method → metrics it has no value of on some split
+	drawn := make([]*bars, len(table)) // per method: its first bars, for the legend
+	lacking := make([]int, len(table)) // per method: the metrics it has no value of on some split
 	for _, name := range metrics {
-		p, l := metricPanel(table, name, methods, splits, drawn, lacking)
+		p, l := metricPanel(table, name, splits, drawn, lacking)
 		panels, labels = append(panels, p), append(labels, l)
 	}
 	var legend []legendItem
-	for _, m := range methods {
-		if b := drawn[m]; b != nil {
-			legend = append(legend, legendItem{methodLabel(m), []plot.Thumbnailer{b}})
+	for i, m := range table {
+		if b := drawn[i]; b != nil {
+			legend = append(legend, legendItem{m.Label, []plot.Thumbnailer{b}})
 		}
 	}
 	cols := min(2, len(panels))
@@ -73,7 +80,7 @@ func evaluationFigure(table MetricTable, metrics []string, o Options) (*figure, 
 		auto = "Evaluation: the methods on each metric"
 	}
 	note := "Bars are labelled with their values (3 significant digits)"
-	if lack := lackingNote(methods, lacking, len(metrics)); lack != "" {
+	if lack := lackingNote(table, lacking, len(metrics)); lack != "" {
 		note += "; no bar where a method has no value: " + lack
 	}
 	f := &figure{
@@ -93,67 +100,72 @@ func evaluationFigure(table MetricTable, metrics []string, o Options) (*figure, 
 	return f, labels, vg.Length(rows) * 2.3 * vg.Inch, nil
 }
 
-// tableShape checks table (every value finite, metrics among its metrics; nil metrics: all
-// of them, sorted) and returns its methods in their fixed order, its splits (train first,
-// then test, then the others) and the metrics to draw.
-func tableShape(table MetricTable, metrics []string) (methods, splits, names []string, err error) {
+// tableShape checks table (every method styled and named once, every value finite, metrics
+// among its metrics; nil metrics: all of them, sorted) and returns its splits (train
+// first, then test, then the others) and the metrics to draw.
+func tableShape(table MetricTable, metrics []string) (splits, names []string, err error) {
 	have := map[string]bool{}
-	for m, bySplit := range table {
-		methods = append(methods, m)
-		for s, byMetric := range bySplit {
+	for i, m := range table {
+		if err := m.check(fmt.Sprintf("method %d of the metric table", i)); err != nil {
+			return nil, nil, err
+		}
+		if slices.ContainsFunc(table[:i], func(o MethodMetrics) bool { return o.Label == m.Label }) {
+			return nil, nil, fmt.Errorf("plots: the metric table has the method %q twice; fix: give each method one entry", m.Label)
+		}
+		for s, byMetric := range m.Metrics {
 			if !slices.Contains(splits, s) {
 				splits = append(splits, s)
 			}
 			for name, v := range byMetric {
-				if err := checkFinite(fmt.Sprintf("%s/%s/%s", m, s, name), v); err != nil {
-					return nil, nil, nil, err
+				if err := checkFinite(fmt.Sprintf("%s/%s/%s", m.Label, s, name), v); err != nil {
+					return nil, nil, err
 				}
 				have[name] = true
 			}
 		}
 	}
 	if len(have) == 0 {
-		return nil, nil, nil, fmt.Errorf("%w: the metric table is empty", errEmpty)
+		return nil, nil, fmt.Errorf("%w: the metric table is empty", errEmpty)
 	}
 	known := slices.Sorted(maps.Keys(have))
 	if metrics == nil {
 		metrics = known
 	}
 	if len(metrics) == 0 {
-		return nil, nil, nil, fmt.Errorf("%w: no metrics asked for", errEmpty)
+		return nil, nil, fmt.Errorf("%w: no metrics asked for", errEmpty)
 	}
 	for _, name := range metrics {
 		if !have[name] {
-			return nil, nil, nil, fmt.Errorf("plots: no method has the metric %q; fix: use one of %s", name, strings.Join(known, ", "))
+			return nil, nil, fmt.Errorf("plots: no method has the metric %q; fix: use one of %s", name, strings.Join(known, ", "))
 		}
 	}
-	return ordered(methods, methodNames()), ordered(splits, []string{"train", "validation", "test"}), metrics, nil
+	return ordered(splits, []string{"train", "validation", "test"}), metrics, nil
 }
 
 // metricPanel is the panel of one metric: a group of bars per split, a bar per method that
 // has the metric, labelled with its value. It records in drawn each method's first bars
 // (for the legend) and counts in lacking the methods without a value on some split.
-func metricPanel(table MetricTable, name string, methods, splits []string, drawn map[string]*bars, lacking map[string]int) (*plot.Plot, *barLabels) {
+func metricPanel(table MetricTable, name string, splits []string, drawn []*bars, lacking []int) (*plot.Plot, *barLabels) {
 	var present []*bars
 	scale := metricScale(table, name)
-	for _, m := range methods {
+	for k, m := range table {
 		v := make([]float64, len(splits))
 		found, missing := false, false
 		for i, s := range splits {
-			x, ok := table[m][s][name]
+			x, ok := m.Metrics[s][name]
 			if !ok {
 				x = math.NaN()
 			}
 			v[i], found, missing = x/scale.factor, found || ok, missing || !ok
 		}
 		if missing {
-			lacking[m]++
+			lacking[k]++
 		}
 		if found {
-			b := &bars{values: v, color: MethodColor(m)}
+			b := &bars{values: v, color: m.Color}
 			present = append(present, b)
-			if drawn[m] == nil {
-				drawn[m] = b
+			if drawn[k] == nil {
+				drawn[k] = b
 			}
 		}
 	}
@@ -183,14 +195,14 @@ func metricPanel(table MetricTable, name string, methods, splits []string, drawn
 
 // lackingNote names the methods that lack a value of some metric, with how many of the
 // metrics (just the names when there is one metric); "" when none does.
-func lackingNote(methods []string, lacking map[string]int, metrics int) string {
+func lackingNote(table MetricTable, lacking []int, metrics int) string {
 	var lack []string
-	for _, m := range methods {
-		switch n := lacking[m]; {
+	for i, m := range table {
+		switch n := lacking[i]; {
 		case n > 0 && metrics == 1:
-			lack = append(lack, methodLabel(m))
+			lack = append(lack, m.Label)
 		case n > 0:
-			lack = append(lack, fmt.Sprintf("%s for %d of the %d metrics", methodLabel(m), n, metrics))
+			lack = append(lack, fmt.Sprintf("%s for %d of the %d metrics", m.Label, n, metrics))
 		}
 	}
 	return strings.Join(lack, ", ")
@@ -206,8 +218,8 @@ type unitScale struct {
 // the power of ten of its largest |value|.
 func metricScale(table MetricTable, name string) unitScale {
 	big := 0.0
-	for _, bySplit := range table {
-		for _, byMetric := range bySplit {
+	for _, m := range table {
+		for _, byMetric := range m.Metrics {
 			if v, ok := byMetric[name]; ok {
 				big = math.Max(big, math.Abs(v))
 			}

@@ -2,8 +2,8 @@ package plots_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"image/color"
 	"image/png"
 	"log"
 	"strings"
@@ -57,12 +57,13 @@ func ExamplePath() {
 }
 
 func ExampleEvaluation() {
-	// The "metrics" object of the JSON that `quce eval` writes.
-	const report = `{"quce": {"test": {"validity": 1, "proximity_l1": 21.5}},
-	                 "ig":   {"test": {"validity": 0.4, "proximity_l1": 30.2}}}`
-	var table plots.MetricTable
-	if err := json.Unmarshal([]byte(report), &table); err != nil {
-		log.Fatal(err)
+	// Each method's results, in the order drawn, with its label and colour:
+	// report.EvaluationTable makes such a table of an eval.Report, each method with its own.
+	table := plots.MetricTable{
+		{MethodStyle: plots.MethodStyle{Label: "QUCE", Color: color.RGBA{0x00, 0x72, 0xb2, 0xff}},
+			Metrics: map[string]map[string]float64{"test": {"validity": 1, "proximity_l1": 21.5}}},
+		{MethodStyle: plots.MethodStyle{Label: "IG", Color: color.RGBA{0xe6, 0x9f, 0x00, 0xff}},
+			Metrics: map[string]map[string]float64{"test": {"validity": 0.4, "proximity_l1": 30.2}}},
 	}
 	svg, err := plots.Evaluation(table, []string{"validity", "proximity_l1"}, plots.Options{Title: "W-BC, test split"})
 	if err != nil {
@@ -89,17 +90,4 @@ func ExampleSweep() {
 	}
 	fmt.Println(bytes.Contains(svg, []byte("λ3 (log scale)")))
 	// Output: true
-}
-
-func ExampleMethodColor() {
-	for _, m := range []string{"quce", "ig", "agi", "wachter", "dice-random"} {
-		r, g, b, _ := plots.MethodColor(m).RGBA()
-		fmt.Printf("%s #%02x%02x%02x\n", m, r>>8, g>>8, b>>8)
-	}
-	// Output:
-	// quce #0072b2
-	// ig #e69f00
-	// agi #009e73
-	// wachter #cc79a7
-	// dice-random #d55e00
 }

@@ -51,9 +51,6 @@ func TestFailedPathsAreLeftOut(t *testing.T) {
 	if _, err := Attribution(ex0, names, Options{}); !errors.Is(err, ErrFailed) {
 		t.Errorf("Attribution with every path failed: %v; want ErrFailed", err)
 	}
-	if paths := ExplanationPaths(ex0); paths != nil {
-		t.Errorf("map paths of a failed explanation: %v; want none", paths)
-	}
 
 	// Automatic λ: a failed candidate is not drawn, but counted; a failed choice is refused.
 	a := frontFixture()

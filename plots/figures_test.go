@@ -434,7 +434,7 @@ func TestMapStarsAndLegend(t *testing.T) {
 			var order []string             // the methods of the map's lines, in drawing order
 			for i, st := range doc.PathStyles {
 				for _, m := range []string{"quce", "ig", "agi"} {
-					fill := fillOf(MethodColor(m))
+					fill := fillOf(methodStyle(m).Color)
 					if st == fill && i+1 < len(doc.PathStyles) && strings.Contains(doc.PathStyles[i+1], "stroke:#000000") {
 						stars = append(stars, m)
 					}
@@ -569,14 +569,15 @@ func overlap(a, b vg.Rectangle) bool {
 // evalTable is a metric table like a real evaluation's: six methods, values from 10⁻⁶
 // to hundreds, long metric names, and methods lacking metrics.
 func evalTable() MetricTable {
-	t := MetricTable{}
+	t := map[string]map[string]map[string]float64{}
+	methods := []string{"quce", "ig", "agi", "wachter", "dice-random", "growing-spheres"}
 	r := rand.New(rand.NewPCG(5, 6))
 	metrics := map[string]float64{
 		"validity": 1, "proximity_l1": 20, "completeness_gap": 2e-4, "cf_recon_error": 0.5,
 		"path_uncertainty_trained_mean": 25, "path_uncertainty_trained_std": 20,
 		"seconds_per_instance": 0.1, "deletion": 0.7, "tiny": 3e-6, "cf_uncertainty_trained": 90,
 	}
-	for i, m := range []string{"quce", "ig", "agi", "wachter", "dice-random", "growing-spheres"} {
+	for i, m := range methods {
 		t[m] = map[string]map[string]float64{}
 		for _, s := range []string{"train", "test"} {
 			t[m][s] = map[string]float64{}
@@ -593,7 +594,7 @@ func evalTable() MetricTable {
 		}
 	}
 	t["quce"]["test"]["deletion"] = -0.2 // a negative bar, labelled below
-	return t
+	return metricTable(methods, t)
 }
 
 func TestEvaluationLabelsDoNotOverlap(t *testing.T) {
@@ -660,7 +661,8 @@ func TestEvaluationLabelsDoNotOverlap(t *testing.T) {
 func (m labelMode) String() string { return [...]string{"level", "turned", "hidden"}[m] }
 
 func TestEvaluationScalesSmallMetrics(t *testing.T) {
-	table := MetricTable{"quce": {"test": {"completeness_gap": 0.000157, "tiny": 3e-6, "big": 2.5e6, "plain": 0.5}}}
+	table := metricTable([]string{"quce"}, map[string]map[string]map[string]float64{
+		"quce": {"test": {"completeness_gap": 0.000157, "tiny": 3e-6, "big": 2.5e6, "plain": 0.5}}})
 	b, err := Evaluation(table, nil, Options{})
 	if err != nil {
 		t.Fatal(err)

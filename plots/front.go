@@ -51,7 +51,7 @@ func Front(a *quce.AutoChoice, o Options) ([]byte, error) {
 			invalid = append(invalid, pt)
 		}
 		labels.XYs = append(labels.XYs, pt)
-		labels.Labels = append(labels.Labels, fmt.Sprintf("λ2 %g, λ3 %g", c.Lambda2, c.Lambda3))
+		labels.Labels = append(labels.Labels, fmt.Sprintf("λ2 %.4g, λ3 %.4g", c.Lambda2, c.Lambda3))
 	}
 	chosen := a.Candidates[a.Chosen]
 	p := newPanel()
@@ -59,7 +59,7 @@ func Front(a *quce.AutoChoice, o Options) ([]byte, error) {
 	p.Y.Label.Text = "uncertainty L_ε(x_c)"
 	validMarks := marker(valid, draw.CircleGlyph{}, blue, vg.Points(3.5))
 	invalidMarks := marker(invalid, draw.RingGlyph{}, grey, vg.Points(3.5))
-	star := marker(plotter.XYs{{X: chosen.Distance, Y: chosen.Uncertainty}}, starGlyph{}, MethodColor("quce"), vg.Points(7))
+	star := marker(plotter.XYs{{X: chosen.Distance, Y: chosen.Uncertainty}}, starGlyph{}, blue, vg.Points(7))
 	text, err := plotter.NewLabels(labels)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func Front(a *quce.AutoChoice, o Options) ([]byte, error) {
 		{"chosen", []plot.Thumbnailer{star}},
 		{"plausibility bound", []plot.Thumbnailer{bound}},
 	}
-	auto := fmt.Sprintf("Chosen: λ2 %g, λ3 %g (candidate %d of %d). Rule: %s. Bound: L_ε ≤ %.3g", chosen.Lambda2, chosen.Lambda3, a.Chosen+1, len(a.Candidates), quce.AutoRule, a.Bound)
+	auto := fmt.Sprintf("Chosen: λ2 %.4g, λ3 %.4g (candidate %d of %d). Rule: %s. Bound: L_ε ≤ %.3g", chosen.Lambda2, chosen.Lambda3, a.Chosen+1, len(a.Candidates), quce.AutoRule, a.Bound)
 	if a.Quantile > 0 {
 		auto += fmt.Sprintf(", the %g quantile over the training rows", a.Quantile)
 	}

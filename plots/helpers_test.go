@@ -15,8 +15,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/quce"
 )
+
+// methodStyle is how the tests draw the method named m: with the label and colour eval
+// describes it by, as the callers of the plots do, else with its name in black.
+func methodStyle(m string) MethodStyle {
+	if info, ok := eval.Method(m).Info(); ok {
+		return MethodStyle{Label: info.Label, Color: info.Color}
+	}
+	return MethodStyle{Label: m, Color: black}
+}
+
+// metricTable is the MetricTable of values (method → split → metric → value), the methods
+// in the order of methods, each drawn in its methodStyle.
+func metricTable(methods []string, values map[string]map[string]map[string]float64) MetricTable {
+	var t MetricTable
+	for _, m := range methods {
+		t = append(t, MethodMetrics{MethodStyle: methodStyle(m), Metrics: values[m]})
+	}
+	return t
+}
 
 // fixture is a hand-made explanation with n features and m paths of steps steps each.
 // Feature j's |Φ| is ((7j mod n) + 1)/n · 0.2, so the ranking differs from the feature

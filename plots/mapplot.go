@@ -14,30 +14,20 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/quce"
 )
 
 // MapPath is one method's path for one instance, in standardised units: Points[0] is the
 // instance and the last point its counterfactual. A straight line (IG's path) needs only
 // its two ends.
 type MapPath struct {
-	Method string // "quce", "ig", "agi", ...: picks the colour (see MethodColor)
+	MethodStyle // the method's name in the legend and its colour
+	// Straight: the path is a straight line to another path's counterfactual (IG's), drawn
+	// dashed so that the path it runs along stays visible.
+	Straight bool
+	// Lead: the path the figure is about (QUCE's): its star is drawn above the others', and
+	// the note says when a straight path ends at it.
+	Lead   bool
 	Points [][]float64
-}
-
-// ExplanationPaths are the paths of an explanation for Map: QUCE's path (its first, which
-// starts exactly at x) and IG's straight line from x to the same counterfactual; none when
-// that path failed. Add other methods' paths (AGI's: eval.RunAGI) after them.
-func ExplanationPaths(ex *quce.Explanation) []MapPath {
-	if ex == nil || len(ex.Paths) == 0 || ex.Paths[0] == nil || ex.Path0().Failure != "" {
-		return nil // a failed path has no counterfactual to draw
-	}
-	p := ex.Path0()
-	out := []MapPath{{Method: "quce", Points: p.Points}}
-	if ex.X != nil && p.Counterfactual != nil {
-		out = append(out, MapPath{Method: "ig", Points: [][]float64{ex.X, p.Counterfactual}})
-	}
-	return out
 }
 
 // Map draws the training data on its first two principal components (PCA fitted on the
@@ -47,8 +37,8 @@ func ExplanationPaths(ex *quce.Explanation) []MapPath {
 // their classes (0 … C−1); paths may be empty.
 //
 // The first path is drawn widest and at the bottom, each later one narrower, over a white
-// casing, so that paths which run together stay visible; IG's straight line is dashed.
-// Stars are drawn in the opposite order, with QUCE's on top: IG's line ends at QUCE's
+// casing, so that paths which run together stay visible; a straight line is dashed. Stars
+// are drawn in the opposite order, with the lead path's on top: IG's line ends at QUCE's
 // counterfactual, and the star there is QUCE's.
 func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, error) {
 	if err := o.check(); err != nil {
@@ -80,8 +70,8 @@ func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, e
 	if len(paths) > 0 {
 		legend = append(legend, legendItem{"start x", []plot.Thumbnailer{marker(nil, startGlyph{}, black, vg.Points(4.5))}})
 		note = append(note, "A ring marks the instance x, and a star in a method's colour the end of its path, its counterfactual.")
-		if sharedEnd(paths, "quce", "ig") {
-			note = append(note, "IG's straight line ends at QUCE's counterfactual.")
+		if straight, lead, ok := sharedEnd(paths); ok {
+			note = append(note, fmt.Sprintf("%s's straight line ends at %s's counterfactual.", straight, lead))
 		}
 	}
 	note = append(note, "Principal components of the standardised training rows.")
@@ -130,32 +120,32 @@ func addMapPaths(p *plot.Plot, paths []MapPath, project func([][]float64) plotte
 	type end struct {
 		xy   plotter.XYs
 		c    color.Color
-		quce bool
+		lead bool
 	}
 	var starts []plot.Plotter
 	var ends []end
 	for i, mp := range paths {
 		xys := project(mp.Points)
-		sty := draw.LineStyle{Color: MethodColor(mp.Method), Width: vg.Points(math.Max(1.5, 3.5-float64(i)))}
-		if methodKey(mp.Method) == "ig" {
+		sty := draw.LineStyle{Color: mp.Color, Width: vg.Points(math.Max(1.5, 3.5-float64(i)))}
+		if mp.Straight {
 			sty.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 		}
 		p.Add(&pathLine{xys: xys, style: sty})
 		starts = append(starts, marker(xys[:1], startGlyph{}, black, vg.Points(4.5)))
-		ends = append(ends, end{xys[len(xys)-1:], sty.Color, methodKey(mp.Method) == "quce"})
-		if !seen[methodKey(mp.Method)] {
-			seen[methodKey(mp.Method)] = true
-			legend = append(legend, legendItem{methodLabel(mp.Method), []plot.Thumbnailer{pathThumb{style: sty, radius: vg.Points(5)}}})
+		ends = append(ends, end{xys[len(xys)-1:], sty.Color, mp.Lead})
+		if !seen[mp.Label] {
+			seen[mp.Label] = true
+			legend = append(legend, legendItem{mp.Label, []plot.Thumbnailer{pathThumb{style: sty, radius: vg.Points(5)}}})
 		}
 	}
 	p.Add(starts...)
-	// The first path's star on top, and QUCE's above all.
+	// The first path's star on top, and the lead path's above all.
 	slices.Reverse(ends)
 	slices.SortStableFunc(ends, func(a, b end) int {
 		switch {
-		case a.quce == b.quce:
+		case a.lead == b.lead:
 			return 0
-		case b.quce:
+		case b.lead:
 			return -1
 		}
 		return 1
@@ -166,24 +156,22 @@ func addMapPaths(p *plot.Plot, paths []MapPath, project func([][]float64) plotte
 	return legend
 }
 
-// sharedEnd reports whether the first paths of methods a and b end at the same point, up
-// to rounding.
-func sharedEnd(paths []MapPath, a, b string) bool {
-	var ends [2][]float64
-	for _, mp := range paths {
-		for i, m := range []string{a, b} {
-			if methodKey(mp.Method) == m && ends[i] == nil {
-				ends[i] = mp.Points[len(mp.Points)-1]
-			}
-		}
+// sharedEnd reports whether the first straight path ends where the first lead path does,
+// up to rounding, and returns their labels.
+func sharedEnd(paths []MapPath) (straight, lead string, ok bool) {
+	i := slices.IndexFunc(paths, func(mp MapPath) bool { return mp.Straight })
+	j := slices.IndexFunc(paths, func(mp MapPath) bool { return mp.Lead })
+	if i < 0 || j < 0 {
+		return "", "", false
 	}
-	return ends[0] != nil && ends[1] != nil && slices.EqualFunc(ends[0], ends[1], func(u, v float64) bool {
+	a, b := paths[i].Points[len(paths[i].Points)-1], paths[j].Points[len(paths[j].Points)-1]
+	return paths[i].Label, paths[j].Label, slices.EqualFunc(a, b, func(u, v float64) bool {
 		return math.Abs(u-v) <= 1e-9*(1+math.Abs(u)+math.Abs(v))
 	})
 }
 
 // classStyle is the glyph and colour of a class's training points: sky blue, yellow and
-// grey, the Okabe-Ito colours no method uses, faded so the paths stand out; past three
+// grey, faded so the paths stand out; past three
 // classes the shapes change (disc, square, triangle) and the colours repeat.
 func classStyle(class int) (draw.GlyphDrawer, color.Color) {
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
@@ -217,8 +205,11 @@ func checkMap(train [][]float64, labels []int, paths []MapPath) error {
 		}
 	}
 	for i, mp := range paths {
+		if err := mp.check(fmt.Sprintf("path %d", i)); err != nil {
+			return err
+		}
 		if len(mp.Points) == 0 {
-			return fmt.Errorf("%w: path %d (%s) has no points", errEmpty, i, mp.Method)
+			return fmt.Errorf("%w: path %d (%s) has no points", errEmpty, i, mp.Label)
 		}
 		for s, pt := range mp.Points {
 			if err := checkVector(fmt.Sprintf("paths[%d].Points[%d]", i, s), pt, d); err != nil {

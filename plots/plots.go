@@ -28,7 +28,8 @@
 // by the font's line height, so they never touch.
 //
 // Colours come from the Okabe-Ito palette, which stays distinguishable for colour-blind
-// readers, and a method has the same colour in every plot (see MethodColor). Pictures that
+// readers; a method is drawn in the colour, and named by the label, its caller gives it
+// (MethodStyle), so that it has the same in every plot. Pictures that
 // list features grow in height with the number of features shown, so names never overlap.
 // Bad input (nothing to draw, NaN or infinite values, mismatched lengths) is an error,
 // never a broken picture.
@@ -37,7 +38,6 @@ package plots
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"image/color"
 	"math"
 	"slices"
@@ -226,67 +226,41 @@ func (o Options) title(auto string) string {
 
 // The Okabe-Ito palette (Okabe & Ito, "Color Universal Design", 2008).
 var (
-	black         = color.RGBA{0x00, 0x00, 0x00, 0xff}
-	orange        = color.RGBA{0xe6, 0x9f, 0x00, 0xff}
-	skyBlue       = color.RGBA{0x56, 0xb4, 0xe9, 0xff}
-	bluishGreen   = color.RGBA{0x00, 0x9e, 0x73, 0xff}
-	yellow        = color.RGBA{0xf0, 0xe4, 0x42, 0xff}
-	blue          = color.RGBA{0x00, 0x72, 0xb2, 0xff}
-	vermillion    = color.RGBA{0xd5, 0x5e, 0x00, 0xff}
-	reddishPurple = color.RGBA{0xcc, 0x79, 0xa7, 0xff}
-	grey          = color.RGBA{0x99, 0x99, 0x99, 0xff}
-	darkGrey      = color.RGBA{0x55, 0x55, 0x55, 0xff}
+	black       = color.RGBA{0x00, 0x00, 0x00, 0xff}
+	skyBlue     = color.RGBA{0x56, 0xb4, 0xe9, 0xff}
+	bluishGreen = color.RGBA{0x00, 0x9e, 0x73, 0xff}
+	yellow      = color.RGBA{0xf0, 0xe4, 0x42, 0xff}
+	blue        = color.RGBA{0x00, 0x72, 0xb2, 0xff}
+	vermillion  = color.RGBA{0xd5, 0x5e, 0x00, 0xff}
+	grey        = color.RGBA{0x99, 0x99, 0x99, 0xff}
+	darkGrey    = color.RGBA{0x55, 0x55, 0x55, 0xff}
 )
 
-// methods are the known methods in their fixed order, with their colours and labels.
-var methods = []struct {
-	name, label string
-	color       color.Color
-}{
-	{"quce", "QUCE", blue},
-	{"quce-auto", "QUCE (auto λ)", skyBlue},
-	{"ig", "IG", orange},
-	{"agi", "AGI", bluishGreen},
-	{"wachter", "Wachter", reddishPurple},
-	{"dice-random", "DiCE (random)", vermillion},
+// MethodStyle is how a method is drawn: its name in legends and notes, and its colour. The
+// caller gives each method's (the evaluation's methods describe their own), so that a
+// method has the same colour in every plot.
+type MethodStyle struct {
+	Label string
+	Color color.Color
 }
 
-// MethodColor is the colour of a method in every plot: quce blue, quce-auto sky blue, ig
-// orange, agi bluish green, wachter reddish purple and dice-random vermillion, from the
-// Okabe-Ito palette. Other names get black or grey, chosen by a hash of the name so that a
-// name always gets the same colour. Names are matched without regard to case or surrounding
-// spaces.
-func MethodColor(method string) color.Color {
-	key := methodKey(method)
-	for _, m := range methods {
-		if m.name == key {
-			return m.color
-		}
+// check is an error naming what when s lacks a label or a colour.
+func (s MethodStyle) check(what string) error {
+	switch {
+	case strings.TrimSpace(s.Label) == "":
+		return fmt.Errorf("plots: %s has no label; fix: set its MethodStyle.Label to the method's name", what)
+	case s.Color == nil:
+		return fmt.Errorf("plots: %s (%s) has no colour; fix: set its MethodStyle.Color", what, s.Label)
 	}
-	h := fnv.New32a()
-	h.Write([]byte(key))
-	others := []color.Color{black, grey}
-	return others[h.Sum32()%uint32(len(others))]
-}
-
-func methodKey(method string) string { return strings.ToLower(strings.TrimSpace(method)) }
-
-// methodLabel is a method's name as a legend shows it.
-func methodLabel(method string) string {
-	key := methodKey(method)
-	for _, m := range methods {
-		if m.name == key {
-			return m.label
-		}
-	}
-	return method
+	return nil
 }
 
 // ordered returns keys with those in first leading, in first's order, and the rest sorted.
+// Keys are matched without regard to case or surrounding spaces.
 func ordered(keys []string, first []string) []string {
 	rank := func(k string) int {
 		for i, f := range first {
-			if f == methodKey(k) {
+			if f == strings.ToLower(strings.TrimSpace(k)) {
 				return i
 			}
 		}
@@ -301,15 +275,6 @@ func ordered(keys []string, first []string) []string {
 		return out[i] < out[j]
 	})
 	return out
-}
-
-// methodNames is the fixed order of the known methods.
-func methodNames() []string {
-	names := make([]string, len(methods))
-	for i, m := range methods {
-		names[i] = m.name
-	}
-	return names
 }
 
 // sans is Liberation Sans, metrically compatible with Arial and Helvetica.

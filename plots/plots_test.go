@@ -47,24 +47,27 @@ func mapFixture() ([][]float64, []int, []MapPath) {
 		curve = append(curve, pt)
 	}
 	return train, labels, []MapPath{
-		{Method: "quce", Points: curve},
-		{Method: "ig", Points: [][]float64{x, xc}},
-		{Method: "AGI", Points: [][]float64{x, {0, 0.5, 0, -0.5, 0}, xc}},
+		{MethodStyle: methodStyle("quce"), Lead: true, Points: curve},
+		{MethodStyle: methodStyle("ig"), Straight: true, Points: [][]float64{x, xc}},
+		{MethodStyle: methodStyle("agi"), Points: [][]float64{x, {0, 0.5, 0, -0.5, 0}, xc}},
 	}
 }
 
+// metricFixture is a metric table of six methods, quce first, in an order that is neither
+// eval's nor alphabetical, with two lacking a metric.
 func metricFixture() MetricTable {
-	t := MetricTable{}
-	for i, m := range []string{"dice-random", "quce", "other", "wachter", "ig", "agi"} {
-		t[m] = map[string]map[string]float64{}
+	methods := []string{"quce", "dice-random", "other", "ig", "wachter", "agi"}
+	values := map[string]map[string]map[string]float64{}
+	for i, m := range methods {
+		values[m] = map[string]map[string]float64{}
 		for _, s := range []string{"test", "train"} {
-			t[m][s] = map[string]float64{"validity": 1 - 0.1*float64(i), "proximity_l1": 10 + float64(i)}
+			values[m][s] = map[string]float64{"validity": 1 - 0.1*float64(i), "proximity_l1": 10 + float64(i)}
 			if m != "wachter" && m != "dice-random" {
-				t[m][s]["completeness_gap"] = 0.001 * float64(i)
+				values[m][s]["completeness_gap"] = 0.001 * float64(i+1)
 			}
 		}
 	}
-	return t
+	return metricTable(methods, values)
 }
 
 func sweepFixture() []eval.SweepPoint {
@@ -397,7 +400,7 @@ func TestMap(t *testing.T) {
 	// One star per path in the method's colour and one in its legend symbol; one dot per
 	// training row and one in the legend per class.
 	for _, m := range []string{"quce", "ig", "agi"} {
-		if got := doc.fills(MethodColor(m)); got != 2 {
+		if got := doc.fills(methodStyle(m).Color); got != 2 {
 			t.Errorf("%d counterfactual stars in %s's colour (with the legend's), want 2", got, m)
 		}
 	}
@@ -462,11 +465,11 @@ func TestEvaluation(t *testing.T) {
 		bars    map[color.Color]int
 	}{
 		{"all metrics", nil,
-			[]string{"QUCE", "IG", "AGI", "Wachter", "DiCE (random)", "other"},
-			map[color.Color]int{blue: 3*2 + 1, reddishPurple: 2*2 + 1}},
+			[]string{"QUCE", "DiCE (random)", "other", "IG", "Wachter", "AGI"},
+			map[color.Color]int{methodStyle("quce").Color: 3*2 + 1, methodStyle("wachter").Color: 2*2 + 1}},
 		{"a metric Wachter lacks", []string{"completeness_gap"},
-			[]string{"QUCE", "IG", "AGI", "other"},
-			map[color.Color]int{blue: 2 + 1, reddishPurple: 0, vermillion: 0}},
+			[]string{"QUCE", "other", "IG", "AGI"},
+			map[color.Color]int{methodStyle("quce").Color: 2 + 1, methodStyle("wachter").Color: 0, methodStyle("dice-random").Color: 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := Evaluation(table, tc.metrics, Options{})
@@ -481,7 +484,7 @@ func TestEvaluation(t *testing.T) {
 					t.Fatalf("legend entry %q appears %d times", m, len(got))
 				}
 				if got[0].X <= prevX {
-					t.Errorf("legend entry %q is out of the fixed method order", m)
+					t.Errorf("legend entry %q is out of the table's order", m)
 				}
 				prevX = got[0].X
 			}
@@ -622,16 +625,34 @@ func TestBadInput(t *testing.T) {
 			bad[0] = MaxMapClasses
 			return Map(train, bad, paths, Options{})
 		}, false},
-		{"empty map path", func() ([]byte, error) { return Map(train, labels, []MapPath{{Method: "quce"}}, Options{}) }, true},
+		{"empty map path", func() ([]byte, error) {
+			return Map(train, labels, []MapPath{{MethodStyle: methodStyle("quce")}}, Options{})
+		}, true},
 		{"map path in the wrong dimension", func() ([]byte, error) {
-			return Map(train, labels, []MapPath{{Method: "quce", Points: [][]float64{{1, 2}}}}, Options{})
+			return Map(train, labels, []MapPath{{MethodStyle: methodStyle("quce"), Points: [][]float64{{1, 2}}}}, Options{})
+		}, false},
+		{"map path without a colour", func() ([]byte, error) {
+			return Map(train, labels, []MapPath{{MethodStyle: MethodStyle{Label: "QUCE"}, Points: paths[0].Points}}, Options{})
+		}, false},
+		{"map path without a label", func() ([]byte, error) {
+			return Map(train, labels, []MapPath{{MethodStyle: MethodStyle{Color: blue}, Points: paths[0].Points}}, Options{})
+		}, false},
+		{"method without a colour", func() ([]byte, error) {
+			m := metricFixture()
+			m[1].Color = nil
+			return Evaluation(m, nil, Options{})
+		}, false},
+		{"method twice", func() ([]byte, error) {
+			m := metricFixture()
+			m[2].Label = m[0].Label
+			return Evaluation(m, nil, Options{})
 		}, false},
 		{"empty metric table", func() ([]byte, error) { return Evaluation(MetricTable{}, nil, Options{}) }, true},
 		{"no metrics asked for", func() ([]byte, error) { return Evaluation(metricFixture(), []string{}, Options{}) }, true},
 		{"unknown metric", func() ([]byte, error) { return Evaluation(metricFixture(), []string{"speed"}, Options{}) }, false},
 		{"NaN metric", func() ([]byte, error) {
 			m := metricFixture()
-			m["quce"]["test"]["validity"] = math.NaN()
+			m[0].Metrics["test"]["validity"] = math.NaN()
 			return Evaluation(m, nil, Options{})
 		}, false},
 		{"no sweep points", func() ([]byte, error) { return Sweep(nil, "λ3", Options{}) }, true},
@@ -653,35 +674,6 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("error %q: wraps errEmpty = %v, want %v", err, got, tc.empty)
 			}
 		})
-	}
-}
-
-func TestMethodColor(t *testing.T) {
-	for _, tc := range []struct {
-		method string
-		want   color.Color
-	}{
-		{"quce", color.RGBA{0x00, 0x72, 0xb2, 0xff}},
-		{"ig", color.RGBA{0xe6, 0x9f, 0x00, 0xff}},
-		{"agi", color.RGBA{0x00, 0x9e, 0x73, 0xff}},
-		{"wachter", color.RGBA{0xcc, 0x79, 0xa7, 0xff}},
-		{"dice-random", color.RGBA{0xd5, 0x5e, 0x00, 0xff}},
-		{" QUCE ", color.RGBA{0x00, 0x72, 0xb2, 0xff}},
-	} {
-		if got := MethodColor(tc.method); got != tc.want {
-			t.Errorf("MethodColor(%q) = %v, want %v", tc.method, got, tc.want)
-		}
-	}
-	for _, other := range []string{"growing-spheres", "exquce", "x"} {
-		c := MethodColor(other)
-		if c != MethodColor(other) {
-			t.Errorf("MethodColor(%q) is not stable", other)
-		}
-		for _, m := range methods {
-			if c == m.color {
-				t.Errorf("MethodColor(%q) = %v, the colour of %s", other, c, m.name)
-			}
-		}
 	}
 }
 

@@ -3,10 +3,15 @@
 // CSV table (CSV), its text report (WriteText) and the notebook's HTML format, an
 // evaluation's metric table for plots.Evaluation (a single run's values, or the means over
 // seeds), and the map of an explanation's paths with AGI's beside QUCE's and IG's.
+// Each method is drawn with the label and colour its eval method declares (eval.Methods), so
+// that plots knows no method.
 package report
 
 import (
+	"cmp"
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/pipeline"
@@ -14,33 +19,75 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
-// EvaluationTable is r's metrics as plots.Evaluation draws them.
+// EvaluationTable is r's metrics as plots.Evaluation draws them, the methods in table order.
 func EvaluationTable(r *eval.Report) plots.MetricTable {
-	table := plots.MetricTable{}
-	for m, splits := range r.Metrics {
-		table[string(m)] = splits
+	var table plots.MetricTable
+	for _, m := range tableOrder(slices.Collect(maps.Keys(r.Metrics))) {
+		table = append(table, plots.MethodMetrics{MethodStyle: Style(m), Metrics: r.Metrics[m]})
 	}
 	return table
 }
 
 // SeedMeansTable is the means over seeds of s's metrics, as plots.Evaluation draws them (the
-// tables give the spread).
+// tables give the spread), the methods in table order.
 func SeedMeansTable(s *eval.SeedSummary) plots.MetricTable {
-	table := plots.MetricTable{}
-	for m, splits := range s.Metrics {
-		table[string(m)] = map[string]map[string]float64{}
-		for split, metrics := range splits {
-			table[string(m)][split] = map[string]float64{}
+	var table plots.MetricTable
+	for _, m := range tableOrder(slices.Collect(maps.Keys(s.Metrics))) {
+		means := map[string]map[string]float64{}
+		for split, metrics := range s.Metrics[m] {
+			means[split] = map[string]float64{}
 			for k, v := range metrics {
-				table[string(m)][split][k] = v.Mean
+				means[split][k] = v.Mean
 			}
 		}
+		table = append(table, plots.MethodMetrics{MethodStyle: Style(m), Metrics: means})
 	}
 	return table
 }
 
+// tableOrder is ms in the order of eval's tables, any method eval does not know last, by
+// name.
+func tableOrder(ms []eval.Method) []eval.Method {
+	all := eval.AllMethods()
+	rank := func(m eval.Method) int {
+		if i := slices.Index(all, m); i >= 0 {
+			return i
+		}
+		return len(all)
+	}
+	slices.SortFunc(ms, func(a, b eval.Method) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a, b))
+	})
+	return ms
+}
+
+// Style is how plots draws method m: with the label and colour eval describes it by. A method
+// eval does not know has its name for a label and no colour, which plots reports.
+func Style(m eval.Method) plots.MethodStyle {
+	info, ok := m.Info()
+	if !ok {
+		return plots.MethodStyle{Label: string(m)}
+	}
+	return plots.MethodStyle{Label: info.Label, Color: info.Color}
+}
+
+// ExplanationPaths are the paths of an explanation for plots.Map: QUCE's path (its first,
+// which starts exactly at x), the lead, and IG's straight line from x to the same
+// counterfactual; none when that path failed.
+func ExplanationPaths(ex *quce.Explanation) []plots.MapPath {
+	if ex == nil || len(ex.Paths) == 0 || ex.Paths[0] == nil || ex.Path0().Failure != "" {
+		return nil // a failed path has no counterfactual to draw
+	}
+	p := ex.Path0()
+	out := []plots.MapPath{{MethodStyle: Style(eval.QUCE), Lead: true, Points: p.Points}}
+	if ex.X != nil && p.Counterfactual != nil {
+		out = append(out, plots.MapPath{MethodStyle: Style(eval.IG), Straight: true, Points: [][]float64{ex.X, p.Counterfactual}})
+	}
+	return out
+}
+
 // MapPaths are the paths plots.Map draws for each explanation of exs: QUCE's path and IG's
-// straight line (plots.ExplanationPaths), then AGI's path from the same instance towards the
+// straight line (ExplanationPaths), then AGI's path from the same instance towards the
 // same target (eval.RunAGI with its defaults and threshold ϑ), found for all at once.
 func MapPaths(ctx context.Context, s *pipeline.Setup, exs []*quce.Explanation, threshold float64) ([][]plots.MapPath, error) {
 	xs := make([][]float64, len(exs))
@@ -54,7 +101,7 @@ func MapPaths(ctx context.Context, s *pipeline.Setup, exs []*quce.Explanation, t
 	}
 	paths := make([][]plots.MapPath, len(exs))
 	for i, e := range exs {
-		paths[i] = append(plots.ExplanationPaths(e), plots.MapPath{Method: string(eval.AGI), Points: agi[i].Points})
+		paths[i] = append(ExplanationPaths(e), plots.MapPath{MethodStyle: Style(eval.AGI), Points: agi[i].Points})
 	}
 	return paths, nil
 }

@@ -6,9 +6,12 @@
 #      its SIMD kernels: GOEXPERIMENT=simd on amd64 unless GOEXPERIMENT is already set; its own
 #      tests in third_party/gobackend, its kernels and ops against references, are among them;
 #      backend's tests check that third_party/gobackend is upstream plus the patches, with
-#      scripts/vendor-compute.sh), the same on the optional ONNX Runtime backend (its library
-#      fetched from npm by scripts/get-onnxruntime.sh; what does not apply there is skipped),
-#      then every test once more in a build without the SIMD kernels (the fallback);
+#      scripts/vendor-compute.sh); then the race detector (go test -race) on the tests that
+#      run work at the same time (quce's sharded and streamed searches, pipeline's two models
+#      trained at once, cmd/quce's parallel row formatting and -shard runs); go test again on
+#      the optional ONNX Runtime backend (its library fetched from npm by
+#      scripts/get-onnxruntime.sh; what does not apply there is skipped), then every test once
+#      more in a build without the SIMD kernels (the fallback);
 #   4. the fixes in third_party/upstream applied to the compute go.mod requires, their tests
 #      (scripts/check-upstream-fixes.sh), and a module outside the repository that requires this one through a local module proxy
 #      (scripts/test-dependent.sh): go install of cmd/quce and a program of its own, their
@@ -51,6 +54,20 @@ go vet -unsafeptr=false ./third_party/...
 
 echo "== go test ./..."
 go test -count=1 -timeout 40m ./...
+
+echo "== the race detector (go test -race) on the tests that run work at the same time"
+# The goroutines are quce's (a search's shards, on one device or several, and the chunks
+# ExplainStream emits while the next is explained), pipeline's (the classifier and the VAE
+# trained at once) and cmd/quce's (the rows formatted in parallel, a command stopped while
+# it prepares); eval and gonb_ext run quce's, and population none of their own. Race
+# instrumentation makes the searches many times slower, so only the tests that exercise
+# those goroutines run here. The patched backend's kernels address memory through uintptr
+# arithmetic, as upstream's do (third_party/README.md), which -race's pointer checks reject,
+# so its packages are built without them (-d=checkptr=0); the race detector still watches
+# their memory. Without PGO, which would build every package a second time for cmd/quce.
+go test -race -pgo=off -gcflags='github.com/quce-go/quce/third_party/...=-d=checkptr=0' -count=1 -timeout 20m \
+  -run '^(TestRowsSplitAcrossDevices|TestCancelStopsEveryPhase|TestExecsBounded|TestExplainStreamEqualsOneCall|TestExplainStreamStops|TestModelsTrainedTogetherAsAlone|TestShardsMergedEqualOneRun|TestExplainStreamsCSV|TestRowWriterKeepsOrder)$' \
+  ./quce ./pipeline ./cmd/quce
 
 echo "== the optional ONNX Runtime backend (-tags onnx, the library fetched by scripts/get-onnxruntime.sh): the tests that apply there (docs/METHOD.md)"
 # Not the patched backend's own tests (third_party/), which test that backend whatever

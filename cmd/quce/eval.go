@@ -24,7 +24,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	d := eval.DefaultOptions()
 	n := fs.Int("n", d.N, "instances per split")
 	splits := fs.String("splits", "train,test", "splits to evaluate: train, test or both")
-	methods := fs.String("methods", "quce,quce-auto,ig,agi,wachter,dice-random", "methods to compare")
+	methods := fs.String("methods", eval.JoinMethods(eval.DefaultMethods(), ","),
+		"methods to compare, comma-separated: any of "+eval.JoinMethods(eval.AllMethods(), ", ")+", or all")
 	evalSeed := fs.Uint64("eval-seed", d.Seed, "seed choosing the instances and seeding DiCE-random")
 	jsonPath := fs.String("json", "", "write the report as JSON to this file (- for standard output, the tables then going to standard error)")
 	svgDir := fs.String("svg", "", "write the evaluation plot (SVG) into this folder")
