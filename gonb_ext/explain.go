@@ -137,6 +137,9 @@ func changesTable(s *pipeline.Setup, ex *quce.Explanation, top int) string {
 	if in.Failure != "" {
 		return b.String()
 	}
+	if note := in.UnseenNote(); note != "" {
+		b.WriteString("<p><b>" + html.EscapeString(note) + "</b></p>")
+	}
 	b.WriteString("<table><tr><th>column</th><th>original</th><th>counterfactual</th><th>attribution</th><th>− uncertainty</th><th>+ uncertainty</th></tr>")
 	marked := false
 	for _, ci := range in.Top(top) {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/quce-go/quce/data"
 )
@@ -76,7 +77,9 @@ var (
 		{"target_class", func(l *csvLine, in *Instance, _ int) { l.text(in.TargetClassName) }},
 		{"prob_target_start", func(l *csvLine, in *Instance, _ int) { l.num(float64(in.ProbTargetStart)) }},
 		{"prob_target_end", func(l *csvLine, in *Instance, _ int) { l.num(float64(in.ProbTargetEnd)) }},
+		{"margin", func(l *csvLine, in *Instance, _ int) { l.num(float64(in.Margin)) }},
 		{"valid", func(l *csvLine, in *Instance, _ int) { l.bool(in.Valid) }},
+		{"unseen_combination", func(l *csvLine, in *Instance, _ int) { l.text(strings.Join(in.UnseenCombination, ";")) }},
 		{"already_target", func(l *csvLine, in *Instance, _ int) { l.bool(in.AlreadyTarget) }},
 		{"completeness_gap", func(l *csvLine, in *Instance, _ int) { l.num(float64(in.CompletenessGap)) }},
 		{"cf_uncertainty", func(l *csvLine, in *Instance, _ int) { l.num(float64(in.CFUncertainty)) }},

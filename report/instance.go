@@ -32,8 +32,13 @@ type Instance struct {
 	ClassProbabilities Vector `json:"class_probabilities"`
 	ProbTargetStart    Number `json:"prob_target_start"`
 	ProbTargetEnd      Number `json:"prob_target_end"`
-	Valid              bool   `json:"valid"`
-	Failure            string `json:"failure,omitempty"`
+	// Margin is F(τ|x_c) − ϑ (quce.Path.Margin): negative when not valid.
+	Margin  Number `json:"margin"`
+	Valid   bool   `json:"valid"`
+	Failure string `json:"failure,omitempty"`
+	// UnseenCombination holds the column=value entries of the pairs of category values that
+	// no training row holds together (quce.Path.UnseenCombination); nil when all were seen.
+	UnseenCombination []string `json:"unseen_combination,omitempty"`
 	// RelaxedProbTargetEnd is F(τ) where the search ended, before its end was rounded to
 	// the data's values (equal to prob_target_end when nothing was rounded).
 	RelaxedProbTargetEnd   Number   `json:"relaxed_prob_target_end"`
@@ -143,6 +148,7 @@ func NewInstance(cols []data.Column, labels []string, e *quce.Explanation, src S
 		PredictedClassName: labels[e.PredictedClass], TargetClassName: labels[e.Target],
 		ClassProbabilities: e.Probabilities,
 		ProbTargetStart:    Number(e.ProbStart), ProbTargetEnd: Number(p.ProbEnd), Valid: p.Valid, Failure: p.Failure,
+		Margin: Number(p.Margin), UnseenCombination: p.UnseenCombination,
 		RelaxedProbTargetEnd: Number(p.RelaxedProb), Projected: p.Projected, RepairColumns: names(cols, p.Repairs),
 		X: e.X, Counterfactual: p.Counterfactual,
 		XOriginal: values(cols, e.XOriginal), CounterfactualOriginal: values(cols, p.CounterfactualOriginal),

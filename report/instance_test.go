@@ -28,7 +28,7 @@ func testExplanation(failure string) *quce.Explanation {
 		Points: [][]float64{{1, 0, 0, 0.5}, {0, 1, 0, 0.5}}, PointsOriginal: [][]float64{{1, 0, 0, 40}, {0, 1, 0, 40}},
 		Step: []int{0, 12}, Probability: []float64{0.2, 0.7}, Uncertainty: []float64{1, 2}, UncertaintyPaper: []float64{0.5, 1},
 		Counterfactual: []float64{0, 1, 0, 0.5}, CounterfactualOriginal: []float64{0, 1, 0, 40},
-		ProbEnd: 0.7, RelaxedProb: 0.7, Valid: true, Steps: 12,
+		ProbEnd: 0.7, RelaxedProb: 0.7, Margin: 0.2, Valid: true, Steps: 12,
 		Attribution: []float64{-0.25, 0.5, 0, 0.05}, AttributionPlus: []float64{0.01, 0.02, 0, 0.001},
 		AttributionMinus: []float64{-0.01, -0.02, 0, -0.001}, Epsilon: []float64{0.1, 0.1, 0.1, 0.2},
 		CFUncertainty: 2, CFUncertaintyPaper: 1, PathUncertainty: 1.5, PathUncertaintyPaper: 0.75,
@@ -167,6 +167,8 @@ func TestWriteText(t *testing.T) {
 			[]string{"FAILED"}},
 		{"without a table", testExplanation(""), 0, []string{"1 of 2 columns changed"}, []string{"attribution", DetourNote}},
 		{"a failed row", testExplanation("diverged"), 5, []string{"F(target) 0.2000 at x; FAILED: diverged"}, []string{"changed", "attribution"}},
+		{"an unseen pair of categories", unseen(testExplanation("")), 0,
+			[]string{"WARNING: no training row holds these category values together: colour=green, age=40"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
@@ -180,6 +182,49 @@ func TestWriteText(t *testing.T) {
 				if strings.Contains(b.String(), w) {
 					t.Errorf("%q in\n%s", w, b.String())
 				}
+			}
+		})
+	}
+}
+
+// unseen is e with its counterfactual flagged for a pair of category values no training row
+// holds (quce.Path.UnseenCombination).
+func unseen(e *quce.Explanation) *quce.Explanation {
+	e.Paths[0].UnseenCombination = []string{"colour=green", "age=40"}
+	return e
+}
+
+// A counterfactual with an unseen pair of categories says so in every format: the JSON's
+// unseen_combination, the CSV's (joined by ;) and the text's warning (TestWriteText); one
+// without has none, and its margin is F(τ|x_c) − ϑ in the JSON and the CSV.
+func TestUnseenCombinationAndMargin(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		ex        *quce.Explanation
+		json, csv string
+		absent    bool
+	}{
+		{"unseen", unseen(testExplanation("")), `"unseen_combination":["colour=green","age=40"]`, ",0.2,true,colour=green;age=40,false,", false},
+		{"seen", testExplanation(""), "", ",0.2,true,,false,", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := NewInstance(testColumns, []string{"no", "yes"}, tc.ex, testSource)
+			b, err := json.Marshal(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"margin":0.2`) {
+				t.Errorf("the JSON has no margin 0.2: %s", b)
+			}
+			if got := strings.Contains(string(b), "unseen_combination"); got == tc.absent || (!tc.absent && !strings.Contains(string(b), tc.json)) {
+				t.Errorf("the JSON's unseen_combination: %s; want %q (absent: %v)", b, tc.json, tc.absent)
+			}
+			table, err := CSV([]*Instance{in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(table), tc.csv) {
+				t.Errorf("the CSV lacks %q:\n%s", tc.csv, table)
 			}
 		})
 	}

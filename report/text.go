@@ -71,6 +71,9 @@ func (in *Instance) writeText(w io.Writer, top int) {
 	if note := in.projectionNote(); note != "" {
 		fmt.Fprintf(w, "  %s\n", note)
 	}
+	if note := in.UnseenNote(); note != "" {
+		fmt.Fprintf(w, "  %s\n", note)
+	}
 	cols, xo, xc := in.Columns, in.Inputs.XOriginal, in.Inputs.CounterfactualOriginal
 	changed := marked(in.Changed)
 	count := fmt.Sprintf("%d of %d columns changed", len(changed), len(cols))
@@ -116,7 +119,7 @@ func (in *Instance) projectionNote() string {
 	}
 	note := fmt.Sprintf("the search ended at F(target) %.4f with relaxed values (fractions of categories or integers), then was rounded to the data's values", in.RelaxedProbTargetEnd)
 	if len(in.RepairColumns) > 0 {
-		note += fmt.Sprintf(", then made %d one-column moves towards validity (%s)", len(in.RepairColumns), strings.Join(in.RepairColumns, ", "))
+		note += fmt.Sprintf(", then made %d one-column moves towards validity with the margin or a combination of categories the training rows hold (%s)", len(in.RepairColumns), strings.Join(in.RepairColumns, ", "))
 	}
 	return note
 }
@@ -152,4 +155,15 @@ func changes(cols []data.Column, idx []int, x, xc []float64, most int) string {
 		parts = append(parts, fmt.Sprintf("%s: %s → %s", c.Name, columnText(c, x), columnText(c, xc)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// UnseenNote warns, for a counterfactual holding pairs of category values that no training
+// row holds together (UnseenCombination), that it may be no row that could exist; "" when
+// every pair was seen.
+func (in *Instance) UnseenNote() string {
+	if len(in.UnseenCombination) == 0 {
+		return ""
+	}
+	return "WARNING: no training row holds these category values together: " + strings.Join(in.UnseenCombination, ", ") +
+		"; the search found no valid counterfactual without them, so this one may be no row that could exist"
 }
