@@ -152,6 +152,14 @@ func changesTable(s *pipeline.Setup, ex *quce.Explanation, top int) string {
 			in.Attribution[ci], mark, in.AttributionMinus[ci], in.AttributionPlus[ci])
 	}
 	b.WriteString("</table>")
+	if len(in.Options) > 0 {
+		b.WriteString("<p>Other counterfactuals, each searched again holding columns at the row's values:</p><table><tr><th>option</th><th>held</th><th>F(target)</th><th>gap</th><th>changes</th></tr>")
+		for _, o := range in.Options {
+			fmt.Fprintf(&b, "<tr><td>%d</td><td>%s</td><td>%.4f</td><td>%.1e</td><td>%s</td></tr>", o.Option, html.EscapeString(strings.Join(o.Held, ", ")),
+				o.ProbTargetEnd, o.CompletenessGap, html.EscapeString(o.Changes()))
+		}
+		b.WriteString("</table>")
+	}
 	if marked {
 		// The note as a sentence of its own.
 		b.WriteString("<p>" + report.DetourMark + " " + strings.ToUpper(report.DetourNote[:1]) + report.DetourNote[1:] + ".</p>")

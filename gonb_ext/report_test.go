@@ -55,3 +55,26 @@ func TestExplanationSaysWhatHappened(t *testing.T) {
 		t.Error("no detour marked in two rows of German credit")
 	}
 }
+
+// With several counterfactuals the notebook's table lists the others, with the columns each
+// held and its changes.
+func TestExplanationShowsOtherCounterfactuals(t *testing.T) {
+	s := pipelinetest.WBC(t)
+	cfg := quce.DefaultConfig()
+	cfg.Steps, cfg.Counterfactuals = 300, 2
+	ex, err := gonbext.Explain(s, cfg, s.XTest[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex[0].Counterfactuals) != 2 {
+		t.Fatalf("%d counterfactuals, want 2", len(ex[0].Counterfactuals))
+	}
+	html, err := gonbext.ExplanationHTML(s, ex[0], plots.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := s.Explainer.Columns()[ex[0].Counterfactuals[1].Held[0]].Name
+	if !strings.Contains(html, "Other counterfactuals") || !strings.Contains(html, "<td>2</td><td>"+held+"</td>") {
+		t.Errorf("no row of option 2 holding %s:\n%s", held, html)
+	}
+}

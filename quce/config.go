@@ -107,6 +107,10 @@ type Config struct {
 	// segments of the path, so the attribution still integrates to F(τ|x_c) − F(τ|x). It
 	// needs the plausibility bound.
 	Sparse bool `json:"sparse"`
+	// Counterfactuals, if above 1, asks for up to this many distinct valid counterfactuals
+	// per instance (Explanation.Counterfactuals; see the package's "Several counterfactuals
+	// per instance"); 0 or 1: one.
+	Counterfactuals int `json:"counterfactuals,omitempty"`
 	// Plausibility is the bound on L_ε (trained form) under which a counterfactual counts
 	// as plausible, for Auto and Sparse. 0 when neither is used, or until Explainer.WithBound
 	// takes it from the training rows at PlausibilityQuantile.
@@ -192,6 +196,7 @@ func (c Config) Validate() error {
 		{c.Samples < 0, "Config.Samples", c.Samples, "use 0 (the mean code) or a positive number of samples"},
 		{!(c.Margin >= 0 && c.Margin < 1), "Config.Margin", c.Margin, "use a margin of F(τ|x_c) over ϑ from 0 up to (not including) 1, such as 0.05"},
 		{c.PathPoints < 0 || c.PathPoints == 1, "Config.PathPoints", c.PathPoints, "use 0 (every point) or at least 2"},
+		{c.Counterfactuals < 0 || c.Counterfactuals > MaxCounterfactuals, "Config.Counterfactuals", c.Counterfactuals, fmt.Sprintf("use 0 or 1 (one counterfactual) up to %d", MaxCounterfactuals)},
 		{c.PlausibilityQuantile != 0 && !(c.PlausibilityQuantile > 0 && c.PlausibilityQuantile < 1),
 			"Config.PlausibilityQuantile", c.PlausibilityQuantile, "use a quantile strictly between 0 and 1, such as 0.9"},
 		{c.needsBound() && !(finite(c.Plausibility) && c.Plausibility > 0) && !(c.Plausibility == 0 && c.PlausibilityQuantile != 0),

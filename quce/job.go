@@ -80,6 +80,11 @@ func (jb job) explain(ctx context.Context, cfg Config, queries []Query) ([]*Expl
 	for k, qi := range search {
 		out[qi] = ex[k]
 	}
+	if cfg.Counterfactuals > 1 {
+		if err := jb.alternatives(ctx, cfg, queries, out, &tm); err != nil {
+			return nil, tm, err
+		}
+	}
 	return out, tm, nil
 }
 

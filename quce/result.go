@@ -73,6 +73,9 @@ type Path struct {
 	// after which it walked on without the proximity term (λ2 = 0) and stopped once
 	// F(τ|·) ≥ ϑ + 0.05; 0 if it did not stall (see watchStall).
 	Stalled int `json:",omitempty"`
+	// Held are the columns (indices into the columns) held at the instance's values to find
+	// this counterfactual as another option (Config.Counterfactuals); nil for the first.
+	Held []int `json:",omitempty"`
 
 	Attribution      []float64 // Φ: path-integrated gradients of F(τ|·)
 	AttributionPlus  []float64 // Φ⁺: straight-line IG from x_c to x_c + ε
@@ -111,6 +114,11 @@ type Explanation struct {
 	CompletenessGap float64
 	// Auto says how λ2 and λ3 were chosen, with Config.Auto; nil otherwise.
 	Auto *AutoChoice
+	// Counterfactuals are the distinct valid counterfactuals found with Config.Counterfactuals
+	// above 1, the first being Paths[0]'s, each the path of its own search from x (Held says
+	// the columns it held at x's values); nil without that setting, or when the first is not
+	// valid.
+	Counterfactuals []*Path
 
 	// AlreadyTarget says the model already predicts the target class for x (PredictedClass
 	// with the threshold ϑ): there is nothing to change, so no search ran. The one path is x

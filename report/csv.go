@@ -90,6 +90,7 @@ var (
 		{"paths", func(l *csvLine, in *Instance, _ int) { l.int(in.Paths) }},
 		{"valid_paths_count", func(l *csvLine, in *Instance, _ int) { l.int(in.ValidPathsCount) }},
 		{"failure", func(l *csvLine, in *Instance, _ int) { l.text(in.Failure) }},
+		{"option", func(l *csvLine, in *Instance, _ int) { l.int(max(1, in.Option)) }},
 	}
 )
 
@@ -137,17 +138,19 @@ func WriteCSVHeader(w io.Writer) error {
 func WriteCSVLines(w io.Writer, ins []*Instance) error {
 	l := newCSVLine()
 	for i, in := range ins {
-		own := l.fields(func() {
-			for _, c := range instanceCells {
-				c.write(l, in, 0)
+		for _, o := range append([]*Instance{in}, in.Options...) {
+			own := l.fields(func() {
+				for _, c := range instanceCells {
+					c.write(l, o, 0)
+				}
+			})
+			for ci := range o.Columns {
+				for _, c := range lineCells {
+					c.write(l, o, ci)
+				}
+				l.raw(own)
+				l.end()
 			}
-		})
-		for ci := range in.Columns {
-			for _, c := range lineCells {
-				c.write(l, in, ci)
-			}
-			l.raw(own)
-			l.end()
 		}
 		if len(l.buf) >= 1<<20 || i == len(ins)-1 {
 			if _, err := w.Write(l.buf); err != nil {

@@ -37,9 +37,9 @@ func ExampleNewInstance() {
 	report.WriteText(os.Stdout, []*report.Instance{in}, 2)
 	// Output:
 	// {"attribution":[0.5,0],"changed_features":["colour"],"valid":true}
-	// file,line,split,column,rank,original,counterfactual,attribution,attribution_std,attribution_plus,attribution_minus,epsilon,changed,detour,predicted_class,target_class,prob_target_start,prob_target_end,margin,valid,unseen_combination,already_target,completeness_gap,cf_uncertainty,cf_uncertainty_paper,path_uncertainty,path_uncertainty_paper,path_steps,paths,valid_paths_count,failure
-	// people.csv,7,test,colour,1,red,green,0.5,0,0.03,-0.03,0.2,true,false,no,yes,0.2,0.7,0.2,true,,false,0,0,0,0,0,12,1,1,
-	// people.csv,7,test,age,2,40,40,0,0,0,0,0.2,false,false,no,yes,0.2,0.7,0.2,true,,false,0,0,0,0,0,12,1,1,
+	// file,line,split,column,rank,original,counterfactual,attribution,attribution_std,attribution_plus,attribution_minus,epsilon,changed,detour,predicted_class,target_class,prob_target_start,prob_target_end,margin,valid,unseen_combination,already_target,completeness_gap,cf_uncertainty,cf_uncertainty_paper,path_uncertainty,path_uncertainty_paper,path_steps,paths,valid_paths_count,failure,option
+	// people.csv,7,test,colour,1,red,green,0.5,0,0.03,-0.03,0.2,true,false,no,yes,0.2,0.7,0.2,true,,false,0,0,0,0,0,12,1,1,,1
+	// people.csv,7,test,age,2,40,40,0,0,0,0,0.2,false,false,no,yes,0.2,0.7,0.2,true,,false,0,0,0,0,0,12,1,1,,1
 	//
 	// line 7 of people.csv (test split): predicted "no", target "yes": F(target) 0.2000 -> 0.7000, valid (12 steps, completeness gap 0.0e+00)
 	//   1 of 2 columns changed: colour: red → green

@@ -80,6 +80,13 @@ type Instance struct {
 	// DetourColumns are the columns that end unchanged yet carry an attribution: the path
 	// moved them and back (quce.Explanation.Detours); Detour marks them.
 	DetourColumns []string `json:"detour_columns"`
+	// Options are the instance's other counterfactuals (quce.Explanation.Counterfactuals
+	// after the first, with quce.Config.Counterfactuals), each an instance of its own with
+	// its path, attribution and completeness gap; nil with one. Option numbers one of them
+	// (2, 3, …; 0 for the first), and Held names the columns it held at x's values.
+	Options []*Instance `json:"counterfactuals,omitempty"`
+	Option  int         `json:"option,omitempty"`
+	Held    []string    `json:"held,omitempty"`
 
 	// Columns are the data's columns, which the per-column fields follow.
 	Columns []data.Column `json:"-"`
@@ -207,7 +214,26 @@ func NewInstance(cols []data.Column, labels []string, e *quce.Explanation, src S
 	for r, ci := range quce.RankFeatures(in.Attribution) {
 		in.Rank[ci] = r + 1
 	}
+	for k, alt := range e.Counterfactuals[min(1, len(e.Counterfactuals)):] {
+		o := NewInstance(cols, labels, optionExplanation(e, alt), src)
+		o.Option, o.Held = k+2, names(cols, alt.Held)
+		in.Options = append(in.Options, o)
+	}
 	return in
+}
+
+// optionExplanation is e as explained by its other counterfactual p alone: its one path,
+// whose attribution, ± uncertainty and completeness gap are the explanation's.
+func optionExplanation(e *quce.Explanation, p *quce.Path) *quce.Explanation {
+	o := *e
+	o.Paths, o.Counterfactuals, o.Auto = []*quce.Path{p}, nil, nil
+	o.Attribution, o.AttributionStd = p.Attribution, make([]float64, len(p.Attribution))
+	o.AttributionPlus, o.AttributionMinus, o.CompletenessGap = p.AttributionPlus, p.AttributionMinus, p.CompletenessGap
+	o.Unchanged = make([]bool, len(e.X))
+	for j, x := range e.X {
+		o.Unchanged[j] = p.Counterfactual[j] == float64(float32(x))
+	}
+	return &o
 }
 
 // Top lists the n columns of largest |attribution|, largest first (all of them if there are

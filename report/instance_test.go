@@ -229,3 +229,44 @@ func TestUnseenCombinationAndMargin(t *testing.T) {
 		})
 	}
 }
+
+// An instance's other counterfactuals (quce.Explanation.Counterfactuals) are instances of
+// their own in every format: the JSON's counterfactuals with their option and held columns,
+// the CSV's lines of option 2 with their own figures, and a line of the text each.
+func TestOptions(t *testing.T) {
+	e := testExplanation("")
+	alt := *e.Paths[0]
+	alt.Counterfactual, alt.CounterfactualOriginal = []float64{1, 0, 0, 0.75}, []float64{1, 0, 0, 45}
+	alt.ProbEnd, alt.Margin, alt.Held, alt.CompletenessGap = 0.6, 0.1, []int{0}, 1e-4
+	e.Counterfactuals = []*quce.Path{e.Paths[0], &alt}
+	in := NewInstance(testColumns, []string{"no", "yes"}, e, testSource)
+	if len(in.Options) != 1 || in.Options[0].Option != 2 || !slices.Equal(in.Options[0].Held, []string{"colour"}) ||
+		!slices.Equal(in.Options[0].ChangedFeatures, []string{"age"}) || in.Options[0].ProbTargetEnd != 0.6 {
+		t.Fatalf("options %+v; want one, option 2, holding colour, changing age, F 0.6", in.Options)
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"counterfactuals":[{`, `"option":2`, `"held":["colour"]`, `"changed_features":["age"]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the JSON lacks %s: %s", want, b)
+		}
+	}
+	table, err := CSV([]*Instance{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(table)), "\n"); len(lines) != 1+2*len(testColumns) ||
+		!strings.HasSuffix(lines[1], ",1") || !strings.HasSuffix(lines[3], ",2") || !strings.Contains(lines[4], ",age,") || !strings.Contains(lines[4], ",0.6,0.1,") {
+		t.Errorf("the CSV, want two lines of option 1 then two of option 2 with its figures:\n%s", table)
+	}
+	var text strings.Builder
+	WriteText(&text, []*Instance{in}, 0)
+	if want := "counterfactual 2 of 2, holding colour at the row's values: F(target) 0.6000"; !strings.Contains(text.String(), want) {
+		t.Errorf("the text lacks %q:\n%s", want, text.String())
+	}
+	if e.Counterfactuals = nil; NewInstance(testColumns, []string{"no", "yes"}, e, testSource).Options != nil {
+		t.Error("an explanation of one counterfactual has options")
+	}
+}

@@ -81,6 +81,7 @@ func (in *Instance) writeText(w io.Writer, top int) {
 		count += fmt.Sprintf(" (%d before -sparse reset %d)", len(changed)+len(in.ResetFeatures), len(in.ResetFeatures))
 	}
 	fmt.Fprintf(w, "  %s: %s\n", count, changes(cols, changed, xo, xc, maxChanges))
+	in.writeOptions(w)
 	if top == 0 {
 		return
 	}
@@ -99,6 +100,20 @@ func (in *Instance) writeText(w io.Writer, top int) {
 	if marks {
 		fmt.Fprintf(w, "  %s %s\n", DetourMark, DetourNote)
 	}
+}
+
+// writeOptions writes a line for each of the instance's other counterfactuals.
+func (in *Instance) writeOptions(w io.Writer) {
+	for _, o := range in.Options {
+		fmt.Fprintf(w, "  counterfactual %d of %d, holding %s at the row's values: F(target) %.4f, completeness gap %.1e, %d of %d columns changed: %s\n",
+			o.Option, len(in.Options)+1, strings.Join(o.Held, ", "), o.ProbTargetEnd, o.CompletenessGap, len(marked(o.Changed)), len(in.Columns), o.Changes())
+	}
+}
+
+// Changes lists the changed columns with their values before and after ("age: 40 → 45"),
+// the first few of them.
+func (in *Instance) Changes() string {
+	return changes(in.Columns, marked(in.Changed), in.Inputs.XOriginal, in.Inputs.CounterfactualOriginal, maxChanges)
 }
 
 // alreadyText says that an instance is already predicted as its target class, so nothing was

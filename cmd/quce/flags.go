@@ -47,6 +47,7 @@ type common struct {
 	margin             float64
 	plausQuantile      float64
 	sparse             bool
+	counterfactuals    int
 	modelSeed          uint64 // 0: the models' default seed; set per seed by eval -seeds
 	autoMethod         bool   // quce eval runs quce-auto, which takes -auto-grid without -lambdas auto
 	lr                 float64
@@ -95,6 +96,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.margin, "margin", quce.DefaultMargin, "with -lambdas auto or -sparse (or, when given, for the repairs of discrete columns): how far above ϑ the walks back towards the instance keep F(τ|x_c): the pull-back, the -sparse resets and the repairs after rounding to legal values")
 	fs.Float64Var(&c.plausQuantile, "plausibility-quantile", quce.DefaultPlausibilityQuantile, "with -lambdas auto or -sparse: a counterfactual is plausible when its L_ε is at most this quantile of the training rows' L_ε")
 	fs.BoolVar(&c.sparse, "sparse", false, "after the search, set changed features back to the instance's values, smallest change first, while the counterfactual stays valid and plausible")
+	fs.IntVar(&c.counterfactuals, "counterfactuals", 1, fmt.Sprintf("up to this many distinct valid counterfactuals per row (1 to %d): each further one is searched again holding at the row's value one more column that the earlier ones moved most, and kept when it changes another set of columns", quce.MaxCounterfactuals))
 	fs.Float64Var(&c.lr, "lr", d.LearningRate, "learning rate φ")
 	fs.IntVar(&c.steps, "steps", d.Steps, "optimisation steps n")
 	fs.IntVar(&c.k, "k", d.K, "Riemann points per path segment, and points of the ± integrals")
@@ -146,6 +148,9 @@ func (c *common) config() (quce.Config, error) {
 	cfg.LearningRate, cfg.Steps, cfg.K, cfg.Paths = c.lr, c.steps, c.k, c.paths
 	cfg.Samples, cfg.EarlyStop, cfg.Threshold, cfg.Seed = c.samples, c.earlyStop, c.threshold, c.seed
 	cfg.Sparse = c.sparse
+	if c.counterfactuals != 1 { // one is the default, which the JSON leaves out
+		cfg.Counterfactuals = c.counterfactuals
+	}
 	if cfg.Auto != nil || cfg.Sparse {
 		cfg.PlausibilityQuantile = c.plausQuantile
 	}

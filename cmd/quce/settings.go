@@ -24,7 +24,7 @@ var settingFlags = map[string]struct{ flag, part string }{
 	"quce.Config.Auto": {flag: "auto-grid"}, "quce.Auto.Grid": {flag: "auto-grid"},
 	"quce.Config.LearningRate": {flag: "lr"}, "quce.Config.Steps": {flag: "steps"},
 	"quce.Config.Optimizer": {flag: "optimizer"}, "quce.Config.K": {flag: "k"}, "quce.Config.Rule": {flag: "rule"},
-	"quce.Config.Threshold": {flag: "threshold"}, "quce.Config.Margin": {flag: "margin"}, "quce.Config.EarlyStop": {flag: "early-stop"},
+	"quce.Config.Threshold": {flag: "threshold"}, "quce.Config.Margin": {flag: "margin"}, "quce.Config.Counterfactuals": {flag: "counterfactuals"}, "quce.Config.EarlyStop": {flag: "early-stop"},
 	"quce.Config.Paths": {flag: "paths"}, "quce.Config.Samples": {flag: "samples"},
 	"quce.Config.Plausibility": {flag: "plausibility-quantile"}, "quce.Config.PlausibilityQuantile": {flag: "plausibility-quantile"},
 	"quce.Constraints.Frozen": {flag: "frozen"}, "quce.Constraints.Increase": {flag: "increase"},
