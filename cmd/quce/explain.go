@@ -365,6 +365,10 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 		"columns":      columnsJSON(s.Explainer.Columns()),
 		"line_numbers": lineNote,
 	}
+	if sp := s.Options.Split; sp != nil { // the data's own split: no seed, no fraction
+		config := doc["config"].(map[string]any)
+		config["split_by"], config["split_seed"], config["test_fraction"] = sp.By, nil, nil
+	}
 	if sel.instances {
 		doc["instance_file"] = sel.file
 	}

@@ -25,6 +25,8 @@ import (
 // common holds the flags every command shares: the data, the models and the QUCE settings.
 type common struct {
 	dataPath, target   string
+	trainCSV, testCSV  string // -train and -test: the files
+	splitColumn        string
 	types, ignore      string
 	dropMissing        bool
 	modelPath          string
@@ -75,6 +77,9 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.ignore, "ignore", "", "comma-separated columns to leave out of the features (identifiers, free text)")
 	fs.BoolVar(&c.dropMissing, "drop-missing", false, "drop rows with a missing cell (empty, NA, ?) instead of stopping at the first")
 	fs.Int64Var(&c.splitSeed, "split-seed", 1, "seed of the stratified 80/20 train/test split")
+	fs.StringVar(&c.splitColumn, "split-column", "", "the data's own split instead of the seeded one: a column whose cells say train or test (any case); it is not a feature")
+	fs.StringVar(&c.trainCSV, "train", "", "with -test, instead of -data: the training rows' CSV file; the data are both files' rows, split by file")
+	fs.StringVar(&c.testCSV, "test", "", "with -train: the test rows' CSV file, with the same header")
 	fs.StringVar(&c.modelPath, "model", "", "explain this model instead of training the built-in one: an .onnx file, or a folder saved by the built-in classifier")
 	fs.StringVar(&c.modelInput, "model-input", "raw", "units the -model takes: raw (the data's own values) or standardized")
 	fs.StringVar(&c.modelOutput, "model-output", "logit", "what the -model outputs: logit or probability")
@@ -508,12 +513,22 @@ func prepareUntil(ctx context.Context, prepare func() (*pipeline.Setup, error)) 
 // loadData reads -data with -target, -types, -ignore and -drop-missing: a CSV file, or one
 // of the embedded data sets by name (a file of that name wins, so no file is shadowed).
 func (c *common) loadData() (*data.Dataset, error) {
-	opts := data.LoadOptions{Target: c.target, Ignore: splitList(c.ignore), DropMissing: c.dropMissing}
+	opts := data.LoadOptions{Target: c.target, Ignore: splitList(c.ignore), DropMissing: c.dropMissing, SplitColumn: c.splitColumn}
 	if strings.TrimSpace(c.types) != "" {
 		var err error
 		if opts.Types, err = data.ParseTypes(c.types); err != nil {
 			return nil, err
 		}
+	}
+	switch user := c.set["split-column"] || c.set["train"] || c.set["test"]; {
+	case (c.trainCSV == "") != (c.testCSV == ""):
+		return nil, errors.New("-train and -test give the training and the test rows' files together; fix: give both, or one file with -data")
+	case c.trainCSV != "" && c.set["data"]:
+		return nil, errors.New("-train and -test are the data, so -data would be a second data set; fix: drop -data")
+	case user && c.set["split-seed"]:
+		return nil, errors.New("-split-seed seeds the split drawn when the data give none, and -split-column or -train and -test give one; fix: drop -split-seed")
+	case c.trainCSV != "":
+		return data.LoadSplit(c.trainCSV, c.testCSV, opts)
 	}
 	name := c.dataPath
 	if name == "" {
