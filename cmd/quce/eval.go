@@ -84,7 +84,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if o.Constraints, err = cons.constraints(ds); err != nil {
 		return err
 	}
-	o.Progress = f.logf
+	o.Progress = func(format string, args ...any) { // a line per method, which names its searches
+		f.logf(format, args...)
+		f.meter.Phase(fmt.Sprintf(format, args...), 0)
+	}
 	if seeds != nil {
 		return evalSeeds(ctx, f, o, seeds, out)
 	}

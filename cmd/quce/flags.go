@@ -15,6 +15,7 @@ import (
 
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/progress"
 	"github.com/quce-go/quce/internal/savedmodel"
 	"github.com/quce-go/quce/onnxmodel"
 	"github.com/quce-go/quce/pipeline"
@@ -64,6 +65,7 @@ type common struct {
 	unitRows           int
 	force              bool
 	quiet              bool
+	meter              *progress.Line // the searches' progress on stderr; nil with -q
 	stderr             io.Writer
 	set                map[string]bool // the flags given on the command line
 	flags              *flag.FlagSet
@@ -430,6 +432,11 @@ func (c *common) plan() (*pipeline.Plan, error) {
 	if c.noCache {
 		opts.CacheDir = ""
 	}
+	if !c.quiet && c.meter == nil { // its Write clears its line for the messages
+		c.meter = progress.ForWriter(c.stderr)
+		c.stderr = c.meter
+	}
+	opts.Explainer.Progress = c.meter.ProgressFunc()
 	if _, err := data.ClassIndex(ds.Labels, c.class); err != nil {
 		return nil, fmt.Errorf("-class %w", err)
 	}

@@ -16,8 +16,11 @@ package progress
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
+
+	"github.com/quce-go/quce/quce"
 )
 
 // Tracker follows the searches of a job. The zero value is ready, with the wall clock.
@@ -44,7 +47,7 @@ func (t *Tracker) Phase(name string, searches int) {
 // of its steps. It reports whether a search started.
 func (t *Tracker) Update(step, steps int) (started bool) {
 	now := t.now()
-	if t.search == 0 || step < t.step || steps != t.steps {
+	if t.search == 0 || step < t.step || steps != t.steps || t.Done() {
 		t.search++
 		t.began, started = t.last, true
 		if t.began.IsZero() {
@@ -71,9 +74,18 @@ func (t *Tracker) Left() (time.Duration, bool) {
 // Done reports whether the running search has done all its steps.
 func (t *Tracker) Done() bool { return t.steps > 0 && t.step >= t.steps }
 
-// Status is the one line that says where the job is: "automatic λ, search 2 of at most 4:
-// step 300 of 350 (86%), about 10 s left".
+// Status is the one line that says where the job is, the time left first: "about 10 s
+// left, step 300 of 350 (86%): automatic λ, search 2 of at most 4".
 func (t *Tracker) Status() string {
+	s := fmt.Sprintf("step %d of %d (%d%%)", t.step, t.steps, 100*t.step/max(t.steps, 1))
+	if left, ok := t.Left(); ok {
+		s = About(left) + " left, " + s
+	}
+	return s + ": " + t.What()
+}
+
+// What names the running search: its phase, and its number where there are several.
+func (t *Tracker) What() string {
 	what := t.phase
 	if what == "" {
 		what = "searching"
@@ -84,11 +96,7 @@ func (t *Tracker) Status() string {
 	case t.search > 1:
 		what += fmt.Sprintf(", search %d", t.search)
 	}
-	s := fmt.Sprintf("%s: step %d of %d (%d%%)", what, t.step, t.steps, 100*t.step/max(t.steps, 1))
-	if left, ok := t.Left(); ok {
-		s += ", " + About(left) + " left"
-	}
-	return s
+	return what
 }
 
 func (t *Tracker) now() time.Time {
@@ -125,6 +133,9 @@ const (
 	Warmup = 5 * time.Second
 	// Long is the estimate from which a search is announced as long.
 	Long = time.Minute
+	// Width is the most characters of a status drawn on a terminal, so that it stays on
+	// one line of a terminal 80 wide (a wrapped line would not be redrawn in place).
+	Width = 79
 )
 
 // Line writes a Tracker's status to w as the searches go: on a terminal, one line redrawn
@@ -145,6 +156,43 @@ type Line struct {
 // NewLine is a Line writing to w, a terminal or not.
 func NewLine(w io.Writer, terminal bool) *Line { return &Line{w: w, terminal: terminal} }
 
+// ForWriter is a Line writing to w, redrawn in place when w is a terminal.
+func ForWriter(w io.Writer) *Line {
+	f, ok := w.(*os.File)
+	if !ok {
+		return NewLine(w, false)
+	}
+	st, err := f.Stat()
+	return NewLine(w, err == nil && st.Mode()&os.ModeCharDevice != 0)
+}
+
+// Searches names the searches with which cfg explains rows, in chunks of chunk rows (0:
+// all at once): a fixed-λ search per chunk, or, per chunk, automatic λ's search of the grid
+// candidates, one of all the steps (for the rows with no valid candidate) and at most
+// Auto.Rounds refining ones. It returns the name and the most searches, for Line.Phase.
+func Searches(cfg quce.Config, rows, chunk int) (name string, searches int) {
+	chunks := 1
+	if chunk > 0 {
+		chunks = (rows + chunk - 1) / chunk
+	}
+	if cfg.Auto == nil {
+		return "explaining", chunks
+	}
+	per := 1 + cfg.Auto.Rounds
+	if cfg.Auto.Steps < 1 {
+		per++
+	}
+	return "automatic λ", chunks * per
+}
+
+// ProgressFunc is Progress for quce.Settings.Progress; nil for a nil Line.
+func (l *Line) ProgressFunc() func(step, steps int) {
+	if l == nil {
+		return nil
+	}
+	return l.Progress
+}
+
 // Progress is quce.Settings.Progress: step of steps are done.
 func (l *Line) Progress(step, steps int) {
 	if l == nil {
@@ -158,14 +206,14 @@ func (l *Line) Progress(step, steps int) {
 	if left, ok := l.Left(); ok && !l.warned && l.Elapsed() >= Warmup && left > Long {
 		l.warned = true
 		l.clear()
-		fmt.Fprintf(l.w, "this search will take %s more (%s)\n", About(left), l.Status())
+		fmt.Fprintf(l.w, "%s: this search will take %s more (%d of its %d steps done in %s)\n", l.What(), About(left), l.step, l.steps, l.Elapsed().Round(time.Second))
 	}
 	switch now := l.now(); {
 	case l.terminal && l.Done():
 		l.clear()
 	case l.terminal && (now.Sub(l.shown) >= Redraw || !l.drawn):
 		l.clear()
-		fmt.Fprint(l.w, l.Status())
+		fmt.Fprint(l.w, clip(l.Status(), Width))
 		l.drawn, l.shown = true, now
 	case !l.terminal && now.Sub(l.shown) >= Every && !l.Done():
 		fmt.Fprintln(l.w, l.Status())
@@ -189,6 +237,14 @@ func (l *Line) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	l.clear()
 	return l.w.Write(p)
+}
+
+// clip is s cut to n characters, the last an ellipsis.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 // clear erases a drawn status (with mu held).

@@ -2,8 +2,11 @@ package progress
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/quce-go/quce/quce"
 )
 
 // clock is a fake clock that the test moves on.
@@ -28,13 +31,13 @@ func TestTrackerStatus(t *testing.T) {
 		reports  []report
 		want     string
 	}{
-		{"no phase", "", 0, []report{{2, 100, 1000}}, "searching: step 100 of 1000 (10%), about 20 s left"},
-		{"the pace of the steps done", "", 0, []report{{2, 100, 1000}, {2, 200, 1000}}, "searching: step 200 of 1000 (20%), about 15 s left"},
-		{"a second search starts again", "", 0, []report{{5, 1000, 1000}, {1, 10, 100}}, "searching, search 2: step 10 of 100 (10%), a few seconds left"},
-		{"another number of steps is another search", "", 0, []report{{5, 300, 350}, {60, 350, 1000}}, "searching, search 2: step 350 of 1000 (35%), about 2 min left"},
-		{"phase with its searches", "automatic λ", 4, []report{{30, 350, 350}, {120, 100, 350}}, "automatic λ, search 2 of at most 4: step 100 of 350 (28%), about 5 min left"},
-		{"hours", "eval: quce", 1, []report{{3600, 10, 100}}, "eval: quce: step 10 of 100 (10%), about 9 h 0 min left"},
-		{"no step done", "", 0, []report{{1, 0, 100}}, "searching: step 0 of 100 (0%)"},
+		{"no phase", "", 0, []report{{2, 100, 1000}}, "about 20 s left, step 100 of 1000 (10%): searching"},
+		{"the pace of the steps done", "", 0, []report{{2, 100, 1000}, {2, 200, 1000}}, "about 15 s left, step 200 of 1000 (20%): searching"},
+		{"a second search starts again", "", 0, []report{{5, 1000, 1000}, {1, 10, 100}}, "a few seconds left, step 10 of 100 (10%): searching, search 2"},
+		{"another number of steps is another search", "", 0, []report{{5, 300, 350}, {60, 350, 1000}}, "about 2 min left, step 350 of 1000 (35%): searching, search 2"},
+		{"phase with its searches", "automatic λ", 4, []report{{30, 350, 350}, {120, 100, 350}}, "about 5 min left, step 100 of 350 (28%): automatic λ, search 2 of at most 4"},
+		{"hours", "eval: quce", 1, []report{{3600, 10, 100}}, "about 9 h 0 min left, step 10 of 100 (10%): eval: quce"},
+		{"no step done", "", 0, []report{{1, 0, 100}}, "step 0 of 100 (0%): searching"},
 	} {
 		clk := newClock()
 		tr := Tracker{Now: clk.now}
@@ -87,16 +90,16 @@ func TestLine(t *testing.T) {
 		want     string
 	}{
 		{"a log gets a line every 10 s, and the long search is announced after warm-up", false, long, "",
-			"this search will take about 2 min more (searching: step 60 of 1000 (6%), about 2 min left)\n" +
-				"searching: step 130 of 1000 (13%), about 80 s left\n" +
-				"searching: step 250 of 1000 (25%), about 65 s left\n" +
-				"searching: step 380 of 1000 (38%), about 50 s left\n"},
+			"searching: this search will take about 2 min more (60 of its 1000 steps done in 6s)\n" +
+				"about 80 s left, step 130 of 1000 (13%): searching\n" +
+				"about 65 s left, step 250 of 1000 (25%): searching\n" +
+				"about 50 s left, step 380 of 1000 (38%): searching\n"},
 		{"a short search in a log says nothing", false, []report{{1, 500, 1000}, {1, 1000, 1000}}, "", ""},
 		{"a terminal's line is redrawn, cleared for other text, and at the end", true,
 			[]report{{1, 500, 1000}, {0.1, 600, 1000}, {0.3, 700, 1000}, {1, 1000, 1000}}, "note\n",
-			"searching: step 500 of 1000 (50%), a few seconds left" + "\r\033[K" + "note\n" +
-				"searching: step 600 of 1000 (60%), a few seconds left" +
-				"\r\033[K" + "searching: step 700 of 1000 (70%), a few seconds left" +
+			"a few seconds left, step 500 of 1000 (50%): searching" + "\r\033[K" + "note\n" +
+				"a few seconds left, step 600 of 1000 (60%): searching" +
+				"\r\033[K" + "a few seconds left, step 700 of 1000 (70%): searching" +
 				"\r\033[K"},
 	} {
 		if got := run(c.terminal, c.reports, c.log); got != c.want {
@@ -105,9 +108,48 @@ func TestLine(t *testing.T) {
 	}
 }
 
+func TestSearches(t *testing.T) {
+	fixed, auto := quce.DefaultConfig(), quce.DefaultConfig()
+	auto.Auto = quce.DefaultAuto() // 6 candidates, 2 rounds, 0.35 of the steps
+	whole := quce.DefaultConfig()
+	whole.Auto = quce.DefaultAuto()
+	whole.Auto.Steps, whole.Auto.Rounds = 1, 0
+	for _, c := range []struct {
+		name        string
+		cfg         quce.Config
+		rows, chunk int
+		want        string
+		searches    int
+	}{
+		{"fixed λ", fixed, 100, 0, "explaining", 1},
+		{"fixed λ in chunks", fixed, 100, 30, "explaining", 4},
+		{"automatic λ", auto, 100, 0, "automatic λ", 4},
+		{"automatic λ in chunks", auto, 100, 50, "automatic λ", 8},
+		{"automatic λ of all the steps, no rounds", whole, 10, 0, "automatic λ", 1},
+	} {
+		if name, n := Searches(c.cfg, c.rows, c.chunk); name != c.want || n != c.searches {
+			t.Errorf("%s: %q, %d searches; want %q, %d", c.name, name, n, c.want, c.searches)
+		}
+	}
+}
+
+// A status wider than a terminal is cut, so that it is redrawn in place.
+func TestLineClipsOnATerminal(t *testing.T) {
+	var b bytes.Buffer
+	l := NewLine(&b, true)
+	l.Phase(strings.Repeat("λ", 100), 0)
+	l.Progress(1, 10)
+	if got := []rune(b.String()); len(got) != Width || got[Width-1] != '…' {
+		t.Errorf("drew %d characters %q, want %d ending in …", len(got), b.String(), Width)
+	}
+}
+
 // A nil Line, the command's with -q, does nothing.
 func TestNilLine(t *testing.T) {
 	var l *Line
 	l.Progress(1, 2)
 	l.Phase("x", 1)
+	if l.ProgressFunc() != nil {
+		t.Error("a nil Line's ProgressFunc is not nil")
+	}
 }
