@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -122,6 +124,35 @@ func TestUserSplitRows(t *testing.T) {
 	for _, r := range sum.Rows {
 		if _, ok := rowsAt[test][r.Line]; r.File != test || !ok {
 			t.Errorf("summary row named line %d of %s, want a row of %s", r.Line, r.File, test)
+		}
+	}
+}
+
+// Without -q the searches report to the progress line, through which the messages go; with
+// -q there is neither.
+func TestProgressWired(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		var stderr bytes.Buffer
+		c := &common{stderr: &stderr}
+		fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+		c.register(fs)
+		var args []string
+		if quiet {
+			args = []string{"-q"}
+		}
+		if err := c.parse(fs, args); err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.plan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Options.Explainer.Progress != nil; got == quiet || (c.meter != nil) == quiet {
+			t.Errorf("-q %v: progress reported %v, meter %v", quiet, got, c.meter != nil)
+		}
+		c.logf("a message")
+		if got := strings.Contains(stderr.String(), "a message\n"); got == quiet {
+			t.Errorf("-q %v: the message written %v:\n%s", quiet, got, stderr.String())
 		}
 	}
 }
