@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -72,4 +73,18 @@ func complement(n int, idx []int) []int {
 		}
 	}
 	return out
+}
+
+func TestFileID(t *testing.T) {
+	path := t.TempDir() + "/m.onnx"
+	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The SHA-256 of "abc".
+	if id, err := FileID(path); err != nil || id != path+" sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Errorf("FileID: %q, %v", id, err)
+	}
+	if _, err := FileID(path + ".missing"); err == nil {
+		t.Error("FileID of a missing file: no error")
+	}
 }

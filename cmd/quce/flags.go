@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -447,11 +445,9 @@ func (c *common) plan() (*pipeline.Plan, error) {
 		if opts.ModelScaler, err = ds.ReadScaler(c.scalerPath); err != nil {
 			return nil, fmt.Errorf("-scaler: %w", err)
 		}
-		sum, err := fileSHA256(c.scalerPath)
-		if err != nil {
+		if opts.ModelScalerID, err = pipeline.FileID(c.scalerPath); err != nil {
 			return nil, err
 		}
-		opts.ModelScalerID = fmt.Sprintf("%s sha256:%s", c.scalerPath, sum)
 	}
 	p, err := pipeline.NewPlan(opts)
 	if err != nil {
@@ -596,26 +592,13 @@ func (c *common) loadModel(opts *pipeline.Options) error {
 	if err != nil {
 		return err
 	}
-	sum, err := fileSHA256(c.modelPath)
+	id, err := pipeline.FileID(c.modelPath)
 	if err != nil {
 		return err
 	}
-	opts.Model, opts.ModelID = m, fmt.Sprintf("onnx %s sha256:%s", c.modelPath, sum)
+	opts.Model, opts.ModelID = m, "onnx "+id
 	c.logf("model: %s (%d features, %d outputs, %s input, %s output)", c.modelPath, m.NumFeatures(), m.NumOutputs(), in, out)
 	return nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // modelJSON describes the explained model for the JSON outputs.

@@ -126,6 +126,23 @@ func TestUserSplitRows(t *testing.T) {
 			t.Errorf("summary row named line %d of %s, want a row of %s", r.Line, r.File, test)
 		}
 	}
+
+	evalOut := filepath.Join(t.TempDir(), "e.json")
+	if _, stderr, err := quceRun(append([]string{"eval", "-q", "-data", joined, "-split-column", "fold", "-n", "5", "-lr", "0.3", "-methods", "quce", "-json", evalOut}, small...)...); err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr)
+	}
+	var ev struct {
+		SplitBy string           `json:"split_by"`
+		Rows    map[string][]int `json:"rows"`
+	}
+	if b, err := os.ReadFile(evalOut); err != nil || json.Unmarshal(b, &ev) != nil || ev.SplitBy != `the column "fold"` {
+		t.Errorf("eval JSON: split_by %q (%v)", ev.SplitBy, err)
+	}
+	for _, r := range ev.Rows["test"] {
+		if r%5 != 0 { // the test rows are every fifth
+			t.Errorf("eval's test split has row %d, which the column puts in train", r)
+		}
+	}
 }
 
 // Without -q the searches report to the progress line, through which the messages go; with
