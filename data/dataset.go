@@ -307,7 +307,7 @@ func Embedded(name string, opts LoadOptions) (*Dataset, error) {
 			Problem: fmt.Sprintf("the embedded %s data's target is %q", name, e.target),
 			Fix:     "drop LoadOptions.Target, or pass your own file with data.Load"}
 	}
-	if opts.Types == nil && len(opts.Ignore) == 0 {
+	if opts.Types == nil && len(opts.Ignore) == 0 && opts.SplitColumn == "" {
 		return e.parsedOnce().clone(), nil
 	}
 	return e.parse(opts)

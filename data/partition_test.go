@@ -37,6 +37,9 @@ func TestSplitColumn(t *testing.T) {
 }
 
 func TestSplitColumnErrors(t *testing.T) {
+	if _, err := Embedded("wbc", LoadOptions{SplitColumn: "fold"}); err == nil || !strings.Contains(err.Error(), "LoadOptions.SplitColumn names a column that is not in the header") {
+		t.Errorf("a split column of the embedded data: %v", err)
+	}
 	for _, c := range []struct {
 		name, csv string
 		opts      LoadOptions
