@@ -286,7 +286,7 @@ func ShowSweep(s *pipeline.Setup, cfg quce.Config, rows [][]float64, lambda stri
 }
 
 // rowNames names standardised rows as the command-line tool does, by their line in the
-// data's CSV file ("line 42 (test)"); a row that is not one of the data's (a new instance) is
+// data's CSV file ("line 42 (test)", or "line 7 of test.csv (test)" for data in two files); a row that is not one of the data's (a new instance) is
 // "instance i" in the order given.
 func rowNames(s *pipeline.Setup, rows [][]float64) []string {
 	lines, err := pipeline.Lines(s.Data)
@@ -298,6 +298,9 @@ func rowNames(s *pipeline.Setup, rows [][]float64) []string {
 		}
 		if r, split := s.RowOf(row); r >= 0 {
 			names[i] = fmt.Sprintf("line %d (%s)", lines[r], split)
+			if s.Data.Files != nil { // two files (data.LoadSplit): the line is of the row's
+				names[i] = fmt.Sprintf("line %d of %s (%s)", lines[r], s.Data.Files[r], split)
+			}
 		}
 	}
 	return names
