@@ -1,5 +1,5 @@
-// Package pipeline prepares everything an explanation needs from a dataset: the seeded
-// stratified split, the scaler, the model to explain (the user's own, or the built-in
+// Package pipeline prepares everything an explanation needs from a dataset: the split (the
+// seeded stratified one, or the user's: Options.Split, data.Dataset.Split), the scaler, the model to explain (the user's own, or the built-in
 // classifier trained on the split), the VAE (trained models are loaded from an on-disk cache
 // when the same data and configuration were trained before) and the QUCE explainer.
 //
@@ -90,7 +90,7 @@ type Options struct {
 }
 
 // Plan is the first stage of preparing, which trains nothing: the options resolved, the data,
-// its seeded stratified split, the scaler fitted on the training split and the backend. The
+// its split (seeded and stratified, or the user's), the scaler fitted on the training split and the backend. The
 // rows, constraints and outputs a caller asks for can be checked against it before any model
 // is trained (the split is the one Train's models are trained on). Make it with NewPlan.
 type Plan struct {
