@@ -1,7 +1,8 @@
 // Package pipeline prepares everything an explanation needs from a dataset: the split (the
-// seeded stratified one, or the user's: Options.Split, data.Dataset.Split), the scaler, the model to explain (the user's own, or the built-in
-// classifier trained on the split), the VAE (trained models are loaded from an on-disk cache
-// when the same data and configuration were trained before) and the QUCE explainer.
+// seeded stratified one, or the user's: Options.Split, data.Dataset.Split), the scaler, the
+// model to explain (the user's own, or the built-in classifier trained on the split), the
+// VAE (trained models are loaded from an on-disk cache when the same data, split and
+// configuration were trained before) and the QUCE explainer.
 //
 // Preparing is two stages. NewPlan is cheap: it resolves the Options, loads the backend,
 // splits and scales the data; what a caller asks for (rows, constraints, output files) is
@@ -90,9 +91,10 @@ type Options struct {
 }
 
 // Plan is the first stage of preparing, which trains nothing: the options resolved, the data,
-// its split (seeded and stratified, or the user's), the scaler fitted on the training split and the backend. The
-// rows, constraints and outputs a caller asks for can be checked against it before any model
-// is trained (the split is the one Train's models are trained on). Make it with NewPlan.
+// its split (seeded and stratified, or the user's), the scaler fitted on the training split
+// and the backend. The rows, constraints and outputs a caller asks for can be checked against
+// it before any model is trained (the split is the one Train's models are trained on). Make
+// it with NewPlan.
 type Plan struct {
 	Options           Options // as resolved (defaults filled in)
 	Data              *data.Dataset
