@@ -26,6 +26,12 @@ type Dataset struct {
 	Constant []string    // names of the categorical columns left out for holding one value in every row
 	Dropped  int         // rows dropped for a missing value (LoadOptions.DropMissing)
 	Lines    []int       // the 1-based line of its file on which each row starts (the header is line 1)
+	// Files, for a data set read from several files (LoadSplit), is the file of each row; nil
+	// when every row is from the file Name.
+	Files []string
+	// Split is the split the data gives (LoadOptions.SplitColumn, LoadSplit); nil when it
+	// gives none. A Subset has none.
+	Split *Partition
 }
 
 // Rows returns the number of rows (samples).
@@ -57,7 +63,8 @@ func ClassIndex(labels []string, name string) (int, error) {
 }
 
 // Subset returns a new Dataset holding copies of the rows idx (in the given
-// order; an index may repeat), with their Lines. Name, features, columns,
+// order; an index may repeat), with their Lines and Files (not the Split,
+// whose indices name d's rows). Name, features, columns,
 // labels, target, checksum and the counts of the load are kept. It panics
 // if an index is out of range, like slice indexing.
 func (d *Dataset) Subset(idx []int) *Dataset {
@@ -85,6 +92,9 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 	if d.Lines != nil {
 		s.Lines = make([]int, len(idx))
 	}
+	if d.Files != nil {
+		s.Files = make([]string, len(idx))
+	}
 	total := 0
 	for _, i := range idx {
 		total += len(d.X[i])
@@ -99,6 +109,9 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		}
 		if s.Lines != nil {
 			s.Lines[k] = d.Lines[i]
+		}
+		if s.Files != nil {
+			s.Files[k] = d.Files[i]
 		}
 	}
 	return s
@@ -294,7 +307,7 @@ func Embedded(name string, opts LoadOptions) (*Dataset, error) {
 			Problem: fmt.Sprintf("the embedded %s data's target is %q", name, e.target),
 			Fix:     "drop LoadOptions.Target, or pass your own file with data.Load"}
 	}
-	if opts.Types == nil && len(opts.Ignore) == 0 {
+	if opts.Types == nil && len(opts.Ignore) == 0 && opts.SplitColumn == "" {
 		return e.parsedOnce().clone(), nil
 	}
 	return e.parse(opts)

@@ -95,7 +95,9 @@
 // provenance and licence (CC BY 4.0).
 //
 // [Split] makes a seeded, stratified, deterministic train/test split (and
-// refuses a class with a single row, which cannot be in both), and
+// refuses a class with a single row, which cannot be in both); a split the
+// data give instead, a column's (LoadOptions.SplitColumn) or two files'
+// ([LoadSplit]), is the [Partition] in [Dataset].Split. And
 // [Scaler] standardises features using statistics fitted on the training
 // rows only ([Dataset.FitScaler] leaves one-hot inputs at 0 and 1).
 // [ToFloat32] and [ToFloat64] convert between precisions.

@@ -23,8 +23,9 @@ import (
 // LoadOptions configures Load and Parse.
 type LoadOptions struct {
 	// Target is the name of the target (label) column. "" selects the
-	// last column. (The quce command sets it with its -target flag, and
-	// names every field of LoadOptions that an error names by its flag.)
+	// last column other than SplitColumn. (The quce command sets it with
+	// its -target flag, and names every field of LoadOptions that an error
+	// names by its flag.)
 	Target string
 	// Types declares the types of feature columns by name (-types, parsed
 	// by ParseTypes); the other columns' types are detected. A column of
@@ -37,6 +38,11 @@ type LoadOptions struct {
 	// the target column, counting them in Dataset.Dropped (-drop-missing);
 	// without it a missing value is an error.
 	DropMissing bool
+	// SplitColumn names a column whose cells say which split each row is in:
+	// train or test, in any case (Dataset.Split). The column is not a
+	// feature: it is left out like an Ignore column; when it is the last
+	// column, the target is by default the column before it.
+	SplitColumn string
 }
 
 // MaxClasses is the largest number of distinct values accepted in the
@@ -57,6 +63,38 @@ var numericTargetFix = fmt.Sprintf("choose the class column with LoadOptions.Tar
 // path. A file that cannot be opened is reported as an *Error wrapping the
 // operating-system error.
 func Load(path string, opts LoadOptions) (*Dataset, error) {
+	f, err := openCSV(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Parse(f, path, opts)
+}
+
+// LoadSplit reads a data set whose split the files give: the rows of train, then the rows of
+// test, which must have the same header. Types are detected over both files' rows, as if
+// they were one file; Dataset.Split is the files' split and Dataset.Files names each row's
+// file (whose line Dataset.Lines gives). Name is "train + test".
+func LoadSplit(train, test string, opts LoadOptions) (*Dataset, error) {
+	if opts.SplitColumn != "" {
+		return nil, &Error{File: train, Column: opts.SplitColumn,
+			Problem: "LoadOptions.SplitColumn and data.LoadSplit both give the split",
+			Fix:     "give the split once: one file with LoadOptions.SplitColumn, or two files with data.LoadSplit"}
+	}
+	var srcs []source
+	for _, path := range []string{train, test} {
+		f, err := openCSV(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		srcs = append(srcs, source{f, path})
+	}
+	return parseSources(srcs, train+" + "+test, opts)
+}
+
+// openCSV opens the CSV file path for Load and LoadSplit.
+func openCSV(path string) (*os.File, error) {
 	if path == "" {
 		return nil, &Error{
 			Problem: "no file path given",
@@ -67,15 +105,15 @@ func Load(path string, opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, openError(path, err)
 	}
-	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
 		return nil, &Error{
 			File:    path,
 			Problem: "is a directory, not a CSV file",
 			Fix:     "pass the path of a CSV file",
 		}
 	}
-	return Parse(f, path, opts)
+	return f, nil
 }
 
 func openError(path string, err error) *Error {
@@ -135,38 +173,103 @@ const slabFloats = 1 << 15
 //
 // Parse streams the input, so memory use is proportional to the data.
 func Parse(r io.Reader, name string, opts LoadOptions) (*Dataset, error) {
-	p := &parser{name: name, hash: sha256.New()}
-	br := bufio.NewReaderSize(io.TeeReader(r, p.hash), 64<<10)
-	if b, _ := br.Peek(3); bytes.HasPrefix(b, utf8BOM) {
-		_, _ = br.Discard(len(utf8BOM))
-	} else if len(b) >= 2 && (b[0] == 0xFF && b[1] == 0xFE || b[0] == 0xFE && b[1] == 0xFF) {
-		return nil, &Error{
-			File:    name,
-			Line:    1,
-			Problem: "file is encoded as UTF-16",
-			Fix:     "save the file as UTF-8 (\"CSV UTF-8\")",
-		}
+	return parseSources([]source{{r, name}}, name, opts)
+}
+
+// source is a CSV file to parse and its name.
+type source struct {
+	r    io.Reader
+	name string
+}
+
+// parseSources parses the rows of srcs, one after another, as one data set named name; every
+// file after the first repeats the first's header.
+func parseSources(srcs []source, name string, opts LoadOptions) (*Dataset, error) {
+	p := &parser{dataName: name, hash: sha256.New(), rest: srcs}
+	if err := p.open(); err != nil {
+		return nil, err
 	}
-	p.cr = csv.NewReader(br)
-	p.cr.FieldsPerRecord = -1
-	p.cr.ReuseRecord = true
-	p.cr.TrimLeadingSpace = true
 	d, err := p.parse(opts)
 	if err != nil {
 		return nil, err
 	}
-	// Hash any bytes the CSV reader did not consume (normally none).
-	if _, err := io.Copy(io.Discard, br); err != nil {
-		return nil, p.readError(err)
+	if err := p.drain(); err != nil {
+		return nil, err
 	}
 	d.Checksum = hex.EncodeToString(p.hash.Sum(nil))
 	return d, nil
 }
 
+// open starts reading the next source.
+func (p *parser) open() error {
+	src := p.rest[0]
+	p.rest, p.name, p.file = p.rest[1:], src.name, p.file+1
+	if p.file == 1 {
+		p.rest0 = src.name
+	}
+	p.br = bufio.NewReaderSize(io.TeeReader(src.r, p.hash), 64<<10)
+	if b, _ := p.br.Peek(3); bytes.HasPrefix(b, utf8BOM) {
+		_, _ = p.br.Discard(len(utf8BOM))
+	} else if len(b) >= 2 && (b[0] == 0xFF && b[1] == 0xFE || b[0] == 0xFE && b[1] == 0xFF) {
+		return &Error{
+			File:    p.name,
+			Line:    1,
+			Problem: "file is encoded as UTF-16",
+			Fix:     "save the file as UTF-8 (\"CSV UTF-8\")",
+		}
+	}
+	p.cr = csv.NewReader(p.br)
+	p.cr.FieldsPerRecord = -1
+	p.cr.ReuseRecord = true
+	p.cr.TrimLeadingSpace = true
+	return nil
+}
+
+// drain hashes any bytes of the current source the CSV reader did not consume (normally
+// none).
+func (p *parser) drain() error {
+	if _, err := io.Copy(io.Discard, p.br); err != nil {
+		return p.readError(err)
+	}
+	return nil
+}
+
+// nextSource moves on to the next source, whose header must be the first's.
+func (p *parser) nextSource() error {
+	if err := p.drain(); err != nil {
+		return err
+	}
+	if err := p.open(); err != nil {
+		return err
+	}
+	rec, line, err := p.next()
+	if err == io.EOF {
+		return &Error{File: p.name, Problem: "file is empty", Fix: "start the file with the header row of " + p.rest0}
+	}
+	if err != nil {
+		return err
+	}
+	for j := range rec {
+		rec[j] = strings.TrimSpace(rec[j])
+	}
+	if !slices.Equal(rec, p.header) {
+		return &Error{File: p.name, Line: line,
+			Problem: fmt.Sprintf("the header %s is not the header of %s, %s", listColumns(rec), p.rest0, listColumns(p.header)),
+			Fix:     "give both files the same columns in the same order"}
+	}
+	return nil
+}
+
 type parser struct {
-	name string
-	cr   *csv.Reader
-	hash hash.Hash
+	name     string // the file being read
+	dataName string // the data set's name: the file's, or the files' (LoadSplit)
+	rest0    string // the first file's name
+	file     int    // the number of the file being read, from 1
+	rest     []source
+	br       *bufio.Reader
+	cr       *csv.Reader
+	hash     hash.Hash
+	header   []string // the first file's header, trimmed
 }
 
 // next returns the next non-blank record and the physical line it starts
@@ -174,6 +277,12 @@ type parser struct {
 func (p *parser) next() ([]string, int, error) {
 	for {
 		rec, err := p.cr.Read()
+		if err == io.EOF && len(p.rest) > 0 && p.header != nil {
+			if err := p.nextSource(); err != nil {
+				return nil, 0, err
+			}
+			continue
+		}
 		if err != nil {
 			if err == io.EOF {
 				return nil, 0, io.EOF
@@ -222,6 +331,7 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.header = header
 	tcol, err := p.targetColumn(header, hline, opts)
 	if err != nil {
 		return nil, err
@@ -230,8 +340,8 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Dataset{Name: p.name, Target: header[tcol]}
-	t, err := p.layout(d, header, tcol, hline, specs)
+	d := &Dataset{Name: p.dataName, Target: header[tcol]}
+	t, err := p.layout(d, header, tcol, hline, specs, strings.TrimSpace(opts.SplitColumn))
 	if err != nil {
 		return nil, err
 	}
@@ -239,13 +349,22 @@ func (p *parser) parse(opts LoadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.encode(t.cols, p.name); err != nil {
+	if err := d.encode(t.cols, p.dataName); err != nil {
 		return nil, err
 	}
 	if err := p.checkClasses(d, labs); err != nil {
 		return nil, err
 	}
 	numberClasses(d, labs)
+	if t.scol >= 0 || p.file > 1 {
+		d.Split = &Partition{Train: t.train, Test: t.test, By: fmt.Sprintf("the files %s (train) and %s (test)", p.rest0, p.name)}
+		if t.scol >= 0 {
+			d.Split.By = fmt.Sprintf("the column %q", header[t.scol])
+		}
+		if err := d.Split.Check(d); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
 }
 
@@ -299,6 +418,9 @@ func (p *parser) readHeader() ([]string, int, error) {
 // or the last column, and checks that another column is left for features.
 func (p *parser) targetColumn(header []string, hline int, opts LoadOptions) (int, error) {
 	tcol := len(header) - 1
+	if tcol > 0 && header[tcol] == strings.TrimSpace(opts.SplitColumn) {
+		tcol-- // the split column is no target: the last other column is
+	}
 	if want := strings.TrimSpace(opts.Target); want != "" {
 		tcol = slices.Index(header, want) // the names are unique
 		if tcol < 0 {
@@ -327,6 +449,10 @@ func (p *parser) targetColumn(header []string, hline int, opts LoadOptions) (int
 type columnLayout struct {
 	header []string
 	tcol   int // header index of the target column
+	scol   int // header index of LoadOptions.SplitColumn, -1 without
+	// train and test are the rows (by index) that the split column or the
+	// files put in each split.
+	train, test []int
 	// pos[j] is the column state of header column j, nil for the target
 	// and ignored columns.
 	pos  []*colState
@@ -335,8 +461,11 @@ type columnLayout struct {
 
 // layout sets up a column state for each feature column and records the
 // ignored columns in d.Ignored.
-func (p *parser) layout(d *Dataset, header []string, tcol, hline int, specs map[string]TypeSpec) (*columnLayout, error) {
-	t := &columnLayout{header: header, tcol: tcol, pos: make([]*colState, len(header))}
+func (p *parser) layout(d *Dataset, header []string, tcol, hline int, specs map[string]TypeSpec, splitColumn string) (*columnLayout, error) {
+	t := &columnLayout{header: header, tcol: tcol, scol: -1, pos: make([]*colState, len(header))}
+	if splitColumn != "" {
+		t.scol = slices.Index(header, splitColumn)
+	}
 	for j, h := range header {
 		switch spec, ok := specs[h]; {
 		case j == tcol:
@@ -393,6 +522,12 @@ func (p *parser) readRows(d *Dataset, t *columnLayout, opts LoadOptions) (*label
 		if err != nil {
 			return nil, err
 		}
+		if err := p.rowSplit(rec, t, len(d.X)); err != nil {
+			return nil, err
+		}
+		if p.file > 1 || len(p.rest) > 0 {
+			d.Files = append(d.Files, p.name)
+		}
 		d.X = append(d.X, row)
 		d.Y = append(d.Y, y)
 		d.Lines = append(d.Lines, line)
@@ -446,6 +581,33 @@ func (p *parser) checkRow(rec []string, line int, t *columnLayout, opts LoadOpti
 		}
 	}
 	return true, nil
+}
+
+// rowSplit puts the row i, whose checked cells are rec, in the split its split column or
+// its file says.
+func (p *parser) rowSplit(rec []string, t *columnLayout, i int) error {
+	test := p.file > 1
+	if t.scol >= 0 {
+		switch strings.ToLower(rec[t.scol]) {
+		case "train":
+			test = false
+		case "test":
+			test = true
+		default:
+			line, _ := p.cr.FieldPos(t.scol)
+			return &Error{File: p.name, Line: line, Column: t.header[t.scol], Value: clip(rec[t.scol]),
+				Problem: "is not a split: the split column (LoadOptions.SplitColumn) says train or test in every row",
+				Fix:     fmt.Sprintf("write train or test (in any case) in the column %q of every row, or name the split column with LoadOptions.SplitColumn", t.header[t.scol])}
+		}
+	} else if p.file == 1 && len(p.rest) == 0 {
+		return nil // one file, no split column: no split is given
+	}
+	if test {
+		t.test = append(t.test, i)
+	} else {
+		t.train = append(t.train, i)
+	}
+	return nil
 }
 
 // readCells reads the feature cells of the checked row rec into row
@@ -504,7 +666,7 @@ func (p *parser) readClass(s string, j int, t *columnLayout, labs *labelSet) (in
 func (p *parser) checkClasses(d *Dataset, labs *labelSet) error {
 	if len(labs.text) < 2 {
 		return &Error{
-			File:    p.name,
+			File:    d.Name,
 			Column:  d.Target,
 			Problem: fmt.Sprintf("target column has only one class (%q); a classifier needs at least two", clip(labs.text[0])),
 			Fix:     "include samples of at least two classes, or choose the class column with LoadOptions.Target NAME",
@@ -512,7 +674,7 @@ func (p *parser) checkClasses(d *Dataset, labs *labelSet) error {
 	}
 	if n := len(labs.text); n > MaxNumericClasses && !slices.Contains(labs.isNum, false) {
 		return &Error{
-			File:   p.name,
+			File:   d.Name,
 			Column: d.Target,
 			Problem: fmt.Sprintf("the target column holds %d distinct numbers (from %s to %s) in %d rows, so it looks like a measurement, not class labels; at most %d classes written as numbers are accepted",
 				n, strconv.FormatFloat(slices.Min(labs.num), 'g', -1, 64), strconv.FormatFloat(slices.Max(labs.num), 'g', -1, 64), len(d.Y), MaxNumericClasses),
@@ -581,6 +743,17 @@ func (p *parser) columnSpecs(header []string, tcol, hline int, opts LoadOptions)
 			return nil, &Error{File: p.name, Line: hline, Column: name,
 				Problem: fmt.Sprintf("is ignored with LoadOptions.Ignore but given the type %s with LoadOptions.Types", spec.Type),
 				Fix:     fmt.Sprintf("keep %s in only one of LoadOptions.Ignore and LoadOptions.Types", name)}
+		}
+		specs[name] = TypeSpec{Type: Ignored}
+	}
+	if name := strings.TrimSpace(opts.SplitColumn); name != "" {
+		if e := check(name, "LoadOptions.SplitColumn"); e != nil {
+			return nil, e
+		}
+		if spec, ok := specs[name]; ok && spec.Type != Ignored {
+			return nil, &Error{File: p.name, Line: hline, Column: name,
+				Problem: fmt.Sprintf("is the split column (LoadOptions.SplitColumn) but given the type %s with LoadOptions.Types", spec.Type),
+				Fix:     fmt.Sprintf("leave %s out of LoadOptions.Types: the split column is not a feature", name)}
 		}
 		specs[name] = TypeSpec{Type: Ignored}
 	}

@@ -1,6 +1,8 @@
 package data
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"math/bits"
@@ -168,4 +170,58 @@ func (r *splitMix64) intn(n int) int {
 		}
 	}
 	return int(hi)
+}
+
+// Partition is a train/test split of a data set's rows that the user gives (a split column,
+// two files, or one made by hand), used instead of Split's.
+type Partition struct {
+	By          string // what gives the split, for messages and outputs: `the column "fold"`
+	Train, Test []int  // the rows of each split, by index in the data set
+}
+
+// Check reports whether p splits the rows of d: every row in exactly one split, both splits
+// with rows, and every class with a training row (a classifier cannot learn a class it never
+// sees). A class may lack test rows.
+func (p *Partition) Check(d *Dataset) error {
+	e := &Error{File: d.Name, Fix: fmt.Sprintf("change the split (%s) so that both splits hold rows", p.By)}
+	seen := make([]bool, d.Rows())
+	for _, idx := range [][]int{p.Train, p.Test} {
+		for _, i := range idx {
+			if i < 0 || i >= len(seen) || seen[i] {
+				e.Problem = fmt.Sprintf("the split (%s) names row index %d, which is not a row of its %d or is named twice", p.By, i, len(seen))
+				e.Fix = "name each row index from 0 to the rows less one once, in Train or in Test"
+				return e
+			}
+			seen[i] = true
+		}
+	}
+	switch {
+	case len(p.Train)+len(p.Test) != len(seen):
+		e.Problem = fmt.Sprintf("the split (%s) puts %d of the %d rows in a split", p.By, len(p.Train)+len(p.Test), len(seen))
+		e.Fix = "put every row in Train or in Test"
+		return e
+	case len(p.Train) == 0 || len(p.Test) == 0:
+		e.Problem = fmt.Sprintf("the split (%s) gives %d training rows and %d test rows; the models are trained on the one and tested on the other", p.By, len(p.Train), len(p.Test))
+		return e
+	}
+	inTrain := make([]bool, d.NumClasses())
+	for _, i := range p.Train {
+		inTrain[d.Y[i]] = true
+	}
+	for c, ok := range inTrain {
+		if !ok {
+			e.Column = d.Target
+			e.Problem = fmt.Sprintf("class %q has no row in the training split (%s), so the classifier cannot learn it", clip(d.Labels[c]), p.By)
+			e.Fix = "put some of its rows in the training split"
+			return e
+		}
+	}
+	return nil
+}
+
+// Key is a short hash of the split, for the name of a cache entry of models trained on it.
+func (p *Partition) Key() string {
+	h := sha256.New()
+	fmt.Fprint(h, len(p.Train), p.Test)
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }

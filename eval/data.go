@@ -5,6 +5,7 @@ import (
 
 	"github.com/gomlx/compute"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
@@ -25,6 +26,9 @@ type Data struct {
 	Labels    []int
 	Originals [][]float64
 	Lines     []int
+	// SplitBy says what gave the split, a user's (data.Partition.By: with two files, each
+	// split's Lines are of its own file); "" for the seeded split.
+	SplitBy string
 	// WithPlausibility gives a configuration with automatic λ or sparsity its plausibility
 	// bound at a quantile of the training rows' L_ε (see pipeline.Setup.WithPlausibility).
 	WithPlausibility func(cfg quce.Config, q float64) (quce.Config, error)
@@ -52,9 +56,18 @@ func FromSetup(s *pipeline.Setup) Data {
 		Backend: s.Backend, BackendName: s.BackendInfo.String(),
 		Train: Split{X: s.XTrain, Rows: s.TrainIdx}, Test: Split{X: s.XTest, Rows: s.TestIdx},
 		Labels: s.Data.Y, Originals: s.Data.X, Lines: lines,
+		SplitBy:          splitBy(s.Options.Split),
 		WithPlausibility: s.WithPlausibility,
 		err:              err,
 	}
+}
+
+// splitBy says what gives the user's split p ("" for the seeded split).
+func splitBy(p *data.Partition) string {
+	if p == nil {
+		return ""
+	}
+	return p.By
 }
 
 // check reports what makes d unusable.

@@ -158,7 +158,8 @@ type Report struct {
 
 	Methods []Method         `json:"methods"`
 	Splits  []string         `json:"splits"`
-	Rows    map[string][]int `json:"rows"` // the data set's rows (0-based) evaluated, per split
+	SplitBy string           `json:"split_by,omitempty"` // Data.SplitBy: a user's split
+	Rows    map[string][]int `json:"rows"`               // the data set's rows (0-based) evaluated, per split
 	// Counts says, per method and split, how many instances were evaluated, how many
 	// counterfactuals are valid and how many instances failed (invalid, or no result).
 	Counts map[Method]map[string]Counts `json:"counts"`
@@ -364,7 +365,7 @@ func newReport(d Data, o Options, igPoints int) *Report {
 		interp = "arc-length"
 	}
 	rep := &Report{
-		Dataset: d.Name, N: o.N, Methods: o.Methods, Splits: o.Splits,
+		Dataset: d.Name, N: o.N, Methods: o.Methods, Splits: o.Splits, SplitBy: d.SplitBy,
 		Metrics:   map[Method]map[string]map[string]float64{},
 		Rows:      map[string][]int{},
 		Counts:    map[Method]map[string]Counts{},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/eval"
+	jobprogress "github.com/quce-go/quce/internal/progress"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/plots"
 	"github.com/quce-go/quce/quce"
@@ -78,10 +79,12 @@ func ExplainQueries(s *pipeline.Setup, cfg quce.Config, qs []quce.Query) ([]*quc
 	p := newProgress()
 	last := -1
 	settings := s.Explainer.Settings()
+	var searches jobprogress.Tracker // the time left, and which of automatic λ's searches
+	searches.Phase(jobprogress.Searches(cfg, len(qs), 0))
 	settings.Progress = func(step, steps int) {
-		if pct := 100 * step / steps; pct/5 != last/5 {
-			last = pct
-			p.set("QUCE: step %d of %d for %d instance(s)", step, steps, len(qs))
+		if searches.Update(step, steps) || (100*step/steps)/5 != last/5 {
+			last = 100 * step / steps
+			p.set("QUCE for %d instance(s): %s", len(qs), searches.Status())
 		}
 	}
 	e, err := s.Explainer.With(settings) // the same compiled programs, with this cell's progress
@@ -294,7 +297,7 @@ func ShowSweep(s *pipeline.Setup, cfg quce.Config, rows [][]float64, lambda stri
 }
 
 // rowNames names standardised rows as the command-line tool does, by their line in the
-// data's CSV file ("line 42 (test)"); a row that is not one of the data's (a new instance) is
+// data's CSV file ("line 42 (test)", or "line 7 of test.csv (test)" for data in two files); a row that is not one of the data's (a new instance) is
 // "instance i" in the order given.
 func rowNames(s *pipeline.Setup, rows [][]float64) []string {
 	lines, err := pipeline.Lines(s.Data)
@@ -306,6 +309,9 @@ func rowNames(s *pipeline.Setup, rows [][]float64) []string {
 		}
 		if r, split := s.RowOf(row); r >= 0 {
 			names[i] = fmt.Sprintf("line %d (%s)", lines[r], split)
+			if s.Data.Files != nil { // two files (data.LoadSplit): the line is of the row's
+				names[i] = fmt.Sprintf("line %d of %s (%s)", lines[r], s.Data.Files[r], split)
+			}
 		}
 	}
 	return names

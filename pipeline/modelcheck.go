@@ -144,7 +144,7 @@ func scoreModel(b compute.Backend, clf *quce.Classifier, o Options, ds *data.Dat
 	if errors.As(err, &nf) {
 		where := fmt.Sprintf("training row %d", nf.Row+1)
 		if lines, lerr := Lines(ds); lerr == nil {
-			where = fmt.Sprintf("the training row on line %d of %s", lines[trainIdx[nf.Row]], DataFile(ds))
+			where = fmt.Sprintf("the training row on line %d of %s", lines[trainIdx[nf.Row]], RowFile(ds, trainIdx[nf.Row]))
 		}
 		units := fmt.Sprintf("{ModelInput} declares (now %s)", o.ModelInput)
 		if o.ModelInput == quce.Standardized && o.ModelScaler != nil {

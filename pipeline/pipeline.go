@@ -1,7 +1,8 @@
-// Package pipeline prepares everything an explanation needs from a dataset: the seeded
-// stratified split, the scaler, the model to explain (the user's own, or the built-in
-// classifier trained on the split), the VAE (trained models are loaded from an on-disk cache
-// when the same data and configuration were trained before) and the QUCE explainer.
+// Package pipeline prepares everything an explanation needs from a dataset: the split (the
+// seeded stratified one, or the user's: Options.Split, data.Dataset.Split), the scaler, the
+// model to explain (the user's own, or the built-in classifier trained on the split), the
+// VAE (trained models are loaded from an on-disk cache when the same data, split and
+// configuration were trained before) and the QUCE explainer.
 //
 // Preparing is two stages. NewPlan is cheap: it resolves the Options, loads the backend,
 // splits and scales the data; what a caller asks for (rows, constraints, output files) is
@@ -22,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -39,10 +41,14 @@ import (
 
 // Options say what to prepare.
 type Options struct {
-	Data         *data.Dataset     // nil: the embedded W-BC data
-	TestFraction float64           // share of rows in the test split; 0 means 0.2
-	SplitSeed    int64             // seed of the stratified split
-	Classifier   classifier.Config // zero value: classifier.DefaultConfig()
+	Data         *data.Dataset // nil: the embedded W-BC data
+	TestFraction float64       // share of rows in the test split; 0 means 0.2
+	SplitSeed    int64         // seed of the stratified split
+	// Split, if set, is the train/test split to use instead of the seeded one (TestFraction
+	// and SplitSeed are then unused); nil: the data's own (data.Dataset.Split, from
+	// data.LoadOptions.SplitColumn or data.LoadSplit) where it has one.
+	Split      *data.Partition
+	Classifier classifier.Config // zero value: classifier.DefaultConfig()
 	// Model, if set, is the classifier to explain (a user's own: see quce.Model); the
 	// built-in classifier is then not trained. Its outputs must match the data's classes:
 	// one output or two for a binary target, C for C classes.
@@ -85,9 +91,10 @@ type Options struct {
 }
 
 // Plan is the first stage of preparing, which trains nothing: the options resolved, the data,
-// its seeded stratified split, the scaler fitted on the training split and the backend. The
-// rows, constraints and outputs a caller asks for can be checked against it before any model
-// is trained (the split is the one Train's models are trained on). Make it with NewPlan.
+// its split (seeded and stratified, or the user's), the scaler fitted on the training split
+// and the backend. The rows, constraints and outputs a caller asks for can be checked against
+// it before any model is trained (the split is the one Train's models are trained on). Make
+// it with NewPlan.
 type Plan struct {
 	Options           Options // as resolved (defaults filled in)
 	Data              *data.Dataset
@@ -160,7 +167,7 @@ func NewPlan(opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	trIdx, teIdx, err := data.Split(ds, opts.TestFraction, opts.SplitSeed)
+	trIdx, teIdx, err := split(ds, opts.Split, opts.TestFraction, opts.SplitSeed)
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +176,17 @@ func NewPlan(opts Options) (*Plan, error) {
 	p.Scaler = ds.FitScaler(train.X)
 	p.XTrain, p.XTest = p.Scaler.Transform(train.X), p.Scaler.Transform(ds.Subset(teIdx).X)
 	return p, nil
+}
+
+// split is the user's split, else the seeded stratified one.
+func split(ds *data.Dataset, user *data.Partition, testFraction float64, seed int64) (trainIdx, testIdx []int, err error) {
+	if user == nil {
+		return data.Split(ds, testFraction, seed)
+	}
+	if err := user.Check(ds); err != nil {
+		return nil, nil, fmt.Errorf("pipeline.Options.Split: %w", err)
+	}
+	return slices.Sorted(slices.Values(user.Train)), slices.Sorted(slices.Values(user.Test)), nil
 }
 
 // Train trains (or loads) the models and builds the explainer. The classifier and the VAE,
@@ -233,6 +251,9 @@ func (p *Plan) Train(ctx context.Context) (*Setup, error) {
 func resolveOptions(opts *Options, ds *data.Dataset) error {
 	if opts.TestFraction == 0 {
 		opts.TestFraction = 0.2
+	}
+	if opts.Split == nil {
+		opts.Split = ds.Split
 	}
 	if opts.Classifier.Epochs == 0 {
 		opts.Classifier = classifier.DefaultConfig()
@@ -548,11 +569,16 @@ func loadCached[M any](path string, load func(string) (*M, error), s *Setup) (*M
 
 // cacheKey names a cache entry by everything that determines the trained weights. With a
 // user's model only the VAE is trained, so the classifier's settings are left out (and the
-// VAE is shared by every model explained on the same data).
+// VAE is shared by every model explained on the same data). A user's split is in the key
+// by its Key (the seeded split's keys are as they were before there were user splits).
 func cacheKey(ds *data.Dataset, o Options, backendConfig string) string {
 	clf := &o.Classifier
 	if o.Model != nil {
 		clf = nil
+	}
+	userSplit := ""
+	if o.Split != nil {
+		userSplit = o.Split.Key()
 	}
 	key, _ := json.Marshal(struct {
 		Format     string
@@ -564,7 +590,8 @@ func cacheKey(ds *data.Dataset, o Options, backendConfig string) string {
 		Classifier *classifier.Config
 		VAE        vae.Config
 		Backend    string
-	}{savedmodel.Format, ds.Checksum, ds.Target, ds.Features, o.TestFraction, o.SplitSeed, clf, o.VAE, backendConfig})
+		UserSplit  string `json:",omitempty"`
+	}{savedmodel.Format, ds.Checksum, ds.Target, ds.Features, o.TestFraction, o.SplitSeed, clf, o.VAE, backendConfig, userSplit})
 	sum := sha256.Sum256(key)
 	return hex.EncodeToString(sum[:8])
 }

@@ -44,6 +44,15 @@ func DataFile(ds *data.Dataset) string {
 	return ds.Name
 }
 
+// RowFile names the file of row i of ds, whose line Lines gives: its own file for a data set
+// read from two files (data.LoadSplit), else DataFile.
+func RowFile(ds *data.Dataset, i int) string {
+	if ds.Files != nil {
+		return ds.Files[i]
+	}
+	return DataFile(ds)
+}
+
 // Lines returns, for every row of ds, the line of its CSV file on which the row starts (the
 // header is line 1; blank lines are counted, as data.Parse counts them in its errors): the
 // lines data.Parse recorded in ds.Lines, which a Subset keeps. A data set built without them

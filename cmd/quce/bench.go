@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/internal/trainloop"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
@@ -212,7 +213,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	doc := map[string]any{
 		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
 		"backend":    s.BackendInfo.Config, "deterministic": !s.BackendInfo.Nondeterministic, "devices": s.BackendInfo.NumDevices, "simd": s.BackendInfo.KernelSet(), "accelerator": s.BackendInfo.Accelerator, "batching": s.Explainer.Settings().Batching, "pgo": buildProfile(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
-		"versions": versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
+		"versions": backend.Versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
 		"model": modelJSON(s), "model_check": s.ModelCheck, "while_loops": whileLoopsJSON(s.BackendInfo),
 	}
 	b, err := json.MarshalIndent(doc, "", " ")

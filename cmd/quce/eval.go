@@ -85,7 +85,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if o.Constraints, err = cons.constraints(ds); err != nil {
 		return err
 	}
-	o.Progress = f.logf
+	o.Progress = func(format string, args ...any) { // a line per method, which names its searches
+		f.logf(format, args...)
+		f.meter.Phase(fmt.Sprintf(format, args...), 0)
+	}
 	if seeds != nil {
 		return evalSeeds(ctx, f, o, seeds, out)
 	}
@@ -164,11 +167,15 @@ func parseSeeds(list string) ([]uint64, error) {
 	return seeds, nil
 }
 
-// evalSeeds runs the evaluation once per seed, each with its own split, models (trained
-// with that seed, and cached), search seed and instances, and prints mean ± sd across
-// seeds; -json holds the summary and every seed's report, -svg plots the means.
+// evalSeeds runs the evaluation once per seed, each with its own split (but the data's own,
+// which stays), models (trained with that seed, and cached), search seed and instances, and
+// prints mean ± sd across seeds; -json holds the summary and every seed's report, -svg plots
+// the means.
 func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, out evalOutputs) error {
 	var reports []*eval.Report
+	if f.splitColumn != "" || f.trainCSV != "" {
+		f.logf("-seeds with the data's own split: every seed trains and searches with its own seed, on that one split")
+	}
 	for _, seed := range seeds {
 		f.splitSeed, f.modelSeed = int64(seed), seed
 		o.Seed, o.Config.Seed = seed, seed

@@ -5,14 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/internal/atomicfile"
+	"github.com/quce-go/quce/internal/progress"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 	"github.com/quce-go/quce/report"
@@ -234,6 +233,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 		lambdas = fmt.Sprintf("λ1 = %g, (λ2, λ3) chosen per instance among %d candidates", cfg.Lambda1, len(cfg.Auto.Grid))
 	}
 	f.logf("explaining %d rows of %s: %d steps of %s, %s", len(qs), sel.file, cfg.Steps, cfg.Optimizer, lambdas)
+	f.meter.Phase(progress.Searches(cfg, len(qs), map[bool]int{true: streamChunk}[f.emit != nil]))
 	var ex []*quce.Explanation
 	var tm quce.Stats
 	if f.emit != nil {
@@ -282,15 +282,6 @@ func splitList(list string) []string {
 		}
 	}
 	return out
-}
-
-func indexOf(list []string, s string) int {
-	for i, v := range list {
-		if v == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // printExplanations prints the text report of the explanations (ex[i] of sel.picks[i]),
@@ -347,7 +338,7 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 		// false only on a GPU whose XLA_FLAGS turned XLA's deterministic operations off
 		"deterministic": !s.BackendInfo.Nondeterministic,
 		"while_loops":   whileLoopsJSON(s.BackendInfo),
-		"versions":      versions(),
+		"versions":      backend.Versions(),
 		"config": map[string]any{
 			"quce": cfg, "split": f.split, "n": f.n, "rows": lines, "instances": f.instances,
 			"split_seed": s.Options.SplitSeed, "test_fraction": s.Options.TestFraction,
@@ -365,6 +356,10 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 		"columns":      columnsJSON(s.Explainer.Columns()),
 		"line_numbers": lineNote,
 	}
+	if sp := s.Options.Split; sp != nil { // the data's own split: no seed, no fraction
+		config := doc["config"].(map[string]any)
+		config["split_by"], config["split_seed"], config["test_fraction"] = sp.By, nil, nil
+	}
 	if sel.instances {
 		doc["instance_file"] = sel.file
 	}
@@ -380,22 +375,4 @@ func datasetJSON(s *pipeline.Setup) map[string]any {
 		"labels": s.Data.Labels, "train_rows": len(s.TrainIdx), "test_rows": len(s.TestIdx),
 		"constant_columns": append([]string{}, s.Data.Constant...), // left out: one value in every row
 	}
-}
-
-// versions records what is needed to rerun: Go and the GoMLX modules, with the local copy a
-// module was replaced by (the patched pure-Go backend, third_party/README.md).
-func versions() map[string]string {
-	v := map[string]string{"go": runtime.Version()}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			switch d.Path {
-			case "github.com/gomlx/gomlx", "github.com/gomlx/compute", "github.com/gomlx/go-xla":
-				v[d.Path] = d.Version
-				if d.Replace != nil {
-					v[d.Path] += " => " + d.Replace.Path
-				}
-			}
-		}
-	}
-	return v
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/quce-go/quce/classifier"
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/internal/progress"
 	"github.com/quce-go/quce/internal/savedmodel"
 	"github.com/quce-go/quce/onnxmodel"
 	"github.com/quce-go/quce/pipeline"
@@ -25,6 +24,8 @@ import (
 // common holds the flags every command shares: the data, the models and the QUCE settings.
 type common struct {
 	dataPath, target   string
+	trainCSV, testCSV  string // -train and -test: the files
+	splitColumn        string
 	types, ignore      string
 	dropMissing        bool
 	modelPath          string
@@ -64,6 +65,7 @@ type common struct {
 	unitRows           int
 	force              bool
 	quiet              bool
+	meter              *progress.Line // the searches' progress on stderr; nil with -q
 	stderr             io.Writer
 	set                map[string]bool // the flags given on the command line
 	flags              *flag.FlagSet
@@ -77,6 +79,9 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.ignore, "ignore", "", "comma-separated columns to leave out of the features (identifiers, free text)")
 	fs.BoolVar(&c.dropMissing, "drop-missing", false, "drop rows with a missing cell (empty, NA, ?) instead of stopping at the first")
 	fs.Int64Var(&c.splitSeed, "split-seed", 1, "seed of the stratified 80/20 train/test split")
+	fs.StringVar(&c.splitColumn, "split-column", "", "the data's own split instead of the seeded one: a column whose cells say train or test (any case); it is not a feature")
+	fs.StringVar(&c.trainCSV, "train", "", "with -test, instead of -data: the training rows' CSV file; the data are both files' rows, split by file")
+	fs.StringVar(&c.testCSV, "test", "", "with -train: the test rows' CSV file, with the same header")
 	fs.StringVar(&c.modelPath, "model", "", "explain this model instead of training the built-in one: an .onnx file, or a folder saved by the built-in classifier")
 	fs.StringVar(&c.modelInput, "model-input", "raw", "units the -model takes: raw (the data's own values) or standardized")
 	fs.StringVar(&c.modelOutput, "model-output", "logit", "what the -model outputs: logit or probability")
@@ -435,6 +440,11 @@ func (c *common) plan() (*pipeline.Plan, error) {
 	if c.noCache {
 		opts.CacheDir = ""
 	}
+	if !c.quiet && c.meter == nil { // its Write clears its line for the messages
+		c.meter = progress.ForWriter(c.stderr)
+		c.stderr = c.meter
+	}
+	opts.Explainer.Progress = c.meter.ProgressFunc()
 	if _, err := data.ClassIndex(ds.Labels, c.class); err != nil {
 		return nil, fmt.Errorf("-class %w", err)
 	}
@@ -445,11 +455,9 @@ func (c *common) plan() (*pipeline.Plan, error) {
 		if opts.ModelScaler, err = ds.ReadScaler(c.scalerPath); err != nil {
 			return nil, fmt.Errorf("-scaler: %w", err)
 		}
-		sum, err := fileSHA256(c.scalerPath)
-		if err != nil {
+		if opts.ModelScalerID, err = pipeline.FileID(c.scalerPath); err != nil {
 			return nil, err
 		}
-		opts.ModelScalerID = fmt.Sprintf("%s sha256:%s", c.scalerPath, sum)
 	}
 	p, err := pipeline.NewPlan(opts)
 	if err != nil {
@@ -518,12 +526,22 @@ func prepareUntil(ctx context.Context, prepare func() (*pipeline.Setup, error)) 
 // loadData reads -data with -target, -types, -ignore and -drop-missing: a CSV file, or one
 // of the embedded data sets by name (a file of that name wins, so no file is shadowed).
 func (c *common) loadData() (*data.Dataset, error) {
-	opts := data.LoadOptions{Target: c.target, Ignore: splitList(c.ignore), DropMissing: c.dropMissing}
+	opts := data.LoadOptions{Target: c.target, Ignore: splitList(c.ignore), DropMissing: c.dropMissing, SplitColumn: c.splitColumn}
 	if strings.TrimSpace(c.types) != "" {
 		var err error
 		if opts.Types, err = data.ParseTypes(c.types); err != nil {
 			return nil, err
 		}
+	}
+	switch user := c.set["split-column"] || c.set["train"] || c.set["test"]; {
+	case (c.trainCSV == "") != (c.testCSV == ""):
+		return nil, errors.New("-train and -test give the training and the test rows' files together; fix: give both, or one file with -data")
+	case c.trainCSV != "" && c.set["data"]:
+		return nil, errors.New("-train and -test are the data, so -data would be a second data set; fix: drop -data")
+	case user && c.set["split-seed"]:
+		return nil, errors.New("-split-seed seeds the split drawn when the data give none, and -split-column or -train and -test give one; fix: drop -split-seed")
+	case c.trainCSV != "":
+		return data.LoadSplit(c.trainCSV, c.testCSV, opts)
 	}
 	name := c.dataPath
 	if name == "" {
@@ -584,26 +602,13 @@ func (c *common) loadModel(opts *pipeline.Options) error {
 	if err != nil {
 		return err
 	}
-	sum, err := fileSHA256(c.modelPath)
+	id, err := pipeline.FileID(c.modelPath)
 	if err != nil {
 		return err
 	}
-	opts.Model, opts.ModelID = m, fmt.Sprintf("onnx %s sha256:%s", c.modelPath, sum)
+	opts.Model, opts.ModelID = m, "onnx "+id
 	c.logf("model: %s (%d features, %d outputs, %s input, %s output)", c.modelPath, m.NumFeatures(), m.NumOutputs(), in, out)
 	return nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // modelJSON describes the explained model for the JSON outputs.

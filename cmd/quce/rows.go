@@ -18,14 +18,15 @@ import (
 
 // pick is one row chosen for explanation.
 type pick struct {
+	file  string    // the file whose line names the row (of two with -train and -test)
 	line  int       // line of the file on which the row starts
 	split string    // "train", "test", or "instances" for a row of -instances
 	x     []float64 // original units
 }
 
-// selection is what explain will explain: rows of one file.
+// selection is what explain will explain: rows of one file, or of two with -train and -test.
 type selection struct {
-	file              string // the file whose lines name the rows
+	file              string // the file whose lines name the rows (or -rows's, of two)
 	instances         bool   // the rows come from -instances
 	picks             []pick
 	trainIdx, testIdx []int // the data's split the rows were chosen from
@@ -86,19 +87,18 @@ func (f *explainFlags) lineList() ([]int, error) {
 func (f *explainFlags) selectRows(ds *data.Dataset, trainIdx, testIdx []int) (*selection, error) {
 	sel := &selection{instances: f.instances != "", trainIdx: trainIdx, testIdx: testIdx}
 	var all []pick // every row that can be chosen, in file order
-	var lines []int
 	if f.instances != "" {
 		in, err := pipeline.ReadInstances(f.instances, ds)
 		if err != nil {
 			return nil, err
 		}
-		sel.file, lines = in.File, in.Lines
+		sel.file = in.File
 		for i, x := range in.X {
-			all = append(all, pick{line: in.Lines[i], split: "instances", x: x})
+			all = append(all, pick{file: in.File, line: in.Lines[i], split: "instances", x: x})
 		}
 	} else {
-		var err error
-		if lines, err = pipeline.Lines(ds); err != nil {
+		lines, err := pipeline.Lines(ds)
+		if err != nil {
 			return nil, err
 		}
 		sel.file = pipeline.DataFile(ds)
@@ -110,7 +110,7 @@ func (f *explainFlags) selectRows(ds *data.Dataset, trainIdx, testIdx []int) (*s
 			splitOf[i] = "test"
 		}
 		for i, x := range ds.X {
-			all = append(all, pick{line: lines[i], split: splitOf[i], x: x})
+			all = append(all, pick{file: pipeline.RowFile(ds, i), line: lines[i], split: splitOf[i], x: x})
 		}
 	}
 	// -split narrows the rows of the data; with -rows and no -split, any split will do.
@@ -119,9 +119,21 @@ func (f *explainFlags) selectRows(ds *data.Dataset, trainIdx, testIdx []int) (*s
 	}
 	want, _ := f.lineList()
 	if want != nil {
+		if ds.Files != nil && f.instances == "" { // -rows names lines of the -split's file
+			if f.split == "all" || !f.set["split"] {
+				return nil, fmt.Errorf("-rows with -train and -test: a line number could name a row of either file; fix: add -split train (lines of %s) or -split test (lines of %s)", f.trainCSV, f.testCSV)
+			}
+			sel.file = f.trainCSV
+			if f.split == "test" {
+				sel.file = f.testCSV
+			}
+		}
 		byLine := make(map[int]pick, len(all))
+		var lines []int
 		for _, p := range all {
-			byLine[p.line] = p
+			if p.file == sel.file {
+				byLine[p.line], lines = p, append(lines, p.line)
+			}
 		}
 		for _, l := range want {
 			p, ok := byLine[l]
@@ -200,5 +212,5 @@ func (s *selection) name(p pick) string { return s.source(p).Name() }
 
 // source is where the row p comes from, as the outputs name it.
 func (s *selection) source(p pick) report.Source {
-	return report.Source{File: s.file, Line: p.line, Split: p.split}
+	return report.Source{File: p.file, Line: p.line, Split: p.split}
 }

@@ -33,6 +33,7 @@ var settingFlags = map[string]struct{ flag, part string }{
 
 	"data.Load": {flag: "data"}, "data.LoadOptions.Target": {flag: "target"}, "data.LoadOptions.Types": {flag: "types"},
 	"data.LoadOptions.Ignore": {flag: "ignore"}, "data.LoadOptions.DropMissing": {flag: "drop-missing"},
+	"data.LoadOptions.SplitColumn": {flag: "split-column"}, "data.LoadSplit": {flag: "train"},
 
 	"pipeline.Options.Model": {flag: "model"}, "pipeline.Options.ModelInput": {flag: "model-input"},
 	"pipeline.Options.ModelOutput": {flag: "model-output"}, "pipeline.Options.ModelClasses": {flag: "model-classes"},

@@ -271,7 +271,7 @@ func rowsText(r *explained) string {
 			splits[p.split] = true
 		}
 		if len(splits) == 1 {
-			what += fmt.Sprintf(" (%s split)", r.sel.picks[0].split)
+			what = r.sel.picks[0].file + fmt.Sprintf(" (%s split)", r.sel.picks[0].split)
 		}
 	}
 	return fmt.Sprintf("%d rows of %s", len(r.sel.picks), what)
@@ -495,7 +495,7 @@ func rowsJSON(sel *selection, sum *population.Summary) []summaryRowJSON {
 	out := make([]summaryRowJSON, len(sum.Rows))
 	for i, r := range sum.Rows {
 		p := sel.picks[i]
-		out[i] = summaryRowJSON{File: sel.file, Line: p.line, Split: p.split, Row: r}
+		out[i] = summaryRowJSON{File: p.file, Line: p.line, Split: p.split, Row: r}
 	}
 	return out
 }
