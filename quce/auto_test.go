@@ -104,9 +104,9 @@ func TestAutoConfigErrors(t *testing.T) {
 		{"steps share above 1", withAuto(func(c *Config) { c.Auto.Steps = 1.5 }), "searching 1.5 of the steps"},
 		{"negative steps share", withAuto(func(c *Config) { c.Auto.Steps = -0.5 }), "searching -0.5 of the steps"},
 		{"NaN steps share", withAuto(func(c *Config) { c.Auto.Steps = math.NaN() }), "searching NaN of the steps"},
-		{"margin 1", withAuto(func(c *Config) { c.Margin = 1 }), "margin = 1"},
-		{"NaN margin", withAuto(func(c *Config) { c.Margin = math.NaN() }), "margin = NaN"},
-		{"negative margin", func() Config { c := DefaultConfig(); c.Margin = -0.01; return c }(), "margin = -0.01"},
+		{"margin 1", withAuto(func(c *Config) { c.Margin = 1 }), "Config.Margin = 1"},
+		{"NaN margin", withAuto(func(c *Config) { c.Margin = math.NaN() }), "Config.Margin = NaN"},
+		{"negative margin", func() Config { c := DefaultConfig(); c.Margin = -0.01; return c }(), "Config.Margin = -0.01"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()
