@@ -638,8 +638,11 @@ func (ev *evaluation) resolveRows() error {
 				in = name
 			}
 		}
-		if in == "" || !slices.Contains(ev.o.Splits, in) {
-			return fmt.Errorf("eval: eval.Options.Rows: line %d is in no split evaluated (the %s split, and eval.Options.Splits is %v); fix: add its split to eval.Options.Splits, or drop the line", l, cmp.Or(in, "neither"), ev.o.Splits)
+		if in == "" {
+			return fmt.Errorf("eval: eval.Options.Rows: line %d is in neither the train nor the test split; fix: drop the line", l)
+		}
+		if !slices.Contains(ev.o.Splits, in) {
+			return fmt.Errorf("eval: eval.Options.Rows: line %d is in the %s split, which eval.Options.Splits %v leaves out; fix: add %s to eval.Options.Splits, or drop the line", l, in, ev.o.Splits, in)
 		}
 		ev.rowsIn[in] = append(ev.rowsIn[in], posOf[in][r])
 	}
