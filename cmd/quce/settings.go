@@ -40,8 +40,8 @@ var settingFlags = map[string]struct{ flag, part string }{
 	"pipeline.Options.CacheDir": {flag: "cache"}, `pipeline.Options.CacheDir ""`: {flag: "no-cache"},
 	"onnxmodel.Options.Input": {flag: "model-input-name"}, "onnxmodel.Options.Output": {flag: "model-output-name"},
 
-	"eval.Options.Class": {flag: "class"}, "eval.Options.Rows": {flag: "rows"}, "eval.Options.N": {flag: "n"},
-	"eval.Options.PlausibilityQuantile": {flag: "plausibility-quantile"}, "quce.Config.Sparse": {flag: "sparse"},
+	"eval.Options.Class": {flag: "class"}, "eval.Options.Rows": {flag: "rows"}, "eval.Options.N": {flag: "n"}, "eval.Options.Splits": {flag: "splits"},
+	"eval.Options.PlausibilityQuantile": {flag: "plausibility-quantile"}, "quce.Config.Sparse": {flag: "sparse"}, "quce.Config.Seed": {flag: "seed"},
 
 	"population.Options.Bootstrap": {flag: "bootstrap"}, "population.Options.Permutations": {flag: "permutations"},
 	"population.NewGrouping's column": {flag: "group-by"}, "population.NewGrouping's edges": {flag: "bins"},
