@@ -182,7 +182,11 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 		for _, s := range r.Splits {
 			parts = append(parts, fmt.Sprintf("%s %d", s, r.AlreadyTarget[s]))
 		}
-		fmt.Fprintf(b, "- Skipped, as the model already predicts the target class for them, so there is nothing to change (the rows evaluated are those that need recourse, the first %d of each split's seeded order or the rows named): %s\n", r.N, strings.Join(parts, ", "))
+		which := fmt.Sprintf("the rows evaluated are the first %d of each split's seeded order that need recourse", r.N)
+		if r.Settings.Rows != nil {
+			which = "of the rows named"
+		}
+		fmt.Fprintf(b, "- Skipped, as the model already predicts the target class for them, so there is nothing to change (%s): %s\n", which, strings.Join(parts, ", "))
 	}
 	if len(r.Applied) > 0 {
 		fmt.Fprintf(b, "- Settings that differ from the defaults: %s.\n", strings.Join(r.Applied, "; "))

@@ -218,6 +218,7 @@ type Settings struct {
 	AllCounterfactuals bool        `json:"all_counterfactuals"`
 	// Constraints are written with an open side of a bound (NaN) as null.
 	Constraints quce.Constraints `json:"constraints"`
+	Rows        []int            `json:"rows,omitempty"` // Options.Rows: the lines named
 }
 
 // InstanceResult is one method's outcome on one instance.
@@ -396,7 +397,7 @@ func newReport(d Data, o Options, igPoints int) *Report {
 		Settings: Settings{
 			Seed: o.Seed, Config: o.Config, AGI: o.AGI, Dice: o.Dice, IGPoints: igPoints,
 			Interp: o.Interp, Interpolation: interp, SparsityTol: o.SparsityTol,
-			AllCounterfactuals: o.AllCounterfactuals, Constraints: o.Constraints,
+			AllCounterfactuals: o.AllCounterfactuals, Constraints: o.Constraints, Rows: o.Rows,
 		},
 		Backend: d.BackendName,
 		Applied: applied(o),
