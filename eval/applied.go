@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/quce-go/quce/quce"
@@ -57,7 +58,11 @@ func differing(prefix string, v, def any, skip ...string) []string {
 		case string:
 			out = append(out, fmt.Sprintf("%s %q", name, x))
 		case []int:
-			out = append(out, name+" "+strings.Trim(strings.Join(strings.Fields(fmt.Sprint(x)), ","), "[]"))
+			list := make([]string, len(x))
+			for k, n := range x {
+				list[k] = strconv.Itoa(n)
+			}
+			out = append(out, name+" "+strings.Join(list, ","))
 		default:
 			out = append(out, fmt.Sprintf("%s %+v", name, x))
 		}
