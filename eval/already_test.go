@@ -2,17 +2,20 @@ package eval
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
 )
 
-// With -class, the instances that the model already predicts as that class are left out of
-// every method (they would count as valid without any change), the report says how many,
-// and a split with nothing left is an error.
-func TestClassLeavesOutAlreadyTarget(t *testing.T) {
+// With Options.Class, N means N rows that need recourse: the rows of the seeded order that
+// the model already predicts as that class are skipped (they would count as valid without
+// any change) and the order is walked on; the report says how many were skipped, and a
+// split with nothing left is an error.
+func TestClassTakesRowsThatNeedRecourse(t *testing.T) {
 	s := wbc(t)
 	o := DefaultOptions()
 	o.N, o.Splits, o.Methods, o.Class = 12, []string{Test}, []Method{QUCE, DiceRandom}, "benign"
@@ -21,33 +24,38 @@ func TestClassLeavesOutAlreadyTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var xs [][]float64
-	for _, p := range sample(len(s.XTest), o.N, o.Seed, Test) {
-		xs = append(xs, s.XTest[p])
-	}
-	probs, err := s.Explainer.Predict(xs)
+	probs, err := s.Explainer.Predict(s.XTest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	already := 0
-	for _, p := range probs {
-		if quce.PredictedClass(p, o.Config.Threshold) == benign {
-			already++
+	// By hand: walk the seeded order until 12 rows are not predicted benign.
+	var want []int
+	skipped := 0
+	for _, p := range seededOrder(len(s.XTest), o.N, o.Seed, Test) {
+		if len(want) == o.N {
+			break
 		}
+		if quce.PredictedClass(probs[p], o.Config.Threshold) == benign {
+			skipped++
+			continue
+		}
+		want = append(want, s.TestIdx[p])
 	}
-	if already == 0 || already == len(xs) {
-		t.Fatalf("%d of the %d instances are predicted benign: the test needs some of each", already, len(xs))
+	slices.Sort(want)
+	if skipped == 0 {
+		t.Fatal("no row of the first ones is predicted benign: the test needs some")
 	}
 	rep, err := Run(context.Background(), FromSetup(s), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.AlreadyTarget[Test] != already || len(rep.Rows[Test]) != len(xs)-already {
-		t.Errorf("left out %d, evaluated %d rows; want %d and %d", rep.AlreadyTarget[Test], len(rep.Rows[Test]), already, len(xs)-already)
+	got := slices.Sorted(slices.Values(rep.Rows[Test]))
+	if rep.AlreadyTarget[Test] != skipped || !slices.Equal(got, want) {
+		t.Errorf("skipped %d, evaluated rows %v; want %d and %v", rep.AlreadyTarget[Test], got, skipped, want)
 	}
 	for _, m := range o.Methods {
-		if c := rep.Counts[m][Test]; c.Instances != len(xs)-already {
-			t.Errorf("%s: %d instances, want %d", m, c.Instances, len(xs)-already)
+		if c := rep.Counts[m][Test]; c.Instances != o.N {
+			t.Errorf("%s: %d instances, want %d", m, c.Instances, o.N)
 		}
 		for _, in := range rep.Instances[m][Test] {
 			if in.Original == in.Target {
@@ -59,23 +67,29 @@ func TestClassLeavesOutAlreadyTarget(t *testing.T) {
 	if err := rep.WriteTables(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "already predicts the target class") {
-		t.Errorf("the tables do not say that instances were left out:\n%s", b.String())
-	}
-
-	// Only instances predicted benign: nothing to explain.
-	var onlyBenign [][]float64
-	for i, p := range probs {
-		if quce.PredictedClass(p, o.Config.Threshold) == benign {
-			onlyBenign = append(onlyBenign, xs[i])
+	for _, note := range []string{"already predicts the target class", `eval.Options.Class "benign"`} {
+		if !strings.Contains(b.String(), note) {
+			t.Errorf("the notes do not say %q:\n%s", note, b.String())
 		}
 	}
-	ev, err := newEvaluation(FromSetup(s), o)
+
+	// Only rows predicted benign: nothing to explain.
+	var onlyBenign []int
+	for p, pr := range probs {
+		if quce.PredictedClass(pr, o.Config.Threshold) == benign && len(onlyBenign) < 3 {
+			onlyBenign = append(onlyBenign, s.TestIdx[p])
+		}
+	}
+	lines, err := pipeline.Lines(s.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = ev.leaveOutAlreadyTarget(Test, onlyBenign, make([]int, len(onlyBenign)))
+	o.Rows = nil
+	for _, r := range onlyBenign {
+		o.Rows = append(o.Rows, lines[r])
+	}
+	_, err = Run(context.Background(), FromSetup(s), o)
 	if err == nil || !strings.Contains(err.Error(), "eval.Options.Class") {
-		t.Errorf("only instances already in the class: error %v, want one naming eval.Options.Class", err)
+		t.Errorf("only rows already in the class: error %v, want one naming eval.Options.Class", err)
 	}
 }

@@ -66,7 +66,15 @@
 //     features back in the same order (higher is better).
 //   - Seconds per instance is the method's wall time on the split over its instances: the
 //     search and the attribution (ig: the line's attribution only, not the QUCE search it
-//     reuses); the metrics' own cost is not included.
+//     reuses); the metrics' own cost is not included. It is over every instance evaluated,
+//     failures included.
+//   - The recourse metrics of CARLA (Pawelczyk et al., 2021), for the methods with their own
+//     counterfactual, over valid counterfactuals and again over the matched instances: YNN
+//     (the share of x_c's 5 nearest training rows, standardised, that the model predicts as
+//     τ), Redundancy (changed columns that alone could be set back with x_c still valid, one
+//     prediction each), the min-max distances (ℓ1, ℓ2, ℓ∞ with each input scaled by the
+//     training split's range; ℓ0 is sparsity) and ConstraintViolations (a count, over every
+//     counterfactual, of those that break Options.Constraints; see Violates).
 //
 // # Mixed data and constraints
 //
@@ -88,7 +96,10 @@
 // numeric data without constraints the box is the observed range, which the plain methods'
 // counterfactuals rarely reach.
 //
-// The N instances of a split are a seeded sample (Options.Seed), listed in data order.
+// The N instances of a split are a seeded sample (Options.Seed), listed in data order; with
+// Options.Class, the first N of the seeded order that need recourse (the model does not
+// already predict the class); Options.Rows names rows by their CSV lines instead. The report
+// lists every setting that differs from its default (Report.Applied).
 // The paper's W-BC figures (PaperWBC) are shown beside ours, marked "paper", only when the
 // data set is the embedded W-BC; they are for reference and nothing is tuned to them. Why they
 // differ in scale from ours is in docs/METHOD.md, "Why our uncertainty figures differ from the

@@ -222,11 +222,20 @@ func aggregate(m Method, outs []*outcome, o Options) map[string]float64 {
 			put(key, mean)
 		}
 	}
-	for _, key := range []string{CFUncertainty, CFUncertaintyTrained, CFReconError, ProximityL1, ProximityL2, Sparsity} {
+	for _, key := range []string{CFUncertainty, CFUncertaintyTrained, CFReconError, ProximityL1, ProximityL2, Sparsity,
+		YNN, Redundancy, DistanceL1MinMax, DistanceL2MinMax, DistanceLinfMinMax} {
 		if v := collect(key, true); len(v) > 0 {
 			mean, _ := MeanStd(v)
 			put(key, mean)
 		}
+	}
+	// A violation counts whether or not the counterfactual is valid: it is a count, not a mean.
+	if v := collect(ConstraintViolations, false); len(v) > 0 {
+		n := 0.0
+		for _, x := range v {
+			n += x
+		}
+		put(ConstraintViolations, n)
 	}
 	if len(outs) > 0 {
 		valid := 0

@@ -43,7 +43,9 @@ var MetricKeys = []string{
 	PathUncertaintyMean, PathUncertaintyStd, CFUncertainty, CFReconError, Validity,
 	ProximityL1, ProximityL1Matched, CFUncertaintyMatched, ProximityL2, Sparsity, CompletenessGap,
 	Deletion, Insertion, SecondsPerInstance, PathUncertaintyTrainedMean, PathUncertaintyTrainedStd,
-	CFUncertaintyTrained,
+	CFUncertaintyTrained, YNN, YNNMatched, Redundancy, RedundancyMatched, DistanceL1MinMax,
+	DistanceL1MinMaxMatched, DistanceL2MinMax, DistanceL2MinMaxMatched, DistanceLinfMinMax,
+	DistanceLinfMinMaxMatched, ConstraintViolations,
 }
 
 var pathMetrics = map[string]bool{
@@ -56,13 +58,17 @@ var attributionMetrics = map[string]bool{CompletenessGap: true, Deletion: true, 
 var counterfactualMetrics = map[string]bool{
 	CFUncertainty: true, CFUncertaintyTrained: true, CFReconError: true, Validity: true,
 	ProximityL1: true, ProximityL2: true, Sparsity: true, ProximityL1Matched: true, CFUncertaintyMatched: true,
+	YNN: true, YNNMatched: true, Redundancy: true, RedundancyMatched: true,
+	DistanceL1MinMax: true, DistanceL1MinMaxMatched: true, DistanceL2MinMax: true, DistanceL2MinMaxMatched: true,
+	DistanceLinfMinMax: true, DistanceLinfMinMaxMatched: true, ConstraintViolations: true,
 }
 
 // Applies reports whether a metric applies to a method:
 //   - path metrics (path uncertainty) and attribution metrics (completeness gap, deletion,
 //     insertion) apply to the path methods quce, ig, agi and wachter;
 //   - counterfactual metrics (uncertainty, reconstruction error, validity, proximity,
-//     sparsity) apply to the methods that make their own counterfactual: quce, agi,
+//     sparsity, and the recourse metrics: yNN, redundancy, min-max distances, constraint
+//     violations) apply to the methods that make their own counterfactual: quce, agi,
 //     wachter and dice-random. ig ends at QUCE's counterfactual, so its counterfactual
 //     metrics would be QUCE's; they are absent;
 //   - seconds per instance applies to every method.

@@ -49,24 +49,31 @@ type table struct {
 	key, title, paper string
 	format            string
 	paperCols         []string // paper splits shown, when the data set is W-BC
+	matched           string   // the key of the same metric on the matched instances, shown beside it
 }
 
 var tables = []table{
-	{PathUncertaintyMean, "Path uncertainty: paper-form L_ε along the path, mean ± std over instances; lower is better", "Table 2", "%.3f", []string{Train, Test}},
-	{CFUncertainty, "Counterfactual uncertainty: paper-form L_ε(x_c) (\"VAE loss\"); lower is better", "Table 3", "%.3f", []string{Train, Test}},
-	{CFReconError, "Counterfactual reconstruction error: mean over features of |x_c − dec(μ(x_c))|; lower is better", "Table 4", "%.3f", []string{Train, Test}},
-	{Deletion, "Deletion score: mean F(original class) as features go to the baseline, largest attribution first; lower is better", "deletion table", "%.3f", []string{"all"}},
-	{Insertion, "Insertion score: mean F(original class) as features come back from the baseline; higher is better", "", "%.3f", nil},
-	{Validity, "Validity rate: share of instances with F(τ|x_c) ≥ ϑ", "", "%.2f", nil},
-	{ProximityL1, "Proximity L1: ‖x_c − x‖₁ (standardised units); lower is closer", "", "%.3f", nil},
-	{ProximityL1Matched, "Proximity L1, matched: on the instances every method with counterfactuals made valid (see Notes); lower is closer", "", "%.3f", nil},
-	{CFUncertaintyMatched, "Counterfactual uncertainty, matched: paper-form L_ε(x_c) on the same instances; lower is better", "", "%.3f", nil},
-	{ProximityL2, "Proximity L2: ‖x_c − x‖₂ (standardised units); lower is closer", "", "%.3f", nil},
-	{Sparsity, "Sparsity: columns changed (continuous ones by more than the tolerance; a categorical column counts once); lower is sparser", "", "%.1f", nil},
-	{CompletenessGap, "Completeness gap: mean |Σ_j Φ_j − (F(τ|x_c) − F(τ|x))|; lower is better", "", "%.2e", nil},
-	{SecondsPerInstance, "Seconds per instance: wall time of the method's run / instances", "", "%.4f", nil},
-	{PathUncertaintyTrainedMean, "Path uncertainty, trained form (negative ELBO the QUCE objective minimises), mean ± std", "", "%.3f", nil},
-	{CFUncertaintyTrained, "Counterfactual uncertainty, trained form (negative ELBO)", "", "%.3f", nil},
+	{PathUncertaintyMean, "Path uncertainty: paper-form L_ε along the path, mean ± std over instances; lower is better", "Table 2", "%.3f", []string{Train, Test}, ""},
+	{CFUncertainty, "Counterfactual uncertainty: paper-form L_ε(x_c) (\"VAE loss\"); lower is better", "Table 3", "%.3f", []string{Train, Test}, ""},
+	{CFReconError, "Counterfactual reconstruction error: mean over features of |x_c − dec(μ(x_c))|; lower is better", "Table 4", "%.3f", []string{Train, Test}, ""},
+	{Deletion, "Deletion score: mean F(original class) as features go to the baseline, largest attribution first; lower is better", "deletion table", "%.3f", []string{"all"}, ""},
+	{Insertion, "Insertion score: mean F(original class) as features come back from the baseline; higher is better", "", "%.3f", nil, ""},
+	{Validity, "Validity rate: share of instances with F(τ|x_c) ≥ ϑ", "", "%.2f", nil, ""},
+	{ProximityL1, "Proximity L1: ‖x_c − x‖₁ (standardised units); lower is closer", "", "%.3f", nil, ""},
+	{ProximityL1Matched, "Proximity L1, matched: on the instances every method with counterfactuals made valid (see Notes); lower is closer", "", "%.3f", nil, ""},
+	{CFUncertaintyMatched, "Counterfactual uncertainty, matched: paper-form L_ε(x_c) on the same instances; lower is better", "", "%.3f", nil, ""},
+	{ProximityL2, "Proximity L2: ‖x_c − x‖₂ (standardised units); lower is closer", "", "%.3f", nil, ""},
+	{Sparsity, "Sparsity: columns changed (continuous ones by more than the tolerance; a categorical column counts once); lower is sparser", "", "%.1f", nil, ""},
+	{CompletenessGap, "Completeness gap: mean |Σ_j Φ_j − (F(τ|x_c) − F(τ|x))|; lower is better", "", "%.2e", nil, ""},
+	{SecondsPerInstance, "Seconds per instance: wall time of the method's run / instances", "", "%.4f", nil, ""},
+	{PathUncertaintyTrainedMean, "Path uncertainty, trained form (negative ELBO the QUCE objective minimises), mean ± std", "", "%.3f", nil, ""},
+	{CFUncertaintyTrained, "Counterfactual uncertainty, trained form (negative ELBO)", "", "%.3f", nil, ""},
+	{YNN, "yNN: share of the counterfactual's 5 nearest training rows that the model predicts as τ (CARLA), over valid counterfactuals (matched instances in brackets); higher is better", "", "%.3f", nil, YNNMatched},
+	{Redundancy, "Redundancy: changed columns that alone could be set back with x_c still valid (CARLA), valid counterfactuals (matched in brackets); lower is better", "", "%.2f", nil, RedundancyMatched},
+	{DistanceL1MinMax, "Distance ℓ1, min-max: ‖x_c − x‖₁ with inputs scaled by the training split's range (CARLA), valid counterfactuals (matched in brackets); lower is closer", "", "%.3f", nil, DistanceL1MinMaxMatched},
+	{DistanceL2MinMax, "Distance ℓ2, min-max: ‖x_c − x‖₂ in the same units (matched in brackets); lower is closer", "", "%.3f", nil, DistanceL2MinMaxMatched},
+	{DistanceLinfMinMax, "Distance ℓ∞, min-max: the largest change of one input in the same units (matched in brackets); lower is closer", "", "%.3f", nil, DistanceLinfMinMaxMatched},
+	{ConstraintViolations, "Constraint violations: counterfactuals, valid or not, that break a constraint the user set (frozen, increase, decrease, bounds); 0 is right", "", "%.0f", nil, ""},
 }
 
 // WriteTables prints one table per metric, methods as rows and splits as columns, with the
@@ -145,6 +152,9 @@ func (r *Report) cell(m Method, split string, t table) string {
 		c := r.Counts[m][split]
 		s += fmt.Sprintf(" (%d/%d)", c.Valid, c.Instances)
 	}
+	if mv, ok := r.Metrics[m][split][t.matched]; ok && t.matched != "" {
+		s += fmt.Sprintf(" ("+t.format+")", mv)
+	}
 	return s
 }
 
@@ -172,7 +182,14 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 		for _, s := range r.Splits {
 			parts = append(parts, fmt.Sprintf("%s %d", s, r.AlreadyTarget[s]))
 		}
-		fmt.Fprintf(b, "- Left out, as the model already predicts the target class (-class) for them, so there is nothing to change: %s\n", strings.Join(parts, ", "))
+		which := fmt.Sprintf("the rows evaluated are the first %d of each split's seeded order that need recourse", r.N)
+		if r.Settings.Rows != nil {
+			which = "of the rows named"
+		}
+		fmt.Fprintf(b, "- Skipped, as the model already predicts the target class for them, so there is nothing to change (%s): %s\n", which, strings.Join(parts, ", "))
+	}
+	if len(r.Applied) > 0 {
+		fmt.Fprintf(b, "- Settings that differ from the defaults: %s.\n", strings.Join(r.Applied, "; "))
 	}
 	if r.AGIFlipped != nil {
 		var parts []string
@@ -239,6 +256,8 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 	}
 	fmt.Fprintln(b, "- Deletion and insertion: J steps, baseline 0 (the training mean), features ordered by attribution Φ of F(τ|·) along the path, largest first; the score is the mean of F(original class|·) over the J steps.")
 	fmt.Fprintln(b, "- ig's counterfactual is QUCE's, so its counterfactual metrics are not repeated (—); dice-random has no path or attribution (—). Seconds for ig exclude the QUCE search it reuses.")
+	fmt.Fprintln(b, "- Seconds per instance: the method's whole run on the split (its search or sampling, quce-auto's every candidate, the legal-row projections; not the metrics) divided by every instance evaluated, failures included.")
+	fmt.Fprintln(b, "- Recourse metrics (CARLA): yNN over the 5 nearest training rows (standardised inputs) and their model-predicted class; redundancy with one prediction per changed column; min-max distances in the training split's range per input (one-hot inputs 0/1; the ℓ0 distance is sparsity); constraint violations are counts over every counterfactual, valid or not.")
 	fmt.Fprintf(b, "- QUCE: λ = (%g, %g, %g), %s, φ %g, %d steps, %s rule, K %d, ϑ %g; wachter is the same with λ3 = 0. DiCE-random: %d samples per round.\n",
 		st.Config.Lambda1, st.Config.Lambda2, st.Config.Lambda3, st.Config.Optimizer, st.Config.LearningRate, st.Config.Steps, st.Config.Rule, st.Config.K, st.Config.Threshold, st.Dice.Samples)
 	if slices.Contains(r.Methods, QUCEAuto) {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,17 +18,26 @@ import (
 // Options say what to evaluate. The zero value of a field means its default (see
 // DefaultOptions), except Seed, where 0 is a seed like any other.
 type Options struct {
-	N       int      // instances per split (default 100; a smaller split is used whole)
+	// N is the instances per split (default 100; a smaller split is used whole). With
+	// Class they are N rows that need recourse: the model does not already predict Class.
+	N       int
 	Splits  []string // "train" and/or "test" (default both)
 	Methods []Method // default DefaultMethods
 	// Seed picks the N rows of each split (a seeded sample, listed in data order) and seeds
-	// DiCE-random. The QUCE search has its own seed, Config.Seed.
+	// DiCE-random. The QUCE search has its own seed, Config.Seed. With Class, the rows are
+	// the first N in the seeded order that need recourse.
 	Seed uint64
+	// Rows, when set, names the rows to evaluate, instead of N and Seed, by their lines in
+	// the CSV file (the header is line 1), so that the results can be set beside another
+	// tool's on the same rows. Each split evaluates the rows it holds; a split in Splits that
+	// holds none of them is left out.
+	Rows []int
 	// Config is QUCE's configuration (zero: quce.DefaultConfig()). wachter uses it with
 	// Lambda3 = 0; ig and agi are measured with its attribution rule, K and threshold.
 	Config quce.Config
 	// Class names the target class τ of every instance by its label; "" gives each instance
-	// its default target (see quce.DefaultTarget).
+	// its default target (see quce.DefaultTarget). Rows that the model already predicts as
+	// Class are skipped (Report.AlreadyTarget).
 	Class string
 	// Constraints constrain every method's instances (quce.Explainer.Constrain): frozen
 	// columns do not change, increase- and decrease-only columns and bounds hold along every
@@ -153,7 +163,7 @@ func (o Options) validate() error {
 // Applies), or that no instance could be measured for, is absent.
 type Report struct {
 	Dataset string                                   `json:"dataset"`
-	N       int                                      `json:"n"` // instances asked for per split
+	N       int                                      `json:"n"` // instances asked for per split (with Options.Rows: rows named)
 	Metrics map[Method]map[string]map[string]float64 `json:"metrics"`
 
 	Methods []Method         `json:"methods"`
@@ -165,10 +175,15 @@ type Report struct {
 	Counts map[Method]map[string]Counts `json:"counts"`
 	// AGIFlipped is, per split, how many AGI runs reached the other class.
 	AGIFlipped map[string]int `json:"agi_flipped,omitempty"`
-	// AlreadyTarget is, per split, how many of the instances chosen were left out because
-	// the model already predicts the target class (Options.Class) for them: not evaluated,
-	// not in Rows.
+	// AlreadyTarget is, per split, how many rows were skipped because the model already
+	// predicts the target class (Options.Class) for them: the rows of the seeded order
+	// passed over on the way to N that need recourse, or the rows of Options.Rows left out.
+	// They are not evaluated, and not in Rows.
 	AlreadyTarget map[string]int `json:"already_target,omitempty"`
+	// Applied lists, by Go name and value, every setting that differs from its default
+	// (such as "quce.Config.Sparse" or "eval.Options.Class \"1\""): all that shaped the
+	// figures besides the header's instance count, splits, methods and seed.
+	Applied []string `json:"applied,omitempty"`
 	// Matched is, per split, how many instances every method with counterfactuals made
 	// valid: the instances the matched metrics (ProximityL1Matched, CFUncertaintyMatched)
 	// average over.
@@ -204,6 +219,7 @@ type Settings struct {
 	AllCounterfactuals bool        `json:"all_counterfactuals"`
 	// Constraints are written with an open side of a bound (NaN) as null.
 	Constraints quce.Constraints `json:"constraints"`
+	Rows        []int            `json:"rows,omitempty"` // Options.Rows: the lines named
 }
 
 // InstanceResult is one method's outcome on one instance.
@@ -224,7 +240,9 @@ type InstanceResult struct {
 	Steps   int     `json:"steps,omitempty"` // path steps (agi: until the flip)
 	// Metrics holds this instance's values of the per-instance metrics (path_uncertainty,
 	// path_uncertainty_trained, cf_uncertainty, cf_uncertainty_trained, cf_recon_error,
-	// proximity_l1, proximity_l2, sparsity, completeness_gap (signed), deletion, insertion).
+	// proximity_l1, proximity_l2, sparsity, completeness_gap (signed), deletion, insertion,
+	// and the recourse metrics ynn, redundancy (valid counterfactuals), distance_l1_minmax,
+	// distance_l2_minmax, distance_linf_minmax and constraint_violations (0 or 1)).
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// Warnings name per-instance metrics that came out non-finite and were left out.
 	Warnings []string `json:"warnings,omitempty"`
@@ -295,6 +313,10 @@ type evaluation struct {
 	// each with the plausibility bound it needs.
 	cfg, autoCfg, wachterCfg quce.Config
 	igPoints                 int // points of ig's straight line
+	// classes are the model's classes of every row, per split, once computed (predicted).
+	classes map[string][]int
+	// rowsIn are the positions of Options.Rows' rows in each split (resolveRows).
+	rowsIn map[string][]int
 }
 
 // newEvaluation checks d and o and starts the report.
@@ -306,7 +328,7 @@ func newEvaluation(d Data, o Options) (*evaluation, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
-	ev := &evaluation{d: d, o: o, logf: o.Progress, mdl: newModel(d.Backend, d.Explainer.Classifier())}
+	ev := &evaluation{d: d, o: o, logf: o.Progress, mdl: newModel(d.Backend, d.Explainer.Classifier()), classes: map[string][]int{}}
 	if ev.logf == nil {
 		ev.logf = func(string, ...any) {}
 	}
@@ -314,7 +336,10 @@ func newEvaluation(d Data, o Options) (*evaluation, error) {
 	if ev.igPoints == 0 {
 		ev.igPoints = o.Config.Steps + 1
 	}
-	ev.rep = newReport(d, o, ev.igPoints)
+	if err := ev.resolveRows(); err != nil {
+		return nil, err
+	}
+	ev.rep = newReport(d, ev.o, ev.igPoints)
 	cols := d.Explainer.Columns()
 	// Checked once here, so that a bad constraint is not reported as a problem of one instance.
 	if err := quce.CheckConstraints(cols, o.Constraints); err != nil {
@@ -365,7 +390,7 @@ func newReport(d Data, o Options, igPoints int) *Report {
 		interp = "arc-length"
 	}
 	rep := &Report{
-		Dataset: d.Name, N: o.N, Methods: o.Methods, Splits: o.Splits, SplitBy: d.SplitBy,
+		Dataset: d.Name, N: cmp.Or(len(o.Rows), o.N), Methods: o.Methods, Splits: o.Splits, SplitBy: d.SplitBy,
 		Metrics:   map[Method]map[string]map[string]float64{},
 		Rows:      map[string][]int{},
 		Counts:    map[Method]map[string]Counts{},
@@ -373,9 +398,10 @@ func newReport(d Data, o Options, igPoints int) *Report {
 		Settings: Settings{
 			Seed: o.Seed, Config: o.Config, AGI: o.AGI, Dice: o.Dice, IGPoints: igPoints,
 			Interp: o.Interp, Interpolation: interp, SparsityTol: o.SparsityTol,
-			AllCounterfactuals: o.AllCounterfactuals, Constraints: o.Constraints,
+			AllCounterfactuals: o.AllCounterfactuals, Constraints: o.Constraints, Rows: o.Rows,
 		},
 		Backend: d.BackendName,
+		Applied: applied(o),
 	}
 	if IsWBC(d.Name) {
 		rep.Paper = PaperWBC
@@ -400,22 +426,18 @@ type split struct {
 	outs    map[Method][]*outcome // per method run so far
 }
 
-// newSplit picks the named split's instances and constrains them.
-func (ev *evaluation) newSplit(name string) (*split, error) {
+// newSplit picks the named split's instances (pickRows) and constrains them.
+func (ev *evaluation) newSplit(ctx context.Context, name string) (*split, error) {
 	all := ev.d.split(name)
-	pick := sample(len(all.X), ev.o.N, ev.o.Seed, name)
-	if len(pick) == 0 {
-		return nil, fmt.Errorf("eval: the %s split is empty; fix: use a larger data set or another split", name)
+	pick, err := ev.pickRows(ctx, name, all)
+	if err != nil {
+		return nil, err
 	}
 	s := &split{evaluation: ev, name: name, outs: map[Method][]*outcome{}}
 	rows := make([]int, len(pick))
 	s.xs = make([][]float64, len(pick))
 	for i, p := range pick {
 		s.xs[i], rows[i] = all.X[p], all.Rows[p]
-	}
-	var err error
-	if s.xs, rows, err = ev.leaveOutAlreadyTarget(name, s.xs, rows); err != nil {
-		return nil, err
 	}
 	ev.rep.Rows[name] = rows
 	n := len(s.xs)
@@ -438,7 +460,7 @@ func (ev *evaluation) newSplit(name string) (*split, error) {
 // evaluateSplit runs the methods on the named split's instances, measures their outcomes
 // and records them in the report.
 func (ev *evaluation) evaluateSplit(ctx context.Context, name string) error {
-	s, err := ev.newSplit(name)
+	s, err := ev.newSplit(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -448,6 +470,9 @@ func (ev *evaluation) evaluateSplit(ctx context.Context, name string) error {
 	}
 	ev.logf("eval: %s: metrics", name)
 	if err := measure(ctx, ev.d.Explainer, ev.mdl, ev.o, s.outs); err != nil {
+		return err
+	}
+	if err := s.recourse(ctx); err != nil {
 		return err
 	}
 	ev.record(s, secs)
@@ -490,9 +515,9 @@ func (ev *evaluation) record(s *split, secs map[Method]float64) {
 	ev.rep.Matched[s.name] = len(both)
 	for _, m := range ev.o.Methods {
 		ev.rep.Metrics[m][s.name] = aggregate(m, s.outs[m], ev.o)
-		for key, from := range map[string]string{ProximityL1Matched: ProximityL1, CFUncertaintyMatched: CFUncertainty} {
-			if v, ok := meanOver(s.outs[m], both, from); ok && Applies(m, key) {
-				ev.rep.Metrics[m][s.name][key] = v
+		for _, k := range matchedOf {
+			if v, ok := meanOver(s.outs[m], both, k.of); ok && Applies(m, k.matched) {
+				ev.rep.Metrics[m][s.name][k.matched] = v
 			}
 		}
 		ev.rep.Metrics[m][s.name][SecondsPerInstance] = secs[m] / float64(len(s.xs))
@@ -515,40 +540,136 @@ func (ev *evaluation) record(s *split, secs map[Method]float64) {
 	}
 }
 
-// leaveOutAlreadyTarget drops the instances that the model already predicts as the target
-// class (-class): they have nothing to change, so no method can fail on them, and counting
-// them would inflate every method's validity. The report's AlreadyTarget records how many
-// were left out; when none is left, it is an error.
-func (ev *evaluation) leaveOutAlreadyTarget(split string, xs [][]float64, rows []int) ([][]float64, []int, error) {
+// pickRows chooses the positions of the named split's rows to evaluate, in the split's
+// order: Options.Rows' rows of the split, or else N rows of a seeded order (seededOrder).
+// With Options.Class, a row that the model already predicts as the target class is skipped
+// (it has nothing to change, so no method can fail on it, and counting it would inflate
+// every method's validity), and the seeded order is walked on until N rows need recourse;
+// the report's AlreadyTarget records how many were skipped. When none is left, it is an
+// error.
+func (ev *evaluation) pickRows(ctx context.Context, name string, all Split) ([]int, error) {
+	cand, limit := seededOrder(len(all.X), ev.o.N, ev.o.Seed, name), ev.o.N
+	if ev.o.Rows != nil {
+		cand, limit = ev.rowsIn[name], len(ev.rowsIn[name])
+	}
+	if len(cand) == 0 {
+		return nil, fmt.Errorf("eval: the %s split is empty; fix: use a larger data set or another split", name)
+	}
 	if ev.target == quce.AutoTarget {
-		return xs, rows, nil
+		return slices.Sorted(slices.Values(cand[:min(limit, len(cand))])), nil
 	}
-	probs, err := ev.d.Explainer.Predict(xs)
+	class, err := ev.predicted(ctx, name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var keepX [][]float64
-	var keepRows []int
-	for i, p := range probs {
-		if quce.PredictedClass(p, ev.o.Config.Threshold) != ev.target {
-			keepX, keepRows = append(keepX, xs[i]), append(keepRows, rows[i])
+	var pick []int
+	skipped := 0
+	for _, p := range cand {
+		if len(pick) == limit {
+			break
 		}
+		if class[p] == ev.target {
+			skipped++
+			continue
+		}
+		pick = append(pick, p)
 	}
-	if left := len(xs) - len(keepX); left > 0 {
+	if skipped > 0 {
 		if ev.rep.AlreadyTarget == nil {
 			ev.rep.AlreadyTarget = map[string]int{}
 		}
-		ev.rep.AlreadyTarget[split] = left
+		ev.rep.AlreadyTarget[name] = skipped
 	}
-	if len(keepX) == 0 {
-		return nil, nil, fmt.Errorf("eval: the model already predicts %q for all %d instances of the %s split, so there is nothing to explain; fix: name another class with eval.Options.Class, or leave eval.Options.Class out", ev.d.Classes[ev.target], len(xs), split)
+	if len(pick) == 0 {
+		return nil, fmt.Errorf("eval: the model already predicts %q for all %d rows of the %s split it was given, so there is nothing to explain; fix: name another class with eval.Options.Class, or leave eval.Options.Class out", ev.d.Classes[ev.target], skipped, name)
 	}
-	return keepX, keepRows, nil
+	slices.Sort(pick)
+	return pick, nil
+}
+
+// predicted is the model's class (at threshold ϑ) of every row of the named split, computed
+// once per evaluation: for Options.Class and for YNN.
+func (ev *evaluation) predicted(ctx context.Context, name string) ([]int, error) {
+	if c, ok := ev.classes[name]; ok {
+		return c, nil
+	}
+	probs, err := ev.mdl.probs.At(ctx, ev.d.split(name).X)
+	if err != nil {
+		return nil, err
+	}
+	c := make([]int, len(probs))
+	for i, p := range probs {
+		c[i] = quce.PredictedClass(p, ev.o.Config.Threshold)
+	}
+	ev.classes[name] = c
+	return c, nil
+}
+
+// resolveRows maps Options.Rows (lines of the CSV file) to the positions of their rows in
+// the splits (ev.rowsIn), and leaves out of ev.o.Splits a split that holds none of them.
+func (ev *evaluation) resolveRows() error {
+	if ev.o.Rows == nil {
+		return nil
+	}
+	rowOf := map[int]int{}
+	for r, l := range ev.d.Lines {
+		rowOf[l] = r
+	}
+	posOf := map[string]map[int]int{}
+	for _, name := range []string{Train, Test} {
+		posOf[name] = map[int]int{}
+		for p, r := range ev.d.split(name).Rows {
+			posOf[name][r] = p
+		}
+	}
+	ev.rowsIn = map[string][]int{}
+	seen := map[int]bool{}
+	for _, l := range ev.o.Rows {
+		r, ok := rowOf[l]
+		if !ok || seen[l] {
+			what := "is listed twice; fix: list each line once"
+			if !ok {
+				what = fmt.Sprintf("holds no data row (the header is line 1; the data rows are on lines %d to %d); fix: choose lines of data rows", ev.d.Lines[0], ev.d.Lines[len(ev.d.Lines)-1])
+			}
+			return fmt.Errorf("eval: eval.Options.Rows: line %d %s", l, what)
+		}
+		seen[l] = true
+		in := ""
+		for _, name := range []string{Train, Test} {
+			if _, ok := posOf[name][r]; ok {
+				in = name
+			}
+		}
+		if in == "" {
+			return fmt.Errorf("eval: eval.Options.Rows: line %d is in neither the train nor the test split; fix: drop the line", l)
+		}
+		if !slices.Contains(ev.o.Splits, in) {
+			return fmt.Errorf("eval: eval.Options.Rows: line %d is in the %s split, which eval.Options.Splits %v leaves out; fix: add %s to eval.Options.Splits, or drop the line", l, in, ev.o.Splits, in)
+		}
+		ev.rowsIn[in] = append(ev.rowsIn[in], posOf[in][r])
+	}
+	var splits []string
+	for _, name := range ev.o.Splits {
+		if len(ev.rowsIn[name]) > 0 {
+			splits = append(splits, name)
+			slices.Sort(ev.rowsIn[name])
+		}
+	}
+	ev.o.Splits = splits
+	return nil
 }
 
 // sample picks n of size rows with a generator seeded by seed and the split's name, and
 // returns them in ascending order; all rows when n ≥ size.
 func sample(size, n int, seed uint64, split string) []int {
+	pick := seededOrder(size, n, seed, split)
+	return slices.Sorted(slices.Values(pick[:min(n, size)]))
+}
+
+// seededOrder is the order in which the rows of a split of size rows are taken for n
+// instances: every row in a shuffle seeded by seed and the split's name (its first n are
+// sample's), or all rows in order when n ≥ size.
+func seededOrder(size, n int, seed uint64, split string) []int {
 	all := make([]int, size)
 	for i := range all {
 		all[i] = i
@@ -562,9 +683,7 @@ func sample(size, n int, seed uint64, split string) []int {
 	}
 	rng := rand.New(rand.NewPCG(seed, key))
 	rng.Shuffle(size, func(a, b int) { all[a], all[b] = all[b], all[a] })
-	pick := all[:n]
-	slices.Sort(pick)
-	return pick
+	return all
 }
 
 // trainRange is the per-feature minimum and maximum of the training rows.

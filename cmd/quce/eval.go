@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -26,6 +27,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	splits := fs.String("splits", "train,test", "splits to evaluate: train, test or both")
 	methods := fs.String("methods", eval.JoinMethods(eval.DefaultMethods(), ","),
 		"methods to compare, comma-separated: any of "+eval.JoinMethods(eval.AllMethods(), ", ")+", or all")
+	rows := fs.String("rows", "", "evaluate these rows, by their lines in the CSV file (comma-separated, such as 3,17,42; the header is line 1), each in its split, instead of -n rows of each split")
 	evalSeed := fs.Uint64("eval-seed", d.Seed, "seed choosing the instances and seeding DiCE-random")
 	jsonPath := fs.String("json", "", "write the report as JSON to this file (- for standard output, the tables then going to standard error)")
 	svgDir := fs.String("svg", "", "write the evaluation plot (SVG) into this folder")
@@ -52,6 +54,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if o.N <= 0 {
 		return fmt.Errorf("-n %d: fix: evaluate at least 1 instance", o.N)
+	}
+	if o.Rows, err = parseLines(*rows); err != nil || (o.Rows != nil && f.set["n"]) {
+		return cmp.Or(err, fmt.Errorf("-n and -rows both choose rows; fix: use one of them (-rows 3,17,42 names lines, -n 5 takes 5 rows of each split)"))
 	}
 	if o.Splits, err = eval.ParseSplits(*splits); err != nil {
 		return fmt.Errorf("-splits %q: %w", *splits, err)

@@ -63,19 +63,22 @@ func (f *explainFlags) rowFlags() error {
 }
 
 // lineList parses -rows.
-func (f *explainFlags) lineList() ([]int, error) {
-	if strings.TrimSpace(f.rows) == "" {
+func (f *explainFlags) lineList() ([]int, error) { return parseLines(f.rows) }
+
+// parseLines parses a -rows list of line numbers ("" gives nil), for explain and eval.
+func parseLines(rows string) ([]int, error) {
+	if strings.TrimSpace(rows) == "" {
 		return nil, nil
 	}
 	var lines []int
-	for _, p := range strings.Split(f.rows, ",") {
+	for _, p := range strings.Split(rows, ",") {
 		p = strings.TrimSpace(p)
 		v, err := strconv.Atoi(p)
 		if err != nil {
-			return nil, fmt.Errorf("-rows %q: %q is not a line number; fix: list line numbers of the CSV file, comma-separated, such as 3,17,42 (the header is line 1)", f.rows, p)
+			return nil, fmt.Errorf("-rows %q: %q is not a line number; fix: list line numbers of the CSV file, comma-separated, such as 3,17,42 (the header is line 1)", rows, p)
 		}
 		if slices.Contains(lines, v) {
-			return nil, fmt.Errorf("-rows %q: line %d is listed twice; fix: list each line once", f.rows, v)
+			return nil, fmt.Errorf("-rows %q: line %d is listed twice; fix: list each line once", rows, v)
 		}
 		lines = append(lines, v)
 	}

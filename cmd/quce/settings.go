@@ -41,7 +41,8 @@ var settingFlags = map[string]struct{ flag, part string }{
 	"pipeline.Options.CacheDir": {flag: "cache"}, `pipeline.Options.CacheDir ""`: {flag: "no-cache"},
 	"onnxmodel.Options.Input": {flag: "model-input-name"}, "onnxmodel.Options.Output": {flag: "model-output-name"},
 
-	"eval.Options.Class": {flag: "class"},
+	"eval.Options.Class": {flag: "class"}, "eval.Options.Rows": {flag: "rows"}, "eval.Options.N": {flag: "n"}, "eval.Options.Splits": {flag: "splits"},
+	"eval.Options.PlausibilityQuantile": {flag: "plausibility-quantile"}, "quce.Config.Sparse": {flag: "sparse"}, "quce.Config.Seed": {flag: "seed"},
 
 	"population.Options.Bootstrap": {flag: "bootstrap"}, "population.Options.Permutations": {flag: "permutations"},
 	"population.NewGrouping's column": {flag: "group-by"}, "population.NewGrouping's edges": {flag: "bins"},
@@ -153,8 +154,11 @@ func flagNamedFailures(ex []*quce.Explanation) []*quce.Explanation {
 	return ex
 }
 
-// flagNamedReport names the settings in the failures of r's instances by their flags.
+// flagNamedReport names the settings in r's Applied and in its instances' failures by their flags.
 func flagNamedReport(r *eval.Report) {
+	for i := range r.Applied {
+		r.Applied[i] = flagNames(r.Applied[i])
+	}
 	for _, splits := range r.Instances {
 		for _, results := range splits {
 			for i := range results {

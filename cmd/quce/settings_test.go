@@ -96,8 +96,6 @@ var flagsAllowed = map[string]string{
 	`quce/columns.go: "-increase"`: "Constraints.String writes the flags",
 	`quce/columns.go: "-decrease"`: "Constraints.String writes the flags",
 	`quce/columns.go: "-bounds "`:  "Constraints.String writes the flags",
-	// eval's report, whose text is the output of quce eval, byte for byte.
-	`eval/report.go: "- Left out, as the model already predicts the target class (-class) for them, so there is nothing to change: %s\n"`: "the text of quce eval's report",
 	// explain's text report (report.WriteText), the output of quce explain, byte for byte.
 	`report/text.go: " (%d before -sparse reset %d)"`: "the text of quce explain's report",
 }
