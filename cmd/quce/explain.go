@@ -196,17 +196,22 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 		return nil, err
 	}
 	sel := r.sel
-	if f.shard != "" {
-		sh, _ := parseShard(f.shard) // checked by rowFlags
-		if sel.picks, err = sh.of(sel.picks); err != nil {
-			return nil, err
+	// The rows and outputs are checked before any training; with -class and -n, again once
+	// the trained model has said which rows need recourse.
+	check := func() error {
+		if f.shard != "" {
+			sh, _ := parseShard(f.shard) // checked by rowFlags
+			if sel.picks, err = sh.of(sel.picks); err != nil {
+				return err
+			}
 		}
+		pics, err := pictures(p.Data, sel, r.cons)
+		if err != nil {
+			return err
+		}
+		return f.checkOutputs(files, f.svgDir, pics)
 	}
-	pics, err := pictures(p.Data, sel, r.cons)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.checkOutputs(files, f.svgDir, pics); err != nil {
+	if err := check(); err != nil {
 		return nil, err
 	}
 	s, err := f.train(ctx, p)
@@ -221,6 +226,14 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 	target, err := data.ClassIndex(s.Data.Labels, f.class)
 	if err != nil {
 		return nil, fmt.Errorf("-class %w", err)
+	}
+	if sel.pool != nil {
+		if err := f.needRecourse(s, sel, target, cfg.Threshold); err != nil {
+			return nil, err
+		}
+		if err := check(); err != nil {
+			return nil, err
+		}
 	}
 	qs := make([]quce.Query, len(sel.picks))
 	for i, p := range sel.picks {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/pipeline"
+	"github.com/quce-go/quce/quce"
 	"github.com/quce-go/quce/report"
 )
 
@@ -30,6 +31,12 @@ type selection struct {
 	instances         bool   // the rows come from -instances
 	picks             []pick
 	trainIdx, testIdx []int // the data's split the rows were chosen from
+	// With -class and -n N, pool holds the rows -n counts among, what names them, and N is
+	// need: the picks are the first N of them that need recourse (needRecourse), which the
+	// trained model says; until then, the first N.
+	pool []pick
+	what string
+	need int
 }
 
 // rowFlags checks -split, -n, -rows and -instances before any data is read.
@@ -175,7 +182,48 @@ func (f *explainFlags) selectRows(ds *data.Dataset, trainIdx, testIdx []int) (*s
 		return nil, fmt.Errorf("-n %d: %s has only %d rows; fix: use -n %d or less, or -n all", n, what, len(pool), len(pool))
 	}
 	sel.picks = pool[:n]
+	if f.class != "" && n < len(pool) {
+		sel.pool, sel.what, sel.need = pool, what, n
+	}
 	return sel, nil
+}
+
+// needRecourse makes the picks, with -class and -n N, the first N rows of the pool that the
+// model does not already predict as the target class: the rows that need recourse (a row
+// already in the class has nothing to change, and counting it would leave fewer rows to
+// explain than asked for).
+func (f *explainFlags) needRecourse(s *pipeline.Setup, sel *selection, target int, threshold float64) error {
+	var picks []pick
+	skipped := 0
+	for lo := 0; lo < len(sel.pool) && len(picks) < sel.need; lo += 4096 {
+		part := sel.pool[lo:min(lo+4096, len(sel.pool))]
+		xs := make([][]float64, len(part))
+		for i, p := range part {
+			xs[i] = s.Scaler.TransformRow(p.x)
+		}
+		probs, err := s.Explainer.Predict(xs)
+		if err != nil {
+			return err
+		}
+		for i, p := range part {
+			switch {
+			case len(picks) == sel.need:
+			case quce.PredictedClass(probs[i], threshold) == target:
+				skipped++
+			default:
+				picks = append(picks, p)
+			}
+		}
+	}
+	if len(picks) < sel.need {
+		return fmt.Errorf("-n %d with -class %s: only %d rows of %s need recourse (the model already predicts %s for the other %d); fix: use -n %d or less, or -n all (which explains every row, those already in the class too)",
+			sel.need, f.class, len(picks), sel.what, f.class, skipped, len(picks))
+	}
+	if skipped > 0 {
+		f.logf("-class %s: skipped %d rows of %s that the model already predicts as %s, so the %d rows explained all need recourse", f.class, skipped, sel.what, f.class, sel.need)
+	}
+	sel.picks = picks
+	return nil
 }
 
 // lineError explains why line l names no data row of file.

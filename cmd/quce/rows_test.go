@@ -443,3 +443,27 @@ func TestModelSizeFlags(t *testing.T) {
 		t.Errorf("config: classifier %+v, vae %+v", c.Model.Classifier, c.VAE)
 	}
 }
+
+// With -class, -n N explains N rows that need recourse: rows the model already predicts as
+// the class are skipped (and said to be), and asking for more rows than need it is an error
+// with the number there are.
+func TestNCountsRowsThatNeedRecourse(t *testing.T) {
+	_, raw := explainJSON(t, "-n", "3", "-class", "malignant")
+	results, _ := raw["results"].([]any)
+	if len(results) != 3 {
+		t.Fatalf("%d results, want 3", len(results))
+	}
+	for _, r := range results {
+		if r := r.(map[string]any); r["already_target"] != false {
+			t.Errorf("line %v is already malignant: it needs no recourse", r["line"])
+		}
+	}
+	_, stderr, err := quceRun("explain", "-n", "3", "-class", "malignant", "-top", "0")
+	if err != nil || !strings.Contains(stderr, "-class malignant: skipped") {
+		t.Errorf("error %v; stderr lacks the skipped rows:\n%s", err, stderr)
+	}
+	_, _, err = quceRun("explain", "-n", "100", "-class", "malignant", "-q")
+	if err == nil || !strings.Contains(err.Error(), "need recourse") || !strings.Contains(err.Error(), "fix: use -n") {
+		t.Errorf("-n 100 of the test split's rows needing recourse: %v; want an error with the number and the fix", err)
+	}
+}

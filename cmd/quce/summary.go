@@ -55,7 +55,7 @@ func runSummary(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var grouping *population.Grouping
 	r, err := f.explainRows(ctx, stdout, func(ds *data.Dataset, _ *selection, cons quce.Constraints) ([]string, error) {
-		if f.groupBy != "" {
+		if f.groupBy != "" && grouping == nil { // once, though the rows are checked twice with -class and -n
 			var err error
 			if grouping, err = population.NewGrouping(ds.Columns, f.groupBy, edges, names); err != nil {
 				return nil, err
