@@ -215,7 +215,7 @@ func NewInstance(cols []data.Column, labels []string, e *quce.Explanation, src S
 		in.Rank[ci] = r + 1
 	}
 	for k, alt := range e.Counterfactuals[min(1, len(e.Counterfactuals)):] {
-		o := NewInstance(cols, labels, optionExplanation(e, alt), src)
+		o := NewInstance(cols, labels, OptionExplanation(e, alt), src)
 		o.Option, o.Held = k+2, names(cols, alt.Held)
 		in.Options = append(in.Options, o)
 	}
@@ -224,7 +224,7 @@ func NewInstance(cols []data.Column, labels []string, e *quce.Explanation, src S
 
 // optionExplanation is e as explained by its other counterfactual p alone: its one path,
 // whose attribution, ± uncertainty and completeness gap are the explanation's.
-func optionExplanation(e *quce.Explanation, p *quce.Path) *quce.Explanation {
+func OptionExplanation(e *quce.Explanation, p *quce.Path) *quce.Explanation {
 	o := *e
 	o.Paths, o.Counterfactuals, o.Auto = []*quce.Path{p}, nil, nil
 	o.Attribution, o.AttributionStd = p.Attribution, make([]float64, len(p.Attribution))

@@ -72,6 +72,9 @@ func (f *explainFlags) pictureNames() []string {
 	if f.autoLambdas() {
 		names = append(names, "front")
 	}
+	for k := 2; k <= f.counterfactuals; k++ { // drawn for the options found
+		names = append(names, fmt.Sprintf("option%d-attribution", k))
+	}
 	return names
 }
 
@@ -130,6 +133,14 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection, files [][]str
 			return plots.Front(e.Auto, o)
 		},
 	}
+	for k := 2; k <= f.counterfactuals; k++ {
+		draw[fmt.Sprintf("option%d-attribution", k)] = func(e *quce.Explanation, _ []plots.MapPath) ([]byte, error) {
+			if len(e.Counterfactuals) < k {
+				return nil, nil // fewer options found: no picture
+			}
+			return draw["attribution"](report.OptionExplanation(e, e.Counterfactuals[k-1]), nil)
+		}
+	}
 	for _, name := range f.pictureNames() {
 		ep.pictures = append(ep.pictures, picture{name, draw[name]})
 	}
@@ -174,7 +185,9 @@ func (ep *explainPlots) draw(ctx context.Context, ex []*quce.Explanation) ([]out
 			if err != nil {
 				return nil, fmt.Errorf("plotting %s: %w", ep.files[i][k], err)
 			}
-			outs = append(outs, output{ep.files[i][k], b})
+			if b != nil {
+				outs = append(outs, output{ep.files[i][k], b})
+			}
 		}
 	}
 	return outs, nil
