@@ -343,3 +343,33 @@ func (p *Plan) Query(x []float64) quce.Query {
 	}
 	return q
 }
+
+// NeedRecourse returns the indices of the first n of the rows xs (in the data's units) that
+// need recourse towards the class target: rows the model does not already predict as the
+// target at the threshold (fewer when there are not n), and how many it skipped before the
+// last one kept (all of them skipped when fewer than n were found). A row already in the
+// class has nothing to change, so a count of rows to explain "towards the class" counts these.
+func (s *Setup) NeedRecourse(xs [][]float64, target int, threshold float64, n int) (keep []int, skipped int, err error) {
+	const chunk = 4096 // predictions at a time: a large file stops as soon as n are found
+	for lo := 0; lo < len(xs) && len(keep) < n; lo += chunk {
+		part := xs[lo:min(lo+chunk, len(xs))]
+		std := make([][]float64, len(part))
+		for i, x := range part {
+			std[i] = s.Scaler.TransformRow(x)
+		}
+		probs, err := s.Explainer.Predict(std)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i := range part {
+			switch {
+			case len(keep) == n:
+			case quce.PredictedClass(probs[i], threshold) == target:
+				skipped++
+			default:
+				keep = append(keep, lo+i)
+			}
+		}
+	}
+	return keep, skipped, nil
+}

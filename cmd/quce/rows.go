@@ -9,7 +9,6 @@ import (
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/pipeline"
-	"github.com/quce-go/quce/quce"
 	"github.com/quce-go/quce/report"
 )
 
@@ -188,41 +187,28 @@ func (f *explainFlags) selectRows(ds *data.Dataset, trainIdx, testIdx []int) (*s
 	return sel, nil
 }
 
-// needRecourse makes the picks, with -class and -n N, the first N rows of the pool that the
-// model does not already predict as the target class: the rows that need recourse (a row
-// already in the class has nothing to change, and counting it would leave fewer rows to
-// explain than asked for).
+// needRecourse makes the picks, with -class and -n N, the first N rows of the pool that need
+// recourse (pipeline.Setup.NeedRecourse).
 func (f *explainFlags) needRecourse(s *pipeline.Setup, sel *selection, target int, threshold float64) error {
-	var picks []pick
-	skipped := 0
-	for lo := 0; lo < len(sel.pool) && len(picks) < sel.need; lo += 4096 {
-		part := sel.pool[lo:min(lo+4096, len(sel.pool))]
-		xs := make([][]float64, len(part))
-		for i, p := range part {
-			xs[i] = s.Scaler.TransformRow(p.x)
-		}
-		probs, err := s.Explainer.Predict(xs)
-		if err != nil {
-			return err
-		}
-		for i, p := range part {
-			switch {
-			case len(picks) == sel.need:
-			case quce.PredictedClass(probs[i], threshold) == target:
-				skipped++
-			default:
-				picks = append(picks, p)
-			}
-		}
+	xs := make([][]float64, len(sel.pool))
+	for i, p := range sel.pool {
+		xs[i] = p.x
 	}
-	if len(picks) < sel.need {
+	keep, skipped, err := s.NeedRecourse(xs, target, threshold, sel.need)
+	if err != nil {
+		return err
+	}
+	if len(keep) < sel.need {
 		return fmt.Errorf("-n %d with -class %s: only %d rows of %s need recourse (the model already predicts %s for the other %d); fix: use -n %d or less, or -n all (which explains every row, those already in the class too)",
-			sel.need, f.class, len(picks), sel.what, f.class, skipped, len(picks))
+			sel.need, f.class, len(keep), sel.what, f.class, skipped, len(keep))
 	}
 	if skipped > 0 {
 		f.logf("-class %s: skipped %d rows of %s that the model already predicts as %s, so the %d rows explained all need recourse", f.class, skipped, sel.what, f.class, sel.need)
 	}
-	sel.picks = picks
+	sel.picks = sel.picks[:0]
+	for _, i := range keep {
+		sel.picks = append(sel.picks, sel.pool[i])
+	}
 	return nil
 }
 
