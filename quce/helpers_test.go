@@ -12,6 +12,14 @@ import (
 // wbc is W-BC with the default models (see pipeline/pipelinetest).
 func wbc(t testing.TB) *pipeline.Setup { return pipelinetest.WBC(t) }
 
+// recourseSetups are the data sets the recourse tests explain rows of, with how many test
+// rows: W-BC (numeric) and German credit (mixed, thirteen categorical columns).
+var recourseSetups = []struct {
+	name  string
+	setup func(testing.TB) *pipeline.Setup
+	rows  int
+}{{"wbc", pipelinetest.WBC, 24}, {"german", pipelinetest.German, 16}}
+
 // with is e with its settings changed by change (Explainer.With): the same models and
 // compiled programs, for one test's settings.
 func with(t testing.TB, e *quce.Explainer, change func(*quce.Settings)) *quce.Explainer {

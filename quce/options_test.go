@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
-	"github.com/quce-go/quce/pipeline"
-	"github.com/quce-go/quce/pipeline/pipelinetest"
 	"github.com/quce-go/quce/quce"
 )
 
@@ -16,14 +14,7 @@ import (
 // completeness gap within the bound, its held columns at x's values and the query's
 // constraints kept; the first is the one counterfactual found without the setting.
 func TestSeveralCounterfactuals(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		setup func(testing.TB) *pipeline.Setup
-		rows  int
-	}{
-		{"W-BC", pipelinetest.WBC, 20},
-		{"German credit", pipelinetest.German, 20},
-	} {
+	for _, tc := range recourseSetups {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.setup(t)
 			cols := s.Explainer.Columns()

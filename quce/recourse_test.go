@@ -17,14 +17,7 @@ import (
 // the boundary. On German credit, with its thirteen categorical columns, no counterfactual
 // pairs category values that no training row pairs.
 func TestAutoSparseHoldsTheMargin(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		setup func(testing.TB) *pipeline.Setup
-		rows  int
-	}{
-		{"wbc", pipelinetest.WBC, 24},
-		{"german", pipelinetest.German, 16},
-	} {
+	for _, tc := range recourseSetups {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.setup(t)
 			cfg := autoSparse(t, s, quce.DefaultConfig())
