@@ -46,7 +46,7 @@ type Auto struct {
 // the bound, the valid one with the lowest L_ε, marked implausible; if none is valid, the
 // one with the highest F(τ|x_c) whose search did not fail, reported invalid (the first when
 // every search failed). Ties go to the earlier candidate.
-const AutoRule = "closest valid candidate with L_ε ≤ bound; else the valid one with the lowest L_ε; else the one with the highest F(τ|x_c) whose search did not fail"
+const AutoRule = "closest valid candidate with F(τ|x_c) ≥ ϑ + margin and L_ε ≤ bound; else the closest valid one with L_ε ≤ bound; else the valid one with the lowest L_ε; else the one with the highest F(τ|x_c) whose search did not fail"
 
 // DefaultAuto is the grid λ2 ∈ {0.01, 0.1, 0.3, 1, 3, 10} with λ3 = 0.1: six rows per path.
 //
@@ -146,8 +146,10 @@ type AutoChoice struct {
 	Plausible bool `json:"plausible"`
 }
 
-// chooseCandidate applies AutoRule.
-func chooseCandidate(cands []Candidate, bound float64) (chosen int, plausible bool) {
+// chooseCandidate applies AutoRule, need being ϑ + Config.Margin: a candidate that ends
+// short of the margin cannot be pulled back or reset to it (both walk towards x, lowering F),
+// so one that reaches it comes first.
+func chooseCandidate(cands []Candidate, bound, need float64) (chosen int, plausible bool) {
 	best := func(ok func(Candidate) bool, better func(a, b Candidate) bool) int {
 		idx := -1
 		for i, c := range cands {
@@ -163,8 +165,11 @@ func chooseCandidate(cands []Candidate, bound float64) (chosen int, plausible bo
 		}
 		return c.Uncertainty
 	}
-	if i := best(func(c Candidate) bool { return c.Valid && unc(c) <= bound },
-		func(a, b Candidate) bool { return a.Distance < b.Distance }); i >= 0 {
+	closer := func(a, b Candidate) bool { return a.Distance < b.Distance }
+	if i := best(func(c Candidate) bool { return c.Valid && c.ProbEnd >= need && unc(c) <= bound }, closer); i >= 0 {
+		return i, true
+	}
+	if i := best(func(c Candidate) bool { return c.Valid && unc(c) <= bound }, closer); i >= 0 {
 		return i, true
 	}
 	if i := best(func(c Candidate) bool { return c.Valid }, func(a, b Candidate) bool { return unc(a) < unc(b) }); i >= 0 {
@@ -206,8 +211,8 @@ const refineRatio = 1.1
 // them all), so no round repeats a search. Any other instance is left as it is: with no
 // valid candidate, smaller λ2 did not help (two W-BC rows where no grid point was valid
 // stayed invalid at λ2 = 10⁻³, 10⁻⁴ and 10⁻⁵), and λ2 does not order plausibility.
-func nextLambda(cands []Candidate, bound float64) (Lambdas, bool) {
-	k, plausible := chooseCandidate(cands, bound)
+func nextLambda(cands []Candidate, bound, need float64) (Lambdas, bool) {
+	k, plausible := chooseCandidate(cands, bound, need)
 	c := cands[k]
 	if !plausible {
 		return Lambdas{}, false
@@ -301,7 +306,7 @@ func (jb job) refine(ctx context.Context, cfg Config, n int, queries []Query, pr
 		}
 	}
 	for round := 1; round <= cfg.Auto.Rounds; round++ {
-		more, err := searchMore(round, cfg.Steps, func(i int) (Lambdas, bool) { return nextLambda(cands[i], bound[i]) })
+		more, err := searchMore(round, cfg.Steps, func(i int) (Lambdas, bool) { return nextLambda(cands[i], bound[i], cfg.Threshold+cfg.Margin) })
 		if err != nil {
 			return nil, err
 		}
@@ -311,7 +316,7 @@ func (jb job) refine(ctx context.Context, cfg Config, n int, queries []Query, pr
 	}
 	out := make([]*Explanation, len(queries))
 	for i := range out {
-		k, plausible := chooseCandidate(cands[i], bound[i])
+		k, plausible := chooseCandidate(cands[i], bound[i], cfg.Threshold+cfg.Margin)
 		out[i] = exs[i][k]
 		out[i].Auto = &AutoChoice{Rule: AutoRule, Bound: bound[i], Quantile: cfg.PlausibilityQuantile,
 			Candidates: cands[i], Chosen: k, Plausible: plausible}

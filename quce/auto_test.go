@@ -29,9 +29,12 @@ func TestChooseCandidate(t *testing.T) {
 		{"NaN L_ε counts as implausible", []Candidate{c(1, math.NaN(), .9, true), c(5, 6, .9, true)}, 4, 1, false},
 		{"none valid: highest F", []Candidate{c(1, 1, .2, false), c(5, 6, .45, false), c(0, 5, .1, false)}, 4, 1, false},
 		{"one candidate", []Candidate{c(1, 1, .2, false)}, 4, 0, false},
+		// need is 0.55 (ϑ 0.5 + margin 0.05): the pull-back cannot raise F to it.
+		{"a closer one short of the margin is passed over", []Candidate{c(5, 1, .9, true), c(1, 1, .52, true)}, 4, 0, true},
+		{"none reaches the margin: the closest valid", []Candidate{c(5, 1, .53, true), c(1, 1, .52, true)}, 4, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, plausible := chooseCandidate(tc.cands, tc.bound)
+			got, plausible := chooseCandidate(tc.cands, tc.bound, 0.55)
 			if got != tc.want || plausible != tc.plausible {
 				t.Errorf("chose %d (plausible %v), want %d (%v)", got, plausible, tc.want, tc.plausible)
 			}
@@ -70,7 +73,7 @@ func TestNextLambda(t *testing.T) {
 		{"both sides closed stops", []Candidate{d(0.1, 5), d(0.105, 3), d(0.11, 4)}, Lambdas{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := nextLambda(tc.cands, 4)
+			got, ok := nextLambda(tc.cands, 4, 0.55)
 			if ok != tc.ok || math.Abs(got.Lambda2-tc.want.Lambda2) > 1e-12 || got.Lambda3 != tc.want.Lambda3 {
 				t.Errorf("got %+v (%v), want %+v (%v)", got, ok, tc.want, tc.ok)
 			}

@@ -134,8 +134,10 @@ func TestAutoLambda(t *testing.T) {
 			if want := int(math.Round(cfg.Auto.Steps * float64(cfg.Steps))); o.Steps != want && !(k >= len(cfg.Auto.Grid) && o.Round == 0 && o.Steps == cfg.Steps) {
 				t.Errorf("row %d candidate %d searched %d steps, want %d (Auto.Steps %g of %d)", i, k, o.Steps, want, cfg.Auto.Steps, cfg.Steps)
 			}
-			// No valid, plausible candidate is closer than the chosen one.
-			if a.Plausible && o.Valid && o.Uncertainty <= a.Bound && o.Distance < c.Distance {
+			// No valid, plausible candidate is closer than the chosen one, but one short of
+			// the margin (F < ϑ + Margin) where the chosen one reaches it.
+			need := cfg.Threshold + cfg.Margin
+			if a.Plausible && o.Valid && o.Uncertainty <= a.Bound && o.Distance < c.Distance && (o.ProbEnd >= need || c.ProbEnd < need) {
 				t.Errorf("row %d: candidate %d (distance %.3f) is closer than the chosen %d (%.3f)", i, k, o.Distance, a.Chosen, c.Distance)
 			}
 		}

@@ -96,7 +96,7 @@ func TestExpectationLeavesOutFailedPaths(t *testing.T) {
 func TestFailedCandidate(t *testing.T) {
 	nan := math.NaN()
 	cands := []Candidate{{Distance: nan, Uncertainty: nan, ProbEnd: nan, Failure: "diverged"}, {Distance: 3, Uncertainty: 9, ProbEnd: 0.2}}
-	if k, _ := chooseCandidate(cands, 5); k != 1 {
+	if k, _ := chooseCandidate(cands, 5, 0.5); k != 1 {
 		t.Errorf("chose candidate %d; want 1, the one whose search did not fail", k)
 	}
 	b, err := json.Marshal(cands)
