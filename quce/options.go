@@ -42,7 +42,8 @@ func (jb job) alternatives(ctx context.Context, cfg Config, queries []Query, out
 	}
 	for round := 1; round < cfg.Counterfactuals; round++ {
 		var qs []Query
-		var of []int // the instance of each query of the round
+		var pred [][]float64 // the instances' class probabilities, as the first search had them
+		var of []int         // the instance of each query of the round
 		for i, e := range out {
 			if e.Counterfactuals == nil || len(held[i]) >= round {
 				continue
@@ -52,15 +53,14 @@ func (jb job) alternatives(ctx context.Context, cfg Config, queries []Query, out
 				continue // every column it moved is held already, or frozen by the query
 			}
 			held[i] = append(held[i], ci)
-			qs, of = append(qs, jb.holding(queries[i], held[i])), append(of, i)
+			qs, pred, of = append(qs, jb.holding(queries[i], held[i])), append(pred, e.Probabilities), append(of, i)
 		}
 		if len(qs) == 0 {
 			return nil
 		}
-		ex, t, err := jb.explain(ctx, one, qs)
-		tm.Optimisation += t.Optimisation
-		tm.Uncertainty += t.Uncertainty
-		tm.Paths += t.Paths
+		// The instances were checked and predicted by the first search, and each needs
+		// recourse (its first counterfactual is valid), so the round is a search alone.
+		ex, err := jb.search(ctx, one, qs, pred, tm)
 		if err != nil {
 			return err
 		}

@@ -70,17 +70,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return fmt.Errorf("-seeds sets the split, model, search and instance seeds of each run, so -%s has no effect with it; fix: drop -%s (or -seeds)", name, name)
 		}
 	}
-	out := evalOutputs{jsonPath: stdoutName(*jsonPath, stdout), stdout: stdout, tables: stdout}
-	var pictures []string
-	if *svgDir != "" && *svgDir != "-" {
-		out.svgPath = filepath.Join(*svgDir, "evaluation.svg")
-		pictures = []string{out.svgPath}
-	}
-	if err := f.checkOutputs([]outputFile{{"-json", out.jsonPath}}, *svgDir, pictures); err != nil {
+	out, err := f.evalOutputs(*jsonPath, *svgDir, stdout, stderr)
+	if err != nil {
 		return err
-	}
-	if out.jsonPath == "-" {
-		out.tables = stderr // the tables must not mix with the JSON
 	}
 	// The constraints name columns, so the data are read first (again by prepare: cheap).
 	ds, err := f.loadData()
@@ -97,6 +89,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if seeds != nil {
 		return evalSeeds(ctx, f, o, seeds, out)
 	}
+	return evalOnce(ctx, f, o, out)
+}
+
+// evalOnce runs one evaluation with options o and writes its tables and out's files.
+func evalOnce(ctx context.Context, f *common, o eval.Options, out evalOutputs) error {
 	s, err := f.prepare(ctx)
 	if err != nil {
 		return err
@@ -125,6 +122,24 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 type evalOutputs struct {
 	jsonPath, svgPath string // "" for none; jsonPath "-" for standard output
 	stdout, tables    io.Writer
+}
+
+// evalOutputs are the outputs of -json and -svg, checked before any work; the tables go to
+// standard error when the JSON goes to standard output.
+func (f *common) evalOutputs(jsonPath, svgDir string, stdout, stderr io.Writer) (evalOutputs, error) {
+	out := evalOutputs{jsonPath: stdoutName(jsonPath, stdout), stdout: stdout, tables: stdout}
+	var pictures []string
+	if svgDir != "" && svgDir != "-" {
+		out.svgPath = filepath.Join(svgDir, "evaluation.svg")
+		pictures = []string{out.svgPath}
+	}
+	if err := f.checkOutputs([]outputFile{{"-json", out.jsonPath}}, svgDir, pictures); err != nil {
+		return out, err
+	}
+	if out.jsonPath == "-" {
+		out.tables = stderr // the tables must not mix with the JSON
+	}
+	return out, nil
 }
 
 // write writes the JSON (made by doc) and the evaluation plot of table, all or nothing.

@@ -241,14 +241,29 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 			return nil, fmt.Errorf("%s: %w", sel.name(p), err)
 		}
 	}
-	lambdas := fmt.Sprintf("λ = %g, %g, %g", cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
-	if cfg.Auto != nil {
-		lambdas = fmt.Sprintf("λ1 = %g, (λ2, λ3) chosen per instance among %d candidates", cfg.Lambda1, len(cfg.Auto.Grid))
+	f.logf("explaining %d rows of %s: %d steps of %s, %s", len(qs), sel.file, cfg.Steps, cfg.Optimizer, lambdasText(cfg))
+	if r.ex, err = f.explainQueries(ctx, r, qs); err != nil {
+		return nil, err
 	}
-	f.logf("explaining %d rows of %s: %d steps of %s, %s", len(qs), sel.file, cfg.Steps, cfg.Optimizer, lambdas)
+	return r, nil
+}
+
+// lambdasText says which λ the search uses, for the log.
+func lambdasText(cfg quce.Config) string {
+	if cfg.Auto != nil {
+		return fmt.Sprintf("λ1 = %g, (λ2, λ3) chosen per instance among %d candidates", cfg.Lambda1, len(cfg.Auto.Grid))
+	}
+	return fmt.Sprintf("λ = %g, %g, %g", cfg.Lambda1, cfg.Lambda2, cfg.Lambda3)
+}
+
+// explainQueries explains the queries of the rows r chose, streaming them to f.emit when it
+// is set (and then returning none), with progress and a line of timings.
+func (f *explainFlags) explainQueries(ctx context.Context, r *explained, qs []quce.Query) ([]*quce.Explanation, error) {
+	s, cfg := r.s, r.cfg
 	f.meter.Phase(progress.Searches(cfg, len(qs), map[bool]int{true: streamChunk}[f.emit != nil]))
 	var ex []*quce.Explanation
 	var tm quce.Stats
+	var err error
 	if f.emit != nil {
 		// What is streamed (the CSV, the text report) needs no path: each keeps its start
 		// and end only.
@@ -265,8 +280,7 @@ func (f *explainFlags) explainRows(ctx context.Context, stdout io.Writer, pictur
 		return nil, err
 	}
 	f.logf("done: optimisation with path attribution %.2fs, ± uncertainty %.2fs, paths %.2fs", tm.Optimisation, tm.Uncertainty, tm.Paths)
-	r.ex = ex
-	return r, nil
+	return ex, nil
 }
 
 // write writes the outputs all or nothing (writeOutputs) and logs them; pictures is how
