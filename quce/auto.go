@@ -251,9 +251,8 @@ func nextLambda(cands []Candidate, bound, need float64) (Lambdas, bool) {
 // valid at 1000; with 350 steps, two rows whose highest F was at λ2 = 0.1 stayed invalid at
 // λ2 = 0.1 for all n, valid at 0.01). Then each round searches every instance that
 // nextLambda still refines as one row of one batch.
-func (jb job) refine(ctx context.Context, cfg Config, n int, queries []Query, pred [][]float64, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
-	grid := cfg.Auto.Grid
-	g := len(grid)
+func (jb job) refine(ctx context.Context, cfg Config, n int, queries []Query, pred [][]float64, grids [][]Lambdas, ex []*Explanation, tm *Timings) ([]*Explanation, error) {
+	g := len(grids[0])
 	cands := make([][]Candidate, len(queries))
 	exs := make([][]*Explanation, len(queries))
 	bound, err := jb.instanceBounds(cfg, queries)
@@ -263,7 +262,7 @@ func (jb job) refine(ctx context.Context, cfg Config, n int, queries []Query, pr
 	for i := range queries {
 		exs[i] = ex[i*g : (i+1)*g : (i+1)*g]
 		for k, x := range exs[i] {
-			cands[i] = append(cands[i], candidate(x, grid[k], 0, cfg.Steps))
+			cands[i] = append(cands[i], candidate(x, grids[i][k], 0, cfg.Steps))
 		}
 	}
 	// searchMore searches, for steps steps, one more candidate for each instance that next
@@ -296,10 +295,10 @@ func (jb job) refine(ctx context.Context, cfg Config, n int, queries []Query, pr
 	}
 	if n > cfg.Steps {
 		// The grid's weakest pull towards x and the data: the most likely to be valid.
-		weakest := slices.MinFunc(grid, func(a, b Lambdas) int {
-			return cmp.Or(cmp.Compare(a.Lambda2, b.Lambda2), cmp.Compare(a.Lambda3, b.Lambda3))
-		})
 		if _, err := searchMore(0, n, func(i int) (Lambdas, bool) {
+			weakest := slices.MinFunc(grids[i], func(a, b Lambdas) int {
+				return cmp.Or(cmp.Compare(a.Lambda2, b.Lambda2), cmp.Compare(a.Lambda3, b.Lambda3))
+			})
 			return weakest, !slices.ContainsFunc(cands[i], func(c Candidate) bool { return c.Valid })
 		}); err != nil {
 			return nil, err

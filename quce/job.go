@@ -91,30 +91,46 @@ func (jb job) explain(ctx context.Context, cfg Config, queries []Query) ([]*Expl
 // search runs the QUCE search for queries whose target is not their predicted class, with
 // their class probabilities pred, and assembles the results.
 func (jb job) search(ctx context.Context, cfg Config, queries []Query, pred [][]float64, tm *Timings) ([]*Explanation, error) {
+	var grids [][]Lambdas
+	if cfg.Auto != nil {
+		grids = make([][]Lambdas, len(queries))
+		for i := range grids {
+			grids[i] = cfg.Auto.Grid
+		}
+	}
+	return jb.searchGrids(ctx, cfg, queries, pred, grids, tm)
+}
+
+// searchGrids is search with automatic λ's candidates given per query (grids[i] for
+// queries[i], all of one length; nil without automatic λ).
+func (jb job) searchGrids(ctx context.Context, cfg Config, queries []Query, pred [][]float64, grids [][]Lambdas, tm *Timings) ([]*Explanation, error) {
 	// With automatic λ every instance is searched once per candidate, as consecutive rows
 	// of the batch; refine then searches more candidates and keeps one per instance.
-	grid := []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
-	n := cfg.Steps
+	n, g := cfg.Steps, 1
 	if cfg.Auto != nil {
-		grid = cfg.Auto.Grid
+		g = len(grids[0])
 		cfg.Steps = autoSteps(cfg)
 	}
-	cands := make([]Query, 0, len(queries)*len(grid))
+	cands := make([]Query, 0, len(queries)*g)
 	candPred := make([][]float64, 0, cap(cands))
 	lams := make([]Lambdas, 0, cap(cands))
 	for qi, q := range queries {
+		grid := []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
+		if grids != nil {
+			grid = grids[qi]
+		}
 		for _, l := range grid {
 			cands, candPred, lams = append(cands, q), append(candPred, pred[qi]), append(lams, l)
 		}
 	}
-	if err := jb.memory.check(cfg, len(queries), len(grid)); err != nil {
+	if err := jb.memory.check(cfg, len(queries), g); err != nil {
 		return nil, err
 	}
 	ex, err := jb.searchRows(ctx, cfg, cands, candPred, lams, tm)
 	if err != nil || cfg.Auto == nil {
 		return ex, err
 	}
-	return jb.refine(ctx, cfg, n, queries, pred, ex, tm)
+	return jb.refine(ctx, cfg, n, queries, pred, grids, ex, tm)
 }
 
 // searchRows searches each query with its own λ2 and λ3 (lams[i] for queries[i]) and
