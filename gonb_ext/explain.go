@@ -97,7 +97,8 @@ func ExplainQueries(s *pipeline.Setup, cfg quce.Config, qs []quce.Query) ([]*quc
 }
 
 // ShowExplanation displays one explanation: the paper's Figure 1 (attribution with its ±
-// uncertainty), the path, and a table of the feature changes in original units.
+// uncertainty), the path, and a table of the feature changes in original units; with
+// several counterfactuals, a table of the others and each one's path, folded.
 func ShowExplanation(s *pipeline.Setup, ex *quce.Explanation) error {
 	fig, err := ExplanationHTML(s, ex, plots.Options{TopK: 15})
 	if err != nil {
@@ -120,11 +121,22 @@ func ExplanationHTML(s *pipeline.Setup, ex *quce.Explanation, o plots.Options) (
 	if err != nil {
 		return "", err
 	}
-	path, err := plots.Path(ex, s.Data.Features, s.Scaler, plots.Options{Classes: o.Classes})
+	po := plots.Options{Classes: o.Classes}
+	path, err := plots.Path(ex, s.Data.Features, s.Scaler, po)
 	if err != nil {
 		return "", err
 	}
-	return svgFragment(attr) + svgFragment(path) + changesTable(s, ex, 10), nil
+	out := svgFragment(attr) + svgFragment(path) + changesTable(s, ex, 10)
+	// Each further counterfactual's path is a figure of its own (its top features and note
+	// are its own), folded so that the first's figures and the table stay in view.
+	for k, p := range ex.Counterfactuals[min(1, len(ex.Counterfactuals)):] {
+		svg, err := plots.Path(report.OptionExplanation(ex, p), s.Data.Features, s.Scaler, po)
+		if err != nil {
+			return "", err
+		}
+		out += "<details><summary>Path of " + html.EscapeString(report.OptionLabel(cols, k+2, p)) + "</summary>" + svgFragment(svg) + "</details>"
+	}
+	return out, nil
 }
 
 // changesTable lists the top columns of ex's view (report.Instance): original value →
@@ -239,7 +251,8 @@ func ShowTable(s *pipeline.Setup, exs []*quce.Explanation) error {
 }
 
 // ShowMap displays the training data on its first two principal components with the QUCE
-// path of ex, the straight line to its counterfactual (IG) and the AGI path.
+// path of ex, the straight line to its counterfactual (IG), the AGI path and the paths of
+// its further counterfactuals.
 func ShowMap(s *pipeline.Setup, ex *quce.Explanation) error {
 	paths, err := report.MapPaths(Context, s, []*quce.Explanation{ex}, 0.5)
 	if err != nil {

@@ -57,7 +57,7 @@ func TestExplanationSaysWhatHappened(t *testing.T) {
 }
 
 // With several counterfactuals the notebook's table lists the others, with the columns each
-// held and its changes.
+// held and its changes, and each one's path follows, folded under its name.
 func TestExplanationShowsOtherCounterfactuals(t *testing.T) {
 	s := pipelinetest.WBC(t)
 	cfg := quce.DefaultConfig()
@@ -76,5 +76,8 @@ func TestExplanationShowsOtherCounterfactuals(t *testing.T) {
 	held := s.Explainer.Columns()[ex[0].Counterfactuals[1].Held[0]].Name
 	if !strings.Contains(html, "Other counterfactuals") || !strings.Contains(html, "<td>2</td><td>"+held+"</td>") {
 		t.Errorf("no row of option 2 holding %s:\n%s", held, html)
+	}
+	if !strings.Contains(html, "<details><summary>Path of option 2: holds "+held+"</summary><div><svg") || strings.Count(html, "<svg") != 3 {
+		t.Errorf("the path of option 2 holding %s is not the third figure, folded under its name:\n%s", held, html)
 	}
 }

@@ -28,6 +28,7 @@ func goldenFigures() []struct {
 	ex, names := fixture(8, 1, 20)
 	many, _ := fixture(8, 6, 20)
 	train, labels, paths := mapFixture()
+	_, _, options := mapOptionsFixture()
 	return []struct {
 		name string
 		draw func(Options) ([]byte, error)
@@ -35,6 +36,7 @@ func goldenFigures() []struct {
 		{"attribution", func(o Options) ([]byte, error) { return Attribution(ex, names, o) }},
 		{"path", func(o Options) ([]byte, error) { return Path(ex, names, nil, o) }},
 		{"map", func(o Options) ([]byte, error) { return Map(train, labels, paths, o) }},
+		{"map-options", func(o Options) ([]byte, error) { return Map(train, labels, options, o) }},
 		{"paths", func(o Options) ([]byte, error) { return Paths(many, names, o) }},
 		{"evaluation", func(o Options) ([]byte, error) { return Evaluation(metricFixture(), nil, o) }},
 		{"sweep", func(o Options) ([]byte, error) { return Sweep(sweepFixture(), "λ3", o) }},

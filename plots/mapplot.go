@@ -6,9 +6,12 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
+	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -26,7 +29,11 @@ type MapPath struct {
 	Straight bool
 	// Lead: the path the figure is about (QUCE's): its star is drawn above the others', and
 	// the note says when a straight path ends at it.
-	Lead   bool
+	Lead bool
+	// Option numbers a further counterfactual of the lead's method (2, 3, …; 0 for any other
+	// path): the options share the lead's colour, so each is dotted in a pattern of its own
+	// and its star carries its number. Its label names it ("option 2: holds age").
+	Option int
 	Points [][]float64
 }
 
@@ -37,9 +44,10 @@ type MapPath struct {
 // their classes (0 … C−1); paths may be empty.
 //
 // The first path is drawn widest and at the bottom, each later one narrower, over a white
-// casing, so that paths which run together stay visible; a straight line is dashed. Stars
-// are drawn in the opposite order, with the lead path's on top: IG's line ends at QUCE's
-// counterfactual, and the star there is QUCE's.
+// casing, so that paths which run together stay visible; a straight line is dashed, and an
+// option (MapPath.Option) dotted and numbered at its star. Stars are drawn in the opposite
+// order, with the lead path's on top: IG's line ends at QUCE's counterfactual, and the star
+// there is QUCE's.
 func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -72,6 +80,9 @@ func Map(train [][]float64, labels []int, paths []MapPath, o Options) ([]byte, e
 		note = append(note, "A ring marks the instance x, and a star in a method's colour the end of its path, its counterfactual.")
 		if straight, lead, ok := sharedEnd(paths); ok {
 			note = append(note, fmt.Sprintf("%s's straight line ends at %s's counterfactual.", straight, lead))
+		}
+		if slices.ContainsFunc(paths, func(mp MapPath) bool { return mp.Option > 0 }) {
+			note = append(note, "An option is a further counterfactual, searched again with the columns its entry names held at x's values; its number marks its star.")
 		}
 	}
 	note = append(note, "Principal components of the standardised training rows.")
@@ -113,26 +124,24 @@ func addTrainingRows(p *plot.Plot, all plotter.XYs, labels []int, o Options) []l
 }
 
 // addMapPaths draws the paths, projected by project, each with a ring at its start and a
-// star at its end, and returns a legend item per method.
+// star at its end (an option's numbered), and returns a legend item per label.
 func addMapPaths(p *plot.Plot, paths []MapPath, project func([][]float64) plotter.XYs) []legendItem {
 	var legend []legendItem
 	seen := map[string]bool{}
 	type end struct {
-		xy   plotter.XYs
-		c    color.Color
-		lead bool
+		xy     plotter.XYs
+		c      color.Color
+		lead   bool
+		option int
 	}
 	var starts []plot.Plotter
 	var ends []end
 	for i, mp := range paths {
 		xys := project(mp.Points)
-		sty := draw.LineStyle{Color: mp.Color, Width: vg.Points(math.Max(1.5, 3.5-float64(i)))}
-		if mp.Straight {
-			sty.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-		}
+		sty := draw.LineStyle{Color: mp.Color, Width: vg.Points(math.Max(1.5, 3.5-float64(i))), Dashes: mp.dashes()}
 		p.Add(&pathLine{xys: xys, style: sty})
 		starts = append(starts, marker(xys[:1], startGlyph{}, black, vg.Points(4.5)))
-		ends = append(ends, end{xys[len(xys)-1:], sty.Color, mp.Lead})
+		ends = append(ends, end{xys[len(xys)-1:], sty.Color, mp.Lead, mp.Option})
 		if !seen[mp.Label] {
 			seen[mp.Label] = true
 			legend = append(legend, legendItem{mp.Label, []plot.Thumbnailer{pathThumb{style: sty, radius: vg.Points(5)}}})
@@ -150,10 +159,50 @@ func addMapPaths(p *plot.Plot, paths []MapPath, project func([][]float64) plotte
 		}
 		return 1
 	})
+	var numbers plotter.XYLabels
 	for _, e := range ends {
 		p.Add(marker(e.xy, starGlyph{}, e.c, vg.Points(7)))
+		if e.option > 0 {
+			numbers.XYs = append(numbers.XYs, e.xy...)
+			numbers.Labels = append(numbers.Labels, strconv.Itoa(e.option))
+		}
+	}
+	if len(numbers.XYs) > 0 { // above every star, so that none hides a number
+		p.Add(optionNumbers(numbers))
 	}
 	return legend
+}
+
+// dashes is the dash pattern of mp's line: none for a method's own path, IG's dashes for a
+// straight line, and for an option one of optionDashes, in turn (its number at its star
+// tells options of one pattern apart).
+func (mp MapPath) dashes() []vg.Length {
+	switch {
+	case mp.Straight:
+		return []vg.Length{vg.Points(6), vg.Points(3)}
+	case mp.Option > 0:
+		return optionDashes[(mp.Option-2)%len(optionDashes)]
+	}
+	return nil
+}
+
+// optionDashes are the options' dash patterns: dots, dash-dot and dash-dot-dot, each
+// unlike IG's even dashes.
+var optionDashes = [][]vg.Length{
+	{vg.Points(1.5), vg.Points(2)},
+	{vg.Points(7), vg.Points(2), vg.Points(1.5), vg.Points(2)},
+	{vg.Points(7), vg.Points(2), vg.Points(1.5), vg.Points(2), vg.Points(1.5), vg.Points(2)},
+}
+
+// optionNumbers writes each option's number above and to the right of its star.
+func optionNumbers(numbers plotter.XYLabels) *plotter.Labels {
+	sty := textStyle(font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold, Size: 9})
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	l := &plotter.Labels{XYs: numbers.XYs, Labels: numbers.Labels, Offset: vg.Point{X: vg.Points(4), Y: vg.Points(4)}}
+	for range l.Labels {
+		l.TextStyle = append(l.TextStyle, sty)
+	}
+	return l
 }
 
 // sharedEnd reports whether the first straight path ends where the first lead path does,
@@ -207,6 +256,9 @@ func checkMap(train [][]float64, labels []int, paths []MapPath) error {
 	for i, mp := range paths {
 		if err := mp.check(fmt.Sprintf("path %d", i)); err != nil {
 			return err
+		}
+		if mp.Option < 0 || mp.Option == 1 {
+			return fmt.Errorf("plots: path %d (%s) is option %d; fix: number the further options 2, 3, … (the lead path is the first; 0 for a path of its own method)", i, mp.Label, mp.Option)
 		}
 		if len(mp.Points) == 0 {
 			return fmt.Errorf("%w: path %d (%s) has no points", errEmpty, i, mp.Label)

@@ -19,7 +19,8 @@ import (
 // panelHeight is the height of one panel in a stack of panels.
 const panelHeight = 1.25 * vg.Inch
 
-// Path draws the QUCE path of an explanation (its first path, which starts exactly at x)
+// Path draws the QUCE path of an explanation (its first path, which starts exactly at x;
+// the title says when its search held columns, as a further counterfactual's did)
 // against the optimisation step: one panel per top feature (ranked by |Φ| on that path,
 // default 4), titled with its name, with its value in original units, then the target
 // probability F(class | ·) (the class named by o.Classes) and the VAE uncertainty L_ε along
@@ -162,8 +163,18 @@ func pathFigure(ex *quce.Explanation, names []string, points [][]float64, steps 
 		shown = fmt.Sprintf("The top %d of %d features by |Φ| on this path", k, n)
 	}
 	note += "\n" + shown + ", from x to x_c: " + strings.Join(moves, "; ") + "."
+	// A further counterfactual's path is drawn as a picture of its own, not over the first's:
+	// its top features, steps and note are its own, and panels shared by several options
+	// would show the union of their features with every note at once.
+	title := "QUCE path from x to its counterfactual"
+	switch n := len(p0.Held); {
+	case n == 1:
+		title = "QUCE path to a further counterfactual, holding 1 column"
+	case n > 1:
+		title = fmt.Sprintf("QUCE path to a further counterfactual, holding %d columns", n)
+	}
 	f := &figure{
-		title:  o.title("QUCE path from x to its counterfactual"),
+		title:  o.title(title),
 		note:   o.note(note),
 		cols:   1,
 		panels: panels,

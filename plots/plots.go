@@ -12,8 +12,9 @@
 //   - Map: the training data on its first two principal components, by class, with the
 //     paths of one instance (QUCE, the dashed straight line of IG, AGI, ...) drawn over it,
 //     each later path narrower so that none hides another, and a star in each method's
-//     colour at its counterfactual, QUCE's on top; the legend shows each path's line and
-//     star as drawn.
+//     colour at its counterfactual, QUCE's on top; further counterfactuals (options) in the
+//     lead's colour, each dotted in its own pattern and numbered at its star; the legend
+//     shows each path's line and star as drawn.
 //   - Paths: the expected attribution over many paths (exQUCE) and its spread.
 //   - Evaluation: the methods side by side for each metric of an evaluation, each bar
 //     labelled with its value where there is room, no two labels overlapping.

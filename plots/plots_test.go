@@ -53,6 +53,28 @@ func mapFixture() ([][]float64, []int, []MapPath) {
 	}
 }
 
+// mapOptionsFixture is mapFixture with two further counterfactuals of QUCE's (options 2
+// and 3), each from x to an end of its own.
+func mapOptionsFixture() ([][]float64, []int, []MapPath) {
+	train, labels, paths := mapFixture()
+	x := paths[0].Points[0]
+	for k, end := range [][]float64{{1, -1, 1, 1, 1}, {1, 1, 0.5, -1, -1}} {
+		var curve [][]float64
+		for s := 0; s <= 20; s++ {
+			t := float64(s) / 20
+			pt := make([]float64, len(x))
+			for j := range pt {
+				pt[j] = x[j] + t*(end[j]-x[j]) + math.Sin(math.Pi*t)*0.3*float64(k+1)
+			}
+			curve = append(curve, pt)
+		}
+		held := []string{"f1", "f1, f3"}[k]
+		paths = append(paths, MapPath{MethodStyle: MethodStyle{Label: "option " + strconv.Itoa(k+2) + ": holds " + held, Color: methodStyle("quce").Color},
+			Option: k + 2, Points: curve})
+	}
+	return train, labels, paths
+}
+
 // metricFixture is a metric table of six methods, quce first, in an order that is neither
 // eval's nor alphabetical, with two lacking a metric.
 func metricFixture() MetricTable {
@@ -333,17 +355,26 @@ func TestPath(t *testing.T) {
 		scaler *data.Scaler
 		k      int
 		unit   string
+		held   []int // the columns its search held (a further counterfactual's path)
+		title  string
 	}{
-		{"default", 0, 0, scaler, 4, "original units"},
-		{"top 7, standardised", 7, 0, nil, 7, "standardised"},
-		{"a height with room for 2 features", 0, 12 * vg.Centimeter, scaler, 2, "original units"},
+		{"default", 0, 0, scaler, 4, "original units", nil, "QUCE path from x to its counterfactual"},
+		{"top 7, standardised", 7, 0, nil, 7, "standardised", nil, "QUCE path from x to its counterfactual"},
+		{"a height with room for 2 features", 0, 12 * vg.Centimeter, scaler, 2, "original units", nil, "QUCE path from x to its counterfactual"},
+		{"a further counterfactual", 0, 0, scaler, 4, "original units", []int{3, 0}, "QUCE path to a further counterfactual, holding 2 columns"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := Path(ex, names, tc.scaler, Options{TopK: tc.topK, Height: tc.height})
+			e, p := *ex, *ex.Path0()
+			p.Held = tc.held
+			e.Paths = []*quce.Path{&p}
+			b, err := Path(&e, names, tc.scaler, Options{TopK: tc.topK, Height: tc.height})
 			if err != nil {
 				t.Fatal(err)
 			}
 			doc := parseSVG(t, b)
+			if len(doc.find(tc.title)) != 1 {
+				t.Errorf("the title is not %q", tc.title)
+			}
 			rank := ranked(ex.Path0().Attribution)
 			for r, f := range rank {
 				shown := len(doc.find(names[f])) == 1 // a panel's title
@@ -416,6 +447,67 @@ func TestMap(t *testing.T) {
 	}
 	if parseSVG(t, b).hasText("counterfactual") {
 		t.Error("a map without paths has a counterfactual legend entry")
+	}
+}
+
+// Each option is a path of its own on the map: a legend entry, a line in QUCE's colour
+// dotted in its own pattern (the same in the legend), a star and its number in bold; with
+// no options the map has only QUCE's.
+func TestMapOptions(t *testing.T) {
+	train, labels, one := mapFixture()
+	_, _, three := mapOptionsFixture()
+	quceLine := "fill:none;" + strings.Replace(fillOf(methodStyle("quce").Color), "fill:", "stroke:", 1) + ";"
+	for _, tc := range []struct {
+		name    string
+		paths   []MapPath
+		options []string // the legend's entries of the options
+	}{
+		{"one counterfactual", one, nil},
+		{"three counterfactuals", three, []string{"option 2: holds f1", "option 3: holds f1, f3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := Map(train, labels, tc.paths, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := parseSVG(t, b)
+			paths := 1 + len(tc.options) // QUCE's first and each option
+			for _, s := range tc.options {
+				if len(doc.find(s)) != 1 {
+					t.Errorf("legend entry %q is not drawn once", s)
+				}
+			}
+			if got := doc.fills(methodStyle("quce").Color); got != 2*paths {
+				t.Errorf("%d stars in QUCE's colour (with the legend's), want %d", got, 2*paths)
+			}
+			lines := map[string]int{} // the styles of the lines in QUCE's colour
+			for _, st := range doc.PathStyles {
+				if strings.HasPrefix(st, quceLine) {
+					lines[st]++
+				}
+			}
+			if len(lines) != paths {
+				t.Errorf("lines in QUCE's colour %v; want %d styles, one per path", lines, paths)
+			}
+			for st, n := range lines {
+				if n != 2 {
+					t.Errorf("%d lines of style %q, want 2 (the legend's and the map's)", n, st)
+				}
+			}
+			for k := range tc.options {
+				number := strconv.Itoa(k + 2)
+				if !slices.ContainsFunc(doc.find(number), func(tx svgText) bool { return strings.Contains(tx.Style, "font-weight:bold") }) {
+					t.Errorf("option %s's star has no number", number)
+				}
+			}
+			var texts []string
+			for _, tx := range doc.Texts {
+				texts = append(texts, tx.Text)
+			}
+			if got := strings.Contains(strings.Join(texts, " "), "An option is a further counterfactual"); got != (len(tc.options) > 0) {
+				t.Errorf("the note explains options: %v, want %v", got, len(tc.options) > 0)
+			}
+		})
 	}
 }
 
@@ -636,6 +728,9 @@ func TestBadInput(t *testing.T) {
 		}, false},
 		{"map path without a label", func() ([]byte, error) {
 			return Map(train, labels, []MapPath{{MethodStyle: MethodStyle{Color: blue}, Points: paths[0].Points}}, Options{})
+		}, false},
+		{"map option numbered 1", func() ([]byte, error) {
+			return Map(train, labels, []MapPath{{MethodStyle: methodStyle("quce"), Option: 1, Points: paths[0].Points}}, Options{})
 		}, false},
 		{"method without a colour", func() ([]byte, error) {
 			m := metricFixture()

@@ -222,7 +222,7 @@ func NewInstance(cols []data.Column, labels []string, e *quce.Explanation, src S
 	return in
 }
 
-// optionExplanation is e as explained by its other counterfactual p alone: its one path,
+// OptionExplanation is e as explained by its other counterfactual p alone: its one path,
 // whose attribution, ± uncertainty and completeness gap are the explanation's.
 func OptionExplanation(e *quce.Explanation, p *quce.Path) *quce.Explanation {
 	o := *e

@@ -2,7 +2,8 @@
 // for both: the view of one explanation (Instance) that quce explain's JSON marshals and its
 // CSV table (CSV), its text report (WriteText) and the notebook's HTML format, an
 // evaluation's metric table for plots.Evaluation (a single run's values, or the means over
-// seeds), and the map of an explanation's paths with AGI's beside QUCE's and IG's.
+// seeds), and the map of an explanation's paths: QUCE's, IG's and AGI's, and its further
+// counterfactuals'.
 // Each method is drawn with the label and colour its eval method declares (eval.Methods), so
 // that plots knows no method.
 package report
@@ -10,9 +11,12 @@ package report
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/plots"
@@ -86,9 +90,41 @@ func ExplanationPaths(ex *quce.Explanation) []plots.MapPath {
 	return out
 }
 
+// OptionPaths are the further counterfactuals of an explanation for plots.Map, each QUCE's
+// path of its own search (quce.Explanation.Counterfactuals after the first), in QUCE's
+// colour and named by OptionLabel; none with one counterfactual.
+func OptionPaths(cols []data.Column, ex *quce.Explanation) []plots.MapPath {
+	if ex == nil || len(ex.Counterfactuals) < 2 {
+		return nil
+	}
+	var out []plots.MapPath
+	for i, p := range ex.Counterfactuals[1:] {
+		style := Style(eval.QUCE)
+		style.Label = OptionLabel(cols, i+2, p)
+		out = append(out, plots.MapPath{MethodStyle: style, Option: i + 2, Points: p.Points})
+	}
+	return out
+}
+
+// OptionLabel names option k (2, 3, …), whose path is p, by the columns its search held,
+// short enough for a legend or a heading: "option 3: holds age, job", and past two columns
+// "option 5: holds age, job and 2 more" (the first two, which the options before held
+// too).
+func OptionLabel(cols []data.Column, k int, p *quce.Path) string {
+	held := names(cols, p.Held)
+	switch {
+	case len(held) == 0:
+		return fmt.Sprintf("option %d", k)
+	case len(held) > 2:
+		return fmt.Sprintf("option %d: holds %s and %d more", k, strings.Join(held[:2], ", "), len(held)-2)
+	}
+	return fmt.Sprintf("option %d: holds %s", k, strings.Join(held, ", "))
+}
+
 // MapPaths are the paths plots.Map draws for each explanation of exs: QUCE's path and IG's
 // straight line (ExplanationPaths), then AGI's path from the same instance towards the
-// same target (eval.RunAGI with its defaults and threshold ϑ), found for all at once.
+// same target (eval.RunAGI with its defaults and threshold ϑ), found for all at once, and
+// last the further counterfactuals (OptionPaths), drawn over the rest.
 func MapPaths(ctx context.Context, s *pipeline.Setup, exs []*quce.Explanation, threshold float64) ([][]plots.MapPath, error) {
 	xs := make([][]float64, len(exs))
 	targets := make([]int, len(exs))
@@ -102,6 +138,7 @@ func MapPaths(ctx context.Context, s *pipeline.Setup, exs []*quce.Explanation, t
 	paths := make([][]plots.MapPath, len(exs))
 	for i, e := range exs {
 		paths[i] = append(ExplanationPaths(e), plots.MapPath{MethodStyle: Style(eval.AGI), Points: agi[i].Points})
+		paths[i] = append(paths[i], OptionPaths(s.Explainer.Columns(), e)...)
 	}
 	return paths, nil
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/eval"
 	"github.com/quce-go/quce/plots"
 	"github.com/quce-go/quce/quce"
@@ -74,6 +75,38 @@ func TestExplanationPaths(t *testing.T) {
 	for _, ex := range []*quce.Explanation{failed, nil, {}} {
 		if got := ExplanationPaths(ex); got != nil {
 			t.Errorf("ExplanationPaths(%+v) = %+v; want none", ex, got)
+		}
+	}
+}
+
+// An explanation's further counterfactuals on the map: each its own path, in QUCE's colour,
+// numbered from 2 and named by the columns its search held, at most two by name; none with
+// one counterfactual.
+func TestOptionPaths(t *testing.T) {
+	var cols []data.Column
+	for i, name := range []string{"age", "job", "income", "debt"} {
+		cols = append(cols, data.Column{Name: name, Type: data.Continuous, Start: i, Width: 1})
+	}
+	x := []float64{0, 0, 0, 0}
+	path := func(held ...int) *quce.Path {
+		return &quce.Path{Points: [][]float64{x, {1, float64(len(held)), 0, 0}}, Held: held}
+	}
+	first := path()
+	ex := &quce.Explanation{X: x, Paths: []*quce.Path{first}, Counterfactuals: []*quce.Path{first, path(1), path(1, 0), path(1, 0, 3)}}
+	got := OptionPaths(cols, ex)
+	want := []string{"option 2: holds job", "option 3: holds job, age", "option 4: holds job, age and 1 more"}
+	if len(got) != len(want) {
+		t.Fatalf("OptionPaths = %+v; want %d options", got, len(want))
+	}
+	for i, mp := range got {
+		if mp.Label != want[i] || mp.Option != i+2 || mp.Color != Style(eval.QUCE).Color || mp.Lead || mp.Straight ||
+			!slices.Equal(mp.Points[1], ex.Counterfactuals[i+1].Points[1]) {
+			t.Errorf("option %d is %+v; want %q in QUCE's colour, numbered %d, along its own path", i+2, mp, want[i], i+2)
+		}
+	}
+	for _, ex := range []*quce.Explanation{nil, {Paths: []*quce.Path{first}, Counterfactuals: []*quce.Path{first}}} {
+		if got := OptionPaths(cols, ex); got != nil {
+			t.Errorf("OptionPaths(%+v) = %+v; want none", ex, got)
 		}
 	}
 }

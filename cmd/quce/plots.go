@@ -49,11 +49,12 @@ type picture struct {
 }
 
 // explainPlots are the -svg files of quce explain: per instance, the paper's Figure 1, the
-// path plot, the map of the paths over the training data (QUCE, IG's straight line and
-// AGI), the exQUCE plot when there are several paths and, with -lambdas auto, the front of
-// the candidates (see plots.Front). Files are named by the row's line
-// and have the -format's extension: line42-attribution.svg, line42-map.svg
-// (new-line3-attribution.svg for line 3 of -instances new.csv).
+// path plot, the map of the paths over the training data (QUCE, IG's straight line, AGI,
+// the further counterfactuals), the exQUCE plot when there are several paths, with -lambdas
+// auto the front of the candidates (see plots.Front), and each further counterfactual's
+// attribution and path. Files are named by the row's line and have the -format's extension:
+// line42-attribution.svg, line42-map.svg (new-line3-attribution.svg for line 3 of
+// -instances new.csv).
 type explainPlots struct {
 	pictures  []picture
 	files     [][]string // per instance, per picture
@@ -73,10 +74,15 @@ func (f *explainFlags) pictureNames() []string {
 		names = append(names, "front")
 	}
 	for k := 2; k <= f.counterfactuals; k++ { // drawn for the options found
-		names = append(names, fmt.Sprintf("option%d-attribution", k))
+		for _, pic := range optionPictures {
+			names = append(names, fmt.Sprintf("option%d-%s", k, pic))
+		}
 	}
 	return names
 }
+
+// optionPictures are drawn of each further counterfactual as of the first (the map has them all).
+var optionPictures = []string{"attribution", "path"}
 
 // svgFiles names the -svg files, per instance and picture (none without -svg), so that they
 // are checked before any work.
@@ -134,11 +140,13 @@ func plotFiles(f *explainFlags, s *pipeline.Setup, sel *selection, files [][]str
 		},
 	}
 	for k := 2; k <= f.counterfactuals; k++ {
-		draw[fmt.Sprintf("option%d-attribution", k)] = func(e *quce.Explanation, _ []plots.MapPath) ([]byte, error) {
-			if len(e.Counterfactuals) < k {
-				return nil, nil // fewer options found: no picture
+		for _, pic := range optionPictures {
+			draw[fmt.Sprintf("option%d-%s", k, pic)] = func(e *quce.Explanation, _ []plots.MapPath) ([]byte, error) {
+				if len(e.Counterfactuals) < k {
+					return nil, nil // fewer options found: no picture
+				}
+				return draw[pic](report.OptionExplanation(e, e.Counterfactuals[k-1]), nil)
 			}
-			return draw["attribution"](report.OptionExplanation(e, e.Counterfactuals[k-1]), nil)
 		}
 	}
 	for _, name := range f.pictureNames() {
