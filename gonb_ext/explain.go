@@ -65,7 +65,8 @@ func Train(plan *pipeline.Plan) (*pipeline.Setup, error) {
 }
 
 // Explain explains standardised rows with QUCE, showing the optimisation's progress in
-// place.
+// place, and in lines that stay how large a large job is before it starts and how long a
+// long one will take once its pace is measured.
 func Explain(s *pipeline.Setup, cfg quce.Config, rows [][]float64) ([]*quce.Explanation, error) {
 	qs := make([]quce.Query, len(rows))
 	for i, r := range rows {
@@ -86,6 +87,20 @@ func ExplainQueries(s *pipeline.Setup, cfg quce.Config, qs []quce.Query) ([]*quc
 			last = 100 * step / steps
 			p.set("QUCE for %d instance(s): %s", len(qs), searches.Status())
 		}
+		if long := searches.Announce(); long != "" {
+			note(long)
+		}
+	}
+	// The compiling is left out of the pace; the settings' own hook, if any, still runs.
+	onCompile := settings.OnCompile
+	settings.OnCompile = func(program string, rows int, seconds float64) {
+		searches.Compiled(seconds)
+		if onCompile != nil {
+			onCompile(program, rows, seconds)
+		}
+	}
+	if size := jobprogress.Size(s.Explainer.JobSize(cfg, len(qs))); size != "" {
+		note(size)
 	}
 	e, err := s.Explainer.With(settings) // the same compiled programs, with this cell's progress
 	if err != nil {
@@ -94,6 +109,12 @@ func ExplainQueries(s *pipeline.Setup, cfg quce.Config, qs []quce.Query) ([]*quc
 	ex, err := e.Explain(Context, cfg, qs)
 	p.done()
 	return ex, err
+}
+
+// note shows a line of the job's progress that stays in the cell, below the one updated in
+// place: that the job is large, or long.
+func note(line string) {
+	_ = display("progress", "<p><code>"+html.EscapeString(line)+"</code></p>") // a note that fails to show stops nothing
 }
 
 // ShowExplanation displays one explanation: the paper's Figure 1 (attribution with its ±

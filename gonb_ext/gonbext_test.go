@@ -1,6 +1,8 @@
 package gonbext_test
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -103,5 +105,35 @@ func TestSliderScale(t *testing.T) {
 		if got := gonbext.SliderValue(gonbext.SliderPosition(v)); v != 0 && (got < v*0.99 || got > v*1.01) || v == 0 && got != 0 {
 			t.Errorf("slider round trip of %g gave %g", v, got)
 		}
+	}
+}
+
+// A large job says how large it is in the cell before its search starts (stopped there).
+func TestExplainSaysALargeJob(t *testing.T) {
+	if gonbext.InNotebook() {
+		t.Skip("running inside GoNB")
+	}
+	dir := t.TempDir()
+	t.Setenv("QUCE_OUTPUT_DIR", dir)
+	s, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: pipelinetest.CacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	defer func(c context.Context) { gonbext.Context = c }(gonbext.Context)
+	gonbext.Context = ctx
+	cfg := quce.DefaultConfig()
+	cfg.Paths = 10000
+	if _, err := gonbext.Explain(s, cfg, s.XTest[:1]); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want the job stopped", err)
+	}
+	notes, _ := filepath.Glob(filepath.Join(dir, "*-progress.html"))
+	want := "a large job: 10 000 searches (1 instance × 10 000 paths) of 1000 steps, about "
+	if len(notes) != 1 {
+		t.Fatalf("progress notes %v, want one", notes)
+	}
+	if b, _ := os.ReadFile(notes[0]); !strings.Contains(string(b), want) {
+		t.Errorf("%s says %q, want %q", notes[0], b, want)
 	}
 }

@@ -169,3 +169,33 @@ func TestMemoryCountsReplayOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A job's size says the searches of its first search and the memory that the check holds to
+// the limit: a limit of that memory lets it run, one byte less refuses it.
+func TestJobSize(t *testing.T) {
+	fixed, auto := DefaultConfig(), DefaultConfig()
+	fixed.Paths = 20000
+	auto.Paths, auto.Auto = 3, DefaultAuto()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"fixed λ", fixed, "40 000 searches (2 instances × 20 000 paths) of 1000 steps"},
+		{"automatic λ", auto, "36 searches (2 instances × 3 paths × 6 candidates of automatic λ) of 350 steps, then searches of fewer rows that refine them"},
+	} {
+		mm := memoryModel{inputs: 30, columns: 30, shards: 2, unitRows: 2048}
+		s := mm.size(tc.cfg, 2)
+		if got := s.String(); !strings.HasPrefix(got, tc.want+", about ") {
+			t.Errorf("%s: %q, want it to begin %q", tc.name, got, tc.want)
+		}
+		steps := tc.cfg
+		steps.Steps = s.Steps // the check is of the first search's steps (search)
+		for limit, refused := range map[int64]bool{s.Memory: false, s.Memory - 1: true} {
+			mm.limit = limit
+			if err := mm.check(steps, 2, s.Candidates); (err != nil) != refused {
+				t.Errorf("%s: a limit of %d bytes for %d needed: %v", tc.name, limit, s.Memory, err)
+			}
+		}
+	}
+}

@@ -167,6 +167,14 @@ func (e *Explainer) Uncertainty(pts [][]float64) (trained, paper []float64, reco
 	return e.programs().uncertainty(pts)
 }
 
+// JobSize is how large Explain of instances under cfg would be, before it runs: so that a
+// program can say so before a large job starts (its pace, and so its time, is only known
+// once it runs). The instances are at most those searched, and with automatic λ refining
+// searches of fewer rows follow.
+func (e *Explainer) JobSize(cfg Config, instances int) JobSize {
+	return e.job().memory.size(cfg, instances)
+}
+
 // Explain runs QUCE for every query with the given configuration. Rows (instances × paths,
 // and × candidates with cfg.Auto) are optimised together, but no row's result depends on
 // another's. With cfg.Sparse the resets follow the search (see Config.Sparse). An instance

@@ -109,6 +109,57 @@ func (mm memoryModel) replayBytes(cfg Config, rows int64) int64 {
 	return 3 * shards * int64(stretch) * perShard * int64(rowStep)
 }
 
+// JobSize is how large a call of Explain is, as far as it is known before the call runs
+// (Explainer.JobSize): its searches and their steps, and the memory it needs.
+type JobSize struct {
+	Instances  int   // the instances to explain; those already their target are not searched
+	Paths      int   // Config.Paths: the paths searched per instance
+	Candidates int   // automatic λ's candidates searched per path (Auto.Grid); 1 without
+	Steps      int   // the steps of each search: with automatic λ, the grid's (Auto.Steps)
+	Memory     int64 // the bytes the call needs at its peak, what a MemoryLimit is held to
+}
+
+// Searches is the paths searched at once: instances × paths × candidates.
+func (s JobSize) Searches() int64 {
+	return int64(s.Instances) * int64(s.Paths) * int64(s.Candidates)
+}
+
+// String says the size as a person reads it: "40 000 searches (2 instances × 20 000 paths)
+// of 1000 steps, about 4.1 GB of memory".
+func (s JobSize) String() string {
+	parts := fmt.Sprintf("%s %s × %s paths", grouped(int64(s.Instances)), plural(s.Instances, "instance", "instances"), grouped(int64(s.Paths)))
+	then := ""
+	if s.Candidates > 1 {
+		parts += fmt.Sprintf(" × %d candidates of automatic λ", s.Candidates)
+		then = ", then searches of fewer rows that refine them"
+	}
+	return fmt.Sprintf("%s searches (%s) of %s steps%s, about %s of memory", grouped(s.Searches()), parts, grouped(int64(s.Steps)), then, gigabytes(s.Memory))
+}
+
+// grouped is n with its digits in groups of three from 10 000 on: "1000", "200 000".
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 10000 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + " " + s[i:]
+	}
+	return s
+}
+
+// size is Explainer.JobSize: the searches of the call's first search (search) and what the
+// memory check (check) would estimate for them.
+func (mm memoryModel) size(cfg Config, instances int) JobSize {
+	s := JobSize{Instances: instances, Paths: max(1, cfg.Paths), Candidates: 1, Steps: cfg.Steps}
+	if cfg.Auto != nil {
+		s.Candidates, s.Steps = len(cfg.Auto.Grid), autoSteps(cfg)
+		cfg.Steps = s.Steps
+	}
+	s.Memory, _, _, _, _, _ = mm.need(cfg, instances, s.Candidates)
+	return s
+}
+
 // check refuses a job that needs more memory than the limit (Settings.MemoryLimit,
 // or what the machine has available), saying how large it is and how to shrink it.
 func (mm memoryModel) check(cfg Config, instances, candidates int) error {

@@ -273,6 +273,11 @@ func (f *explainFlags) explainQueries(ctx context.Context, r *explained, qs []qu
 			return f.emit(r, first, flagNamedFailures(part))
 		})
 	} else {
+		// Not when streamed: the size is of all the rows at once, and a streamed job holds
+		// one chunk at a time.
+		if size := progress.Size(s.Explainer.JobSize(cfg, len(qs))); size != "" {
+			f.logf("%s", size)
+		}
 		ex, tm, err = s.Explainer.ExplainWithStats(ctx, cfg, qs)
 		flagNamedFailures(ex)
 	}

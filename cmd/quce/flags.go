@@ -431,8 +431,9 @@ func (c *common) plan() (*pipeline.Plan, error) {
 		Classifier: clf, VAE: v, Log: c.logf, Explainer: quce.Settings{Engine: engine, Shards: c.concurrent, UnitRows: c.unitRows,
 			// On XLA a program compiles in seconds, which a batch size's first run pays:
 			// say so, where it is long enough to be noticed (the pure-Go backend's take
-			// milliseconds).
+			// milliseconds), and leave it out of the searches' pace.
 			OnCompile: func(program string, rows int, seconds float64) {
+				c.meter.Compiled(seconds)
 				if seconds >= slowCompile {
 					c.logf("compiled the %s program for %d rows in %.1f s (once per batch size)", program, rows, seconds)
 				}

@@ -2,15 +2,21 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/quce-go/quce/pipeline/pipelinetest"
 )
 
 // userSplitFiles writes a small two-class data set as a training file, a test file (with a
@@ -171,5 +177,36 @@ func TestProgressWired(t *testing.T) {
 		if got := strings.Contains(stderr.String(), "a message\n"); got == quiet {
 			t.Errorf("-q %v: the message written %v:\n%s", quiet, got, stderr.String())
 		}
+		// The compiling that OnCompile reports is left out of the searches' pace: 3 s to the
+		// first report, 2 of them compiling, leave 1 s for 100 of 1000 steps.
+		clk := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		if c.meter != nil {
+			c.meter.Now = func() time.Time { return clk }
+		}
+		c.meter.Phase("explaining", 1)
+		clk = clk.Add(3 * time.Second)
+		p.Options.Explainer.OnCompile("loop", 10, 2)
+		c.meter.Progress(100, 1000)
+		if c.meter == nil {
+			continue
+		}
+		if left, _ := c.meter.Left(); left != 9*time.Second {
+			t.Errorf("%v left, want 9s: the compiling not left out", left)
+		}
+	}
+}
+
+// A large job says how large it is before its search starts (this one is stopped there).
+func TestExplainSaysALargeJob(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOn{when: "a large job", cancel: cancel}
+	err := run(ctx, []string{"explain", "-n", "1", "-paths", "10000", "-steps", "1000", "-cache", pipelinetest.CacheDir()}, io.Discard, stderr)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want the job stopped", err)
+	}
+	want := "explaining 1 rows of wbc.csv: 1000 steps of adam, λ = 1, 0.01, 0.1\na large job: 10 000 searches (1 instance × 10 000 paths) of 1000 steps, about "
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 	}
 }

@@ -1,16 +1,21 @@
 // Package progress shows how far a long job is and how long it has left, from the steps its
-// searches report (quce.Settings.Progress: the steps done and the steps of the search).
+// searches report (quce.Settings.Progress: the steps done and the steps of the search) and
+// the programs they compile (quce.Settings.OnCompile).
 //
 // A job may run several searches one after another, each counting its steps from 0 again
 // (automatic λ: the grid candidates, then searches of fewer rows that refine them; eval: one
 // per method). A Tracker counts them as searches of the current phase, and estimates the
 // time left in the search that is running from its own pace so far: the steps left at the
-// rate of the steps done since it began. That is all it can honestly say. The searches that
-// follow are not known up front (automatic λ runs a refining search only for the rows that
-// still need one), and a search's pace is not known before it runs (it depends on the
-// backend, the engine, the batch size and the compile of its first execution, which the
-// first report includes, so early estimates err long). A Line shows a Tracker's status on a
-// terminal or in a log.
+// rate of the steps done since it began, the time spent compiling left out (a program
+// compiles once, at its first execution, in seconds on XLA, so that a pace with it would
+// err long). Nothing can be estimated before a search runs: its pace depends on the
+// backend, the engine, the batch size and the machine. It is measured on the search's first
+// executions, before the bulk of the job runs: a job walked in units of rows (many paths or
+// many rows) reports after the first stretch of its first unit, a small part of the job.
+// What it cannot know are the searches that follow (automatic λ runs a refining search only
+// for the rows that still need one), so the estimate is the running search's. Before a
+// search, Size says how large a job is, which is known from its settings. A Line shows a
+// Tracker's status on a terminal or in a log.
 package progress
 
 import (
@@ -23,22 +28,53 @@ import (
 	"github.com/quce-go/quce/quce"
 )
 
-// Tracker follows the searches of a job. The zero value is ready, with the wall clock.
+// Tracker follows the searches of a job. The zero value is ready, with the wall clock. Its
+// methods are for one goroutine, the one that reports the steps, but Compiled, which may be
+// called from any (Settings.OnCompile comes from the goroutine that compiled).
 type Tracker struct {
 	Now func() time.Time // the clock; nil: time.Now
 
 	phase       string    // what the searches that follow do ("" for none said)
 	searches    int       // at most this many searches in the phase; 0 when not known
 	search      int       // the search running, from 1; 0 before the first report
+	reports     int       // the running search's reports
 	began       time.Time // when the running search began
-	last        time.Time // the last report or Phase: where a search that starts began
 	step, steps int
+	compiled    time.Duration // the running search's time spent compiling, out of its pace
+	announced   bool          // the running search was announced as long (Announce)
+
+	mu         sync.Mutex    // guards the three below, which Compiled reads or writes
+	last       time.Time     // the last report or Phase: where a search that starts began
+	pending    time.Duration // compiling since last, not yet in compiled
+	compiledTo time.Time     // when the last compile reported ended
 }
 
 // Phase names the searches that follow (at most searches of them, 0 if not known), counts
 // them from 1 again, and says that the first begins now.
 func (t *Tracker) Phase(name string, searches int) {
-	t.phase, t.searches, t.search, t.step, t.steps, t.last = name, searches, 0, 0, 0, t.now()
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.phase, t.searches, t.search, t.step, t.steps, t.last, t.pending = name, searches, 0, 0, 0, now, 0
+}
+
+// Compiled records that a program has just been compiled, in seconds: time that the pace
+// of the running search leaves out. Only the compiling since the last report (or Phase)
+// counts, and compiles that overlap (two shards compiling programs of two sizes) count once.
+func (t *Tracker) Compiled(seconds float64) {
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	from := now.Add(-time.Duration(seconds * float64(time.Second)))
+	for _, not := range []time.Time{t.last, t.compiledTo} {
+		if from.Before(not) {
+			from = not
+		}
+	}
+	if now.After(from) {
+		t.pending += now.Sub(from)
+	}
+	t.compiledTo = now
 }
 
 // Update records that step of steps are done. A report of fewer steps than the last, or of
@@ -47,14 +83,19 @@ func (t *Tracker) Phase(name string, searches int) {
 // of its steps. It reports whether a search started.
 func (t *Tracker) Update(step, steps int) (started bool) {
 	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.search == 0 || step < t.step || steps != t.steps || t.Done() {
 		t.search++
-		t.began, started = t.last, true
+		t.began, t.reports, t.compiled, t.announced, started = t.last, 0, 0, false, true
 		if t.began.IsZero() {
 			t.began = now
 		}
 	}
 	t.step, t.steps, t.last = step, steps, now
+	t.reports++
+	t.compiled += t.pending
+	t.pending = 0
 	return started
 }
 
@@ -62,13 +103,45 @@ func (t *Tracker) Update(step, steps int) (started bool) {
 func (t *Tracker) Elapsed() time.Duration { return t.now().Sub(t.began) }
 
 // Left is the estimated time left in the running search: its steps left at the pace of its
-// steps done, none before a step is done.
+// steps done, its compiling left out; none before a step is done.
 func (t *Tracker) Left() (time.Duration, bool) {
 	if t.step <= 0 || t.steps <= 0 {
 		return 0, false
 	}
-	el := t.Elapsed()
-	return time.Duration(float64(el) * float64(t.steps-t.step) / float64(t.step)), true
+	return time.Duration(float64(t.ran()) * float64(t.steps-t.step) / float64(t.step)), true
+}
+
+// ran is the time the running search has run, its compiling left out.
+func (t *Tracker) ran() time.Duration { return max(0, t.Elapsed()-t.compiled) }
+
+// Announce is the line that says that the running search is long, once per search: at its
+// first report whose estimate is over Long, from its second report on; "" otherwise. The
+// first report's pace is measured on one execution, which also pays what no later one
+// does and the compile time does not cover (the rows' setup, the first touches of their
+// memory), so that it can err long; from the second, an execution that paid none of it is
+// in the pace. That waits one execution more: about 2 s for a unit of 2048 rows on two
+// cores of the pure-Go backend, a small part of a job that is long.
+func (t *Tracker) Announce() string {
+	left, ok := t.Left()
+	if !ok || t.announced || t.reports < 2 || left <= Long {
+		return ""
+	}
+	t.announced = true
+	then := ""
+	switch more := t.searches - t.search; {
+	case t.searches == 0:
+		then = "; more searches may follow"
+	case more == 1:
+		then = "; at most 1 more search follows"
+	case more > 1:
+		then = fmt.Sprintf("; at most %d more searches follow", more)
+	}
+	what := "job"
+	if then != "" {
+		what = "search"
+	}
+	return fmt.Sprintf("%s: this %s will take %s more, estimated at the pace of its first %d of %d steps (%s, compiling left out)%s",
+		t.What(), what, About(left), t.step, t.steps, t.ran().Round(100*time.Millisecond), then)
 }
 
 // Done reports whether the running search has done all its steps.
@@ -128,21 +201,23 @@ const (
 	Every = 10 * time.Second
 	// Redraw is how often, at most, a Line redraws its status on a terminal.
 	Redraw = 200 * time.Millisecond
-	// Warmup is how long a search runs before its estimate is trusted enough to say
-	// that it is long.
-	Warmup = 5 * time.Second
 	// Long is the estimate from which a search is announced as long.
 	Long = time.Minute
+	// LargeSteps and LargeMemory are the size from which Size says how large a job is:
+	// the steps of all its searches (ten million took about 40 s on two cores of the
+	// pure-Go backend, W-BC's 30 inputs), or the memory it needs.
+	LargeSteps  = 10_000_000
+	LargeMemory = 1 << 30
 	// Width is the most characters of a status drawn on a terminal, so that it stays on
 	// one line of a terminal 80 wide (a wrapped line would not be redrawn in place).
 	Width = 79
 )
 
 // Line writes a Tracker's status to w as the searches go: on a terminal, one line redrawn
-// in place (\r); in a log, a line every Every. Once a search's estimate, after Warmup, says
-// it has more than Long left, a line says so, kept in both. Write writes other text (a
-// command's messages) to w, clearing a drawn status first, so the two never mix. Its methods
-// may be called from several goroutines, and on a nil Line do nothing.
+// in place (\r); in a log, a line every Every. Once a search's estimate says that it has
+// more than Long left (Tracker.Announce), a line says so, kept in both. Write writes other
+// text (a command's messages) to w, clearing a drawn status first, so the two never mix. Its
+// methods may be called from several goroutines, and on a nil Line do nothing.
 type Line struct {
 	Tracker
 	w        io.Writer
@@ -150,7 +225,6 @@ type Line struct {
 	mu       sync.Mutex
 	drawn    bool      // a status is on the terminal's last line
 	shown    time.Time // when the status was last written
-	warned   bool      // the running search was announced as long
 }
 
 // NewLine is a Line writing to w, a terminal or not.
@@ -164,6 +238,15 @@ func ForWriter(w io.Writer) *Line {
 	}
 	st, err := f.Stat()
 	return NewLine(w, err == nil && st.Mode()&os.ModeCharDevice != 0)
+}
+
+// Size is the line that says how large a job is before it starts, where it is large (at
+// least LargeSteps steps over its searches or LargeMemory of memory); "" otherwise.
+func Size(s quce.JobSize) string {
+	if s.Searches()*int64(s.Steps) < LargeSteps && s.Memory < LargeMemory {
+		return ""
+	}
+	return "a large job: " + s.String()
 }
 
 // Searches names the searches with which cfg explains rows, in chunks of chunk rows (0:
@@ -201,12 +284,11 @@ func (l *Line) Progress(step, steps int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.Update(step, steps) {
-		l.warned, l.shown = false, l.began
+		l.shown = l.began
 	}
-	if left, ok := l.Left(); ok && !l.warned && l.Elapsed() >= Warmup && left > Long {
-		l.warned = true
+	if long := l.Announce(); long != "" {
 		l.clear()
-		fmt.Fprintf(l.w, "%s: this search will take %s more (%d of its %d steps done in %s)\n", l.What(), About(left), l.step, l.steps, l.Elapsed().Round(time.Second))
+		fmt.Fprintln(l.w, long)
 	}
 	switch now := l.now(); {
 	case l.terminal && l.Done():
@@ -219,6 +301,15 @@ func (l *Line) Progress(step, steps int) {
 		fmt.Fprintln(l.w, l.Status())
 		l.shown = now
 	}
+}
+
+// Compiled is quce.Settings.OnCompile's seconds (see Tracker.Compiled); a nil Line does
+// nothing.
+func (l *Line) Compiled(seconds float64) {
+	if l == nil {
+		return
+	}
+	l.Tracker.Compiled(seconds)
 }
 
 // Phase names the searches that follow (see Tracker.Phase).
