@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -15,7 +16,8 @@ import (
 )
 
 // DiceRandom is DiCE's "random" strategy: random changes to a few features within the
-// training range until the class flips; the closest valid candidate is kept. No path.
+// training range until the class flips; the closest valid candidate is kept (with several
+// counterfactuals asked for, more valid candidates beside it, as DiCE picks them). No path.
 const DiceRandom Method = "dice-random"
 
 type diceRunner struct{}
@@ -34,7 +36,7 @@ func (diceRunner) run(ctx context.Context, s *split) ([]*outcome, error) {
 	for i, b := range s.boxes {
 		spaces[i] = newDiceSpace(cols, sc, b, s.lo, s.hi)
 	}
-	dr, err := s.mdl.dice(ctx, spaces, s.targets, s.o.Dice, s.o.Config.Threshold, s.o.Seed)
+	dr, err := s.mdl.dice(ctx, spaces, s.targets, s.o.Dice, s.o.Config.Threshold, s.o.Seed, s.o.Config.Counterfactuals)
 	if err != nil {
 		return nil, fmt.Errorf("eval: DiCE-random on the %s split: %w", s.name, err)
 	}
@@ -56,13 +58,20 @@ func diceOutcomes(base []InstanceResult, xs [][]float64, dr []*DiceResult, e *qu
 			if r.CounterfactualOriginal, err = e.DataUnits(queries[i], d.Counterfactual); err != nil {
 				return nil, err
 			}
+			for _, o := range d.Counterfactuals[min(1, len(d.Counterfactuals)):] {
+				u, err := e.DataUnits(queries[i], o)
+				if err != nil {
+					return nil, err
+				}
+				r.Options = append(r.Options, u)
+			}
 		} else {
 			r.Failure = fmt.Sprintf("no candidate reached the target class (%d candidates changing up to %d features; best F(τ|·) = %.3g < ϑ)", d.Candidates, d.Features, d.ProbEnd)
 			if d.NonFinite > 0 {
 				r.Failure += fmt.Sprintf("; the model's F(τ|·) was not finite for %d of them", d.NonFinite)
 			}
 		}
-		out[i] = &outcome{res: r, x: xs[i]}
+		out[i] = &outcome{res: r, x: xs[i], options: d.Counterfactuals}
 	}
 	return out, nil
 }
@@ -101,6 +110,9 @@ type DiceResult struct {
 	Features       int       // k of the round that found it, or of the last round tried (columns drawn for change)
 	Candidates     int       // candidates tried
 	NonFinite      int       // candidates whose F(τ|·) was not finite (never valid)
+	// Counterfactuals are, when several were asked for, up to that many distinct valid
+	// candidates, the first being Counterfactual (see dice); nil otherwise.
+	Counterfactuals [][]float64
 }
 
 // diceSpace is where DiCE-random draws one instance's candidates: the columns that may
@@ -161,8 +173,21 @@ func (d *diceSpace) draw(rng *rand.Rand, k int) []float64 {
 	return cand
 }
 
-// dice is DiCE-random with the model's compiled classifier, one space per instance.
-func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cfg DiceConfig, threshold float64, seed uint64) ([]*DiceResult, error) {
+// dice is DiCE-random with the model's compiled classifier, one space per instance, for up
+// to total counterfactuals per instance (DiCE's total_CFs; 0 or 1: one).
+//
+// The first counterfactual is always the valid candidate closest to x (L1) of the first
+// round with any valid one. With total > 1 the others follow dice_ml's DiceRandom
+// (_generate_counterfactuals in dice_ml/explainer_interfaces/dice_random.py): every valid
+// candidate of every round is kept, duplicates dropped; the rounds go on until a round of at
+// least two changed columns, with valid candidates, ends with total or more kept ("always
+// change at least 2 features before stopping"), or every round is done; and where more than
+// total were kept, DiCE takes a uniform sample of total of them (DataFrame.sample). Here the
+// sample is of total − 1 beside the first, drawn with the instance's own generator, so that
+// the first, and every metric of it, is what one counterfactual gives. Not DiCE's: round k
+// draws its k columns afresh rather than one more on the candidates of the round before (k
+// draws with replacement either way), and there is no post-hoc sparsity step.
+func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cfg DiceConfig, threshold float64, seed uint64, total int) ([]*DiceResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -183,14 +208,18 @@ func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cf
 	}
 	out := make([]*DiceResult, len(xs))
 	rngs := make([]*rand.Rand, len(xs))
+	kept := make([]*dicePool, len(xs))
 	for i, x := range xs {
 		out[i] = &DiceResult{Original: quce.PredictedClass(probs0[i], threshold), Target: tgt[i]}
 		rngs[i] = rand.New(rand.NewPCG(seed, hashRow(x)))
+		if total > 1 {
+			kept[i] = &dicePool{seen: map[string]bool{}}
+		}
 	}
-	for k := 1; k <= maxK; k++ {
+	for round := 1; round <= maxK; round++ {
 		var pending []int
 		for i, r := range out {
-			if r.Counterfactual == nil {
+			if r.Counterfactual == nil || kept[i] != nil && !kept[i].done {
 				pending = append(pending, i)
 			}
 		}
@@ -203,7 +232,7 @@ func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cf
 				return nil, err
 			}
 			for range cfg.Samples {
-				cands = append(cands, spaces[i].draw(rngs[i], k))
+				cands = append(cands, spaces[i].draw(rngs[i], round))
 			}
 		}
 		probs, err := m.probs.At(ctx, cands)
@@ -213,8 +242,11 @@ func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cf
 		for n, i := range pending {
 			r := out[i]
 			r.Candidates += cfg.Samples
-			r.Features = k
-			best := math.Inf(1)
+			first := r.Counterfactual == nil // no valid candidate yet: this round may find the first
+			if first {
+				r.Features = round
+			}
+			best, valid := math.Inf(1), 0
 			for c := 0; c < cfg.Samples; c++ {
 				idx := n*cfg.Samples + c
 				p := probs[idx][r.Target]
@@ -228,14 +260,72 @@ func (m *model) dice(ctx context.Context, spaces []*diceSpace, targets []int, cf
 				if !(p >= threshold) {
 					continue
 				}
-				if d := L1(cands[idx], xs[i]); d < best {
+				valid++
+				kept[i].add(cands[idx])
+				if d := L1(cands[idx], xs[i]); first && d < best {
 					best = d
-					r.Counterfactual, r.ProbEnd, r.Features = cands[idx], p, k
+					r.Counterfactual, r.ProbEnd, r.Features = cands[idx], p, round
 				}
+			}
+			// DiCE's stopping rule, which it checks only after a round with valid candidates.
+			if kept[i] != nil && round >= 2 && valid > 0 && len(kept[i].rows) >= total {
+				kept[i].done = true
 			}
 		}
 	}
+	for i, r := range out {
+		if kept[i] != nil && r.Counterfactual != nil {
+			r.Counterfactuals = kept[i].pick(rngs[i], r.Counterfactual, total)
+		}
+	}
 	return out, nil
+}
+
+// dicePool holds an instance's distinct valid candidates (with total > 1).
+type dicePool struct {
+	rows [][]float64
+	seen map[string]bool // the rows' values, as keys (rowKey)
+	done bool            // DiCE would stop drawing for the instance
+}
+
+// add keeps the candidate unless an equal one is kept already, as DiCE's drop_duplicates. A
+// nil pool, an instance asked for one counterfactual, keeps nothing.
+func (p *dicePool) add(row []float64) {
+	if p == nil {
+		return
+	}
+	key := rowKey(row)
+	if !p.seen[key] {
+		p.seen[key] = true
+		p.rows = append(p.rows, row)
+	}
+}
+
+// pick is first and up to total − 1 other kept rows, uniformly sampled without replacement
+// (a partial Fisher–Yates shuffle with rng), in the order drawn.
+func (p *dicePool) pick(rng *rand.Rand, first []float64, total int) [][]float64 {
+	out := [][]float64{first}
+	var rest [][]float64
+	for _, r := range p.rows {
+		if !slices.Equal(r, first) {
+			rest = append(rest, r)
+		}
+	}
+	for j := 0; j < len(rest) && len(out) < total; j++ {
+		o := j + rng.IntN(len(rest)-j)
+		rest[j], rest[o] = rest[o], rest[j]
+		out = append(out, rest[j])
+	}
+	return out
+}
+
+// rowKey is a row's exact values as a string, a map key.
+func rowKey(x []float64) string {
+	b := make([]byte, 0, 8*len(x))
+	for _, v := range x {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return string(b)
 }
 
 // hashRow keys a generator by a row's values.
@@ -276,5 +366,5 @@ func RunDice(ctx context.Context, b compute.Backend, clf *quce.Classifier, xs []
 		}
 		spaces[i] = newDiceSpace(cols, nil, openBox(x), lo, hi)
 	}
-	return newModel(b, clf).dice(ctx, spaces, targets, cfg, threshold, seed)
+	return newModel(b, clf).dice(ctx, spaces, targets, cfg, threshold, seed, 1)
 }

@@ -21,6 +21,11 @@
 //   - dice-random: DiCE's random strategy (see RunDice), drawing columns and legal values
 //     (see below); no path, so only counterfactual metrics apply.
 //
+// With Config.Counterfactuals k > 1 the searches (quce, quce-auto, wachter) give each
+// instance up to k distinct valid counterfactuals (quce.Explanation.Counterfactuals), and
+// dice-random up to k valid candidates, picked as DiCE's random method picks its total_CFs
+// (see DiceResult.Counterfactuals), the first being the one it finds alone; agi gives one.
+//
 // Each method is one file (ig.go, agi.go, dice.go; quce.go holds the three that are the
 // explainer's own search with a configuration each: quce, quce-auto, wachter): its Method
 // name and a runner, which the file registers and which says what the method is (its
@@ -75,6 +80,11 @@
 //     prediction each), the min-max distances (ℓ1, ℓ2, ℓ∞ with each input scaled by the
 //     training split's range; ℓ0 is sparsity) and ConstraintViolations (a count, over every
 //     counterfactual, of those that break Options.Constraints; see Violates).
+//   - With Config.Counterfactuals k > 1 (absent otherwise), for the methods with their own
+//     counterfactual: CounterfactualsPerRow and TwoOrMore over every instance, and over the
+//     valid ones the mean distance of a row's counterfactuals (OptionsDistanceL1MinMax) and,
+//     with two or more, DiCE's Diversity, apart over continuous and categorical columns, and
+//     Count-Diversity (DiversityOf, CountDiversityOf, with MAD of the training split).
 //
 // # Mixed data and constraints
 //

@@ -223,7 +223,8 @@ func aggregate(m Method, outs []*outcome, o Options) map[string]float64 {
 		}
 	}
 	for _, key := range []string{CFUncertainty, CFUncertaintyTrained, CFReconError, ProximityL1, ProximityL2, Sparsity,
-		YNN, Redundancy, DistanceL1MinMax, DistanceL2MinMax, DistanceLinfMinMax} {
+		YNN, Redundancy, DistanceL1MinMax, DistanceL2MinMax, DistanceLinfMinMax,
+		DiversityContinuous, DiversityCategorical, CountDiversity, OptionsDistanceL1MinMax} {
 		if v := collect(key, true); len(v) > 0 {
 			mean, _ := MeanStd(v)
 			put(key, mean)
@@ -236,6 +237,18 @@ func aggregate(m Method, outs []*outcome, o Options) map[string]float64 {
 			n += x
 		}
 		put(ConstraintViolations, n)
+	}
+	// Like validity, over every instance: a failure has no counterfactual to offer.
+	if v := collect(CounterfactualsPerRow, false); len(v) > 0 {
+		mean, _ := MeanStd(v)
+		put(CounterfactualsPerRow, mean)
+		two := 0
+		for _, n := range v {
+			if n >= 2 {
+				two++
+			}
+		}
+		put(TwoOrMore, float64(two)/float64(len(v)))
 	}
 	if len(outs) > 0 {
 		valid := 0

@@ -45,7 +45,8 @@ var MetricKeys = []string{
 	Deletion, Insertion, SecondsPerInstance, PathUncertaintyTrainedMean, PathUncertaintyTrainedStd,
 	CFUncertaintyTrained, YNN, YNNMatched, Redundancy, RedundancyMatched, DistanceL1MinMax,
 	DistanceL1MinMaxMatched, DistanceL2MinMax, DistanceL2MinMaxMatched, DistanceLinfMinMax,
-	DistanceLinfMinMaxMatched, ConstraintViolations,
+	DistanceLinfMinMaxMatched, ConstraintViolations, CounterfactualsPerRow, TwoOrMore, DiversityContinuous,
+	DiversityCategorical, CountDiversity, OptionsDistanceL1MinMax,
 }
 
 var pathMetrics = map[string]bool{
@@ -61,16 +62,19 @@ var counterfactualMetrics = map[string]bool{
 	YNN: true, YNNMatched: true, Redundancy: true, RedundancyMatched: true,
 	DistanceL1MinMax: true, DistanceL1MinMaxMatched: true, DistanceL2MinMax: true, DistanceL2MinMaxMatched: true,
 	DistanceLinfMinMax: true, DistanceLinfMinMaxMatched: true, ConstraintViolations: true,
+	CounterfactualsPerRow: true, TwoOrMore: true, DiversityContinuous: true, DiversityCategorical: true,
+	CountDiversity: true, OptionsDistanceL1MinMax: true,
 }
 
 // Applies reports whether a metric applies to a method:
 //   - path metrics (path uncertainty) and attribution metrics (completeness gap, deletion,
 //     insertion) apply to the path methods quce, ig, agi and wachter;
 //   - counterfactual metrics (uncertainty, reconstruction error, validity, proximity,
-//     sparsity, and the recourse metrics: yNN, redundancy, min-max distances, constraint
-//     violations) apply to the methods that make their own counterfactual: quce, agi,
-//     wachter and dice-random. ig ends at QUCE's counterfactual, so its counterfactual
-//     metrics would be QUCE's; they are absent;
+//     sparsity, the recourse metrics: yNN, redundancy, min-max distances, constraint
+//     violations, and those of several counterfactuals per row) apply to the methods that
+//     make their own counterfactual: quce, quce-auto, agi, wachter and dice-random. ig ends
+//     at QUCE's counterfactual, so its counterfactual metrics would be QUCE's; they are
+//     absent;
 //   - seconds per instance applies to every method.
 func Applies(m Method, metric string) bool {
 	switch {

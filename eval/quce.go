@@ -75,7 +75,14 @@ func pathOutcomes(base []InstanceResult, xs [][]float64, ex []*quce.Explanation,
 		case !p.Valid:
 			r.Failure = fmt.Sprintf("%snot valid: F(τ|x_c) = %.3g < ϑ = %v", invalidPrefix, p.ProbEnd, threshold)
 		}
-		out[i] = &outcome{res: r, x: xs[i], path: p, measured: p.Failure == ""}
+		oc := &outcome{res: r, x: xs[i], path: p, measured: p.Failure == ""}
+		for k, o := range e.Counterfactuals {
+			oc.options = append(oc.options, o.Counterfactual)
+			if k > 0 {
+				oc.res.Options = append(oc.res.Options, o.CounterfactualOriginal)
+			}
+		}
+		out[i] = oc
 	}
 	return out
 }

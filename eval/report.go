@@ -76,6 +76,26 @@ var tables = []table{
 	{ConstraintViolations, "Constraint violations: counterfactuals, valid or not, that break a constraint the user set (frozen, increase, decrease, bounds); 0 is right", "", "%.0f", nil, ""},
 }
 
+// severalTables are the tables of several counterfactuals per row, printed only when the
+// report asks for them (quce.Config.Counterfactuals above 1; see tablesFor).
+var severalTables = []table{
+	{CounterfactualsPerRow, "Counterfactuals per row: distinct valid counterfactuals of each instance (0 for a failure; agi gives one), mean over instances; higher offers more options", "", "%.2f", nil, ""},
+	{TwoOrMore, "Rows with two or more: share of instances with at least two distinct valid counterfactuals", "", "%.2f", nil, ""},
+	{DiversityContinuous, "Diversity, continuous columns (DiCE): mean over pairs of a row's counterfactuals of the mean |a − b| / MAD over continuous and integer columns (MAD of the training split), rows with two or more; higher is more diverse", "", "%.3f", nil, ""},
+	{DiversityCategorical, "Diversity, categorical columns (DiCE): mean over pairs of the share of categorical, binary and ordinal columns that differ, rows with two or more; higher is more diverse", "", "%.3f", nil, ""},
+	{CountDiversity, "Count-diversity (DiCE): share of (pair, column) cells that differ over every column, rows with two or more; higher is more diverse", "", "%.3f", nil, ""},
+	{OptionsDistanceL1MinMax, "Options' distance ℓ1, min-max: mean over a row's counterfactuals of their distance_l1_minmax to x, valid rows; lower is closer", "", "%.3f", nil, ""},
+}
+
+// tablesFor are the tables of a report that asks for k counterfactuals per row: those of
+// several only when k > 1, so that a report of one is as it always was.
+func tablesFor(k int) []table {
+	if k > 1 {
+		return append(slices.Clip(tables), severalTables...)
+	}
+	return tables
+}
+
 // WriteTables prints one table per metric, methods as rows and splits as columns, with the
 // paper's W-BC figures beside ours (marked "paper") when the data set is W-BC, then notes:
 // AGI's flip counts, every failure, and the definitions used.
@@ -83,7 +103,7 @@ func (r *Report) WriteTables(w io.Writer) error {
 	showPaper := IsWBC(r.Dataset)
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "QUCE evaluation on %s: %s per split (%s), seed %d, %s\n", r.Dataset, countsLine(r), strings.Join(r.Splits, ", "), r.Settings.Seed, r.Backend)
-	for _, t := range tables {
+	for _, t := range tablesFor(r.Settings.Config.Counterfactuals) {
 		fmt.Fprintln(b)
 		title := t.title
 		if t.paper != "" {
@@ -260,6 +280,9 @@ func (r *Report) writeNotes(b *strings.Builder, showPaper bool) {
 	fmt.Fprintln(b, "- Recourse metrics (CARLA): yNN over the 5 nearest training rows (standardised inputs) and their model-predicted class; redundancy with one prediction per changed column; min-max distances in the training split's range per input (one-hot inputs 0/1; the ℓ0 distance is sparsity); constraint violations are counts over every counterfactual, valid or not.")
 	fmt.Fprintf(b, "- QUCE: λ = (%g, %g, %g), %s, φ %g, %d steps, %s rule, K %d, ϑ %g; wachter is the same with λ3 = 0. DiCE-random: %d samples per round.\n",
 		st.Config.Lambda1, st.Config.Lambda2, st.Config.Lambda3, st.Config.Optimizer, st.Config.LearningRate, st.Config.Steps, st.Config.Rule, st.Config.K, st.Config.Threshold, st.Dice.Samples)
+	if k := st.Config.Counterfactuals; k > 1 {
+		fmt.Fprintf(b, "- Several counterfactuals: up to %d per row. The searches (quce, quce-auto, wachter) search again holding one more column each time and keep a valid result that changes another set of columns; dice-random keeps every distinct valid candidate, drawing on until a round of two or more changed columns ends with %d (as DiCE's random method), and gives the closest and %d others sampled uniformly; agi gives one. Diversity and count-diversity are DiCE's (Mothilal, Sharma and Tan, FAT* 2020): continuous distances in MADs of the training split, a categorical column counted once.\n", k, k, k-1)
+	}
 	if slices.Contains(r.Methods, QUCEAuto) {
 		ac := st.AutoConfig
 		fmt.Fprintf(b, "- quce-auto: the same search with (λ2, λ3) chosen per instance among %s by the rule: %s; bound %.3g (the %g quantile of L_ε, trained form, over the training rows; the instance's own L_ε where larger). Chosen: %s.\n",

@@ -242,13 +242,19 @@ type InstanceResult struct {
 	// path_uncertainty_trained, cf_uncertainty, cf_uncertainty_trained, cf_recon_error,
 	// proximity_l1, proximity_l2, sparsity, completeness_gap (signed), deletion, insertion,
 	// and the recourse metrics ynn, redundancy (valid counterfactuals), distance_l1_minmax,
-	// distance_l2_minmax, distance_linf_minmax and constraint_violations (0 or 1)).
+	// distance_l2_minmax, distance_linf_minmax and constraint_violations (0 or 1); with
+	// quce.Config.Counterfactuals above 1, counterfactuals_per_row (this instance's count),
+	// options_distance_l1_minmax and, with two or more, diversity_continuous,
+	// diversity_categorical and count_diversity).
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	// Warnings name per-instance metrics that came out non-finite and were left out.
 	Warnings []string `json:"warnings,omitempty"`
 	// CounterfactualOriginal is x_c in the data's units; Attribution is Φ (path methods).
 	CounterfactualOriginal []float64 `json:"counterfactual,omitempty"`
 	Attribution            []float64 `json:"attribution,omitempty"`
+	// Options are, with quce.Config.Counterfactuals above 1, the instance's further distinct
+	// valid counterfactuals after the first, in the data's units, in the order found.
+	Options [][]float64 `json:"options,omitempty"`
 	// Auto is how quce-auto chose this instance's λ2 and λ3, with the candidates it saw.
 	Auto *quce.AutoChoice `json:"auto,omitempty"`
 
@@ -275,6 +281,10 @@ type outcome struct {
 	x        []float64
 	path     *quce.Path // path methods
 	measured bool       // the path is measured (no numerical failure)
+	// options are, with quce.Config.Counterfactuals above 1, the method's distinct valid
+	// counterfactuals of the instance (standardised), the first being res.Counterfactual;
+	// nil for a method that gives one.
+	options [][]float64
 }
 
 // Run evaluates the chosen methods on N instances of each chosen split of d, with one
@@ -475,6 +485,7 @@ func (ev *evaluation) evaluateSplit(ctx context.Context, name string) error {
 	if err := s.recourse(ctx); err != nil {
 		return err
 	}
+	s.several()
 	ev.record(s, secs)
 	return nil
 }

@@ -24,6 +24,8 @@ type SeedSummary struct {
 	Methods []Method                                `json:"methods"`
 	Splits  []string                                `json:"splits"`
 	Metrics map[Method]map[string]map[string]Spread `json:"metrics"`
+
+	counterfactuals int // quce.Config.Counterfactuals of the reports, for their tables (tablesFor)
 }
 
 // Summarize combines the reports of one evaluation run with each of seeds (reports[i] with
@@ -34,7 +36,7 @@ func Summarize(seeds []uint64, reports []*Report) (*SeedSummary, error) {
 	}
 	first := reports[0]
 	sum := &SeedSummary{Dataset: first.Dataset, Seeds: seeds, Methods: first.Methods, Splits: first.Splits,
-		Metrics: map[Method]map[string]map[string]Spread{}}
+		Metrics: map[Method]map[string]map[string]Spread{}, counterfactuals: first.Settings.Config.Counterfactuals}
 	for _, r := range reports[1:] {
 		if fmt.Sprint(r.Methods, r.Splits) != fmt.Sprint(first.Methods, first.Splits) {
 			return nil, fmt.Errorf("eval: the reports evaluate different methods or splits (%v %v and %v %v)", first.Methods, first.Splits, r.Methods, r.Splits)
@@ -70,7 +72,7 @@ func (s *SeedSummary) WriteTables(w io.Writer) error {
 		seeds[i] = fmt.Sprint(x)
 	}
 	fmt.Fprintf(b, "QUCE evaluation on %s over seeds %s (split, models, search and instances): mean ± sd across seeds\n", s.Dataset, strings.Join(seeds, ", "))
-	for _, t := range tables {
+	for _, t := range tablesFor(s.counterfactuals) {
 		fmt.Fprintf(b, "\n%s\n", t.title)
 		tw := tabwriter.NewWriter(b, 0, 0, 3, ' ', 0)
 		fmt.Fprintln(tw, "method\t"+strings.Join(s.Splits, "\t"))
