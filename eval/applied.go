@@ -28,12 +28,15 @@ func applied(o Options) []string {
 	if !reflect.DeepEqual(o.Auto.Grid, quce.DefaultAuto().Grid) {
 		out = append(out, "quce.Auto.Grid "+lambdaList(o.Auto.Grid))
 	}
+	if o.AutoMargin != nil && *o.AutoMargin != quce.DefaultMargin {
+		out = append(out, fmt.Sprintf("eval.Options.AutoMargin %g", *o.AutoMargin))
+	}
 	if !o.Constraints.Empty() {
 		out = append(out, o.Constraints.String())
 	}
 	d := DefaultOptions().withDefaults()
 	d.Auto = o.Auto
-	return append(out, differing("eval.Options.", o, d, "N", "Splits", "Methods", "Seed", "Config", "Constraints", "Auto", "KeepPaths", "Progress")...)
+	return append(out, differing("eval.Options.", o, d, "N", "Splits", "Methods", "Seed", "Config", "Constraints", "Auto", "AutoMargin", "KeepPaths", "Progress")...)
 }
 
 // differing is "prefix+Field value" for every field of the structs v and def (of one type)

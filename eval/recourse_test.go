@@ -146,6 +146,8 @@ func TestApplied(t *testing.T) {
 			[]string{"eval.Options.Rows 2,5,9", `eval.Options.Class "yes"`}},
 		{"constraints", func(o *Options) { o.Constraints.Frozen = []string{"a"} }, []string{"-frozen a"}},
 		{"all counterfactuals", func(o *Options) { o.AllCounterfactuals = true }, []string{"eval.Options.AllCounterfactuals"}},
+		{"no margin for quce-auto", func(o *Options) { o.AutoMargin = new(0.0) }, []string{"eval.Options.AutoMargin 0"}},
+		{"quce-auto's default margin", func(o *Options) { o.AutoMargin = new(quce.DefaultMargin) }, nil},
 	} {
 		o := DefaultOptions()
 		tc.set(&o)
@@ -287,6 +289,37 @@ func TestRowsErrors(t *testing.T) {
 		_, err := Run(context.Background(), FromSetup(s), o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("rows %v, splits %v: error %v, want %q", tc.rows, tc.splits, err, tc.want)
+		}
+	}
+}
+
+// quce-auto's margin: Options.AutoMargin when set (0 is no margin, not "the default"), else
+// the configuration's, else quce.DefaultMargin.
+func TestAutoMargin(t *testing.T) {
+	s := wbc(t)
+	for _, tc := range []struct {
+		name         string
+		cfg, auto    float64
+		set          bool
+		want         float64
+		wantFixedCfg float64
+	}{
+		{"default", 0, 0, false, quce.DefaultMargin, 0},
+		{"none, asked", 0, 0, true, 0, 0},
+		{"the configuration's", 0.1, 0, false, 0.1, 0.1},
+		{"asked over the configuration's", 0.1, 0.2, true, 0.2, 0.1},
+	} {
+		o := DefaultOptions()
+		o.Config.Margin = tc.cfg
+		if tc.set {
+			o.AutoMargin = new(tc.auto)
+		}
+		ev, err := newEvaluation(FromSetup(s), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.autoCfg.Margin != tc.want || ev.cfg.Margin != tc.wantFixedCfg {
+			t.Errorf("%s: quce-auto's margin %v, quce's %v; want %v and %v", tc.name, ev.autoCfg.Margin, ev.cfg.Margin, tc.want, tc.wantFixedCfg)
 		}
 	}
 }

@@ -45,6 +45,10 @@ type Options struct {
 	Constraints quce.Constraints
 	// Auto is quce-auto's grid of (λ2, λ3) (nil: Config.Auto, or else quce.DefaultAuto()).
 	Auto *quce.Auto
+	// AutoMargin, if set, is quce-auto's Config.Margin, 0 included; nil: Config.Margin
+	// when positive, else quce.DefaultMargin (a Config for fixed λ has no margin unless it
+	// walks back, so its zero cannot say "none" for quce-auto).
+	AutoMargin *float64
 	// PlausibilityQuantile is the quantile of the training rows' L_ε that bounds a plausible
 	// counterfactual, for quce-auto and for a Config with Auto or Sparse that has no bound
 	// yet (0: quce.DefaultPlausibilityQuantile).
@@ -377,7 +381,10 @@ func (ev *evaluation) configs() error {
 	cfg.PathPoints = 0
 	acfg := cfg
 	acfg.Auto = ev.o.Auto
-	if acfg.Margin == 0 {
+	switch {
+	case ev.o.AutoMargin != nil:
+		acfg.Margin = *ev.o.AutoMargin
+	case acfg.Margin == 0:
 		acfg.Margin = quce.DefaultMargin // automatic λ's, unless the configuration sets one
 	}
 	var err error

@@ -49,6 +49,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	o.N, o.Seed, o.Config, o.Class = *n, *evalSeed, cfg, f.class
 	o.PlausibilityQuantile = f.plausQuantile
+	if f.set["margin"] {
+		o.AutoMargin = &f.margin
+	}
 	if o.Auto, err = f.autoGridFlag(); err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ var settingFlags = map[string]struct{ flag, part string }{
 	"pipeline.Options.CacheDir": {flag: "cache"}, `pipeline.Options.CacheDir ""`: {flag: "no-cache"},
 	"onnxmodel.Options.Input": {flag: "model-input-name"}, "onnxmodel.Options.Output": {flag: "model-output-name"},
 
-	"eval.Options.Class": {flag: "class"}, "eval.Options.Rows": {flag: "rows"}, "eval.Options.N": {flag: "n"}, "eval.Options.Splits": {flag: "splits"},
+	"eval.Options.AutoMargin": {flag: "margin"}, "eval.Options.Class": {flag: "class"}, "eval.Options.Rows": {flag: "rows"}, "eval.Options.N": {flag: "n"}, "eval.Options.Splits": {flag: "splits"},
 	"eval.Options.PlausibilityQuantile": {flag: "plausibility-quantile"}, "quce.Config.Sparse": {flag: "sparse"}, "quce.Config.Seed": {flag: "seed"},
 
 	"population.Options.Bootstrap": {flag: "bootstrap"}, "population.Options.Permutations": {flag: "permutations"},
@@ -154,11 +154,16 @@ func flagNamedFailures(ex []*quce.Explanation) []*quce.Explanation {
 	return ex
 }
 
-// flagNamedReport names the settings in r's Applied and in its instances' failures by their flags.
+// flagNamedReport names the settings in r's Applied and in its instances' failures by their
+// flags, each flag once (-margin sets both quce.Config.Margin and eval.Options.AutoMargin).
 func flagNamedReport(r *eval.Report) {
-	for i := range r.Applied {
-		r.Applied[i] = flagNames(r.Applied[i])
+	var named []string
+	for _, a := range r.Applied {
+		if a = flagNames(a); !slices.Contains(named, a) {
+			named = append(named, a)
+		}
 	}
+	r.Applied = named
 	for _, splits := range r.Instances {
 		for _, results := range splits {
 			for i := range results {
