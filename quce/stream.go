@@ -84,5 +84,8 @@ func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, ch
 	return tm, wait()
 }
 
+// StreamChunk is how many instances ExplainStream explains at a time when its chunk is 0.
+func (e *Explainer) StreamChunk() int { return e.job().streamChunk() }
+
 // streamChunk is ExplainStream's default chunk: a unit of rows for each of the job's shards.
 func (jb job) streamChunk() int { return jb.shards * jb.pr.batching.UnitRows }
