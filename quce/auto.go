@@ -346,8 +346,9 @@ func (jb job) instanceBounds(cfg Config, queries []Query) ([]float64, error) {
 }
 
 // WithBound returns cfg with the plausibility bound that automatic λ and sparsity need
-// (Config.Plausibility) taken from rows, the training rows (standardised), at
-// cfg.PlausibilityQuantile, so that "plausible" means "as plausible as that share of real
+// (Config.Plausibility) taken from rows, the training rows (standardised): the
+// cfg.PlausibilityQuantile quantile of their L_ε (trained form, mean code; linear
+// interpolation), so that "plausible" means "as plausible as that share of real
 // rows". A cfg that needs no bound, or has one, is returned as it is.
 func (e *Explainer) WithBound(cfg Config, rows [][]float64) (Config, error) {
 	return e.programs().withBound(cfg, rows)
@@ -366,14 +367,9 @@ func (pr programs) withBound(cfg Config, rows [][]float64) (Config, error) {
 	return cfg, nil
 }
 
-// PlausibilityBound is the q-quantile (0 < q < 1, linear interpolation) of L_ε (trained
-// form, mean code) over rows, standardised: the bound for Config.Plausibility. Pass the
-// training rows, so that "plausible" means "as plausible as that share of real rows".
-func (e *Explainer) PlausibilityBound(rows [][]float64, q float64) (float64, error) {
-	return e.programs().plausibilityBound(rows, q)
-}
-
-// plausibilityBound is Explainer.PlausibilityBound.
+// plausibilityBound is the q-quantile (0 < q < 1, linear interpolation) of L_ε (trained
+// form, mean code) over rows, standardised: the bound for Config.Plausibility that WithBound
+// sets.
 func (pr programs) plausibilityBound(rows [][]float64, q float64) (float64, error) {
 	if !(q > 0 && q < 1) {
 		return 0, fmt.Errorf("quce: plausibility quantile %v; fix: use a quantile strictly between 0 and 1, such as 0.9", q)

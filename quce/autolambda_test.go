@@ -20,7 +20,7 @@ import (
 func autoConfig(t testing.TB, s *pipeline.Setup) quce.Config {
 	t.Helper()
 	cfg := quce.DefaultConfig()
-	bound, err := s.Explainer.PlausibilityBound(s.XTrain, quce.DefaultPlausibilityQuantile)
+	bound, err := quce.PlausibilityBound(s.Explainer, s.XTrain, quce.DefaultPlausibilityQuantile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestPlausibilityBound(t *testing.T) {
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	below := 0
-	b90, err := s.Explainer.PlausibilityBound(s.XTrain, 0.9)
+	b90, err := quce.PlausibilityBound(s.Explainer, s.XTrain, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,12 +50,12 @@ func TestPlausibilityBound(t *testing.T) {
 	if share := float64(below) / float64(len(unc)); math.Abs(share-0.9) > 0.01 {
 		t.Errorf("%.3f of the training rows lie within the 90%% bound %.3f", share, b90)
 	}
-	b50, _ := s.Explainer.PlausibilityBound(s.XTrain, 0.5)
+	b50, _ := quce.PlausibilityBound(s.Explainer, s.XTrain, 0.5)
 	if !(lo < b50 && b50 < b90 && b90 < hi) {
 		t.Errorf("bounds not ordered: min %.3f, q50 %.3f, q90 %.3f, max %.3f", lo, b50, b90, hi)
 	}
 	for _, q := range []float64{0, 1, -0.5, 1.5, math.NaN()} {
-		if _, err := s.Explainer.PlausibilityBound(s.XTrain, q); err == nil {
+		if _, err := quce.PlausibilityBound(s.Explainer, s.XTrain, q); err == nil {
 			t.Errorf("quantile %v accepted", q)
 		}
 	}
@@ -81,7 +81,7 @@ func TestWithBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := s.Explainer.PlausibilityBound(s.XTrain, 0.8)
+	want, err := quce.PlausibilityBound(s.Explainer, s.XTrain, 0.8)
 	if err != nil {
 		t.Fatal(err)
 	}

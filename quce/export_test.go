@@ -9,3 +9,8 @@ func SetCompiledHook(f func(program string, g *graph.Graph)) (restore func()) {
 	compiledHook = f
 	return func() { compiledHook = old }
 }
+
+// PlausibilityBound is the bound WithBound sets for the quantile q of rows' L_ε.
+func PlausibilityBound(e *Explainer, rows [][]float64, q float64) (float64, error) {
+	return e.programs().plausibilityBound(rows, q)
+}

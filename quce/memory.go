@@ -117,6 +117,9 @@ type JobSize struct {
 	Candidates int   // automatic λ's candidates searched per path (Auto.Grid); 1 without
 	Steps      int   // the steps of each search: with automatic λ, the grid's (Auto.Steps)
 	Memory     int64 // the bytes the call needs at its peak, what a MemoryLimit is held to
+	// StreamChunk is how many instances ExplainStream explains at a time when its chunk is
+	// 0: a unit of rows (Batching.UnitRows) for each shard.
+	StreamChunk int
 }
 
 // Searches is the paths searched at once: instances × paths × candidates.
@@ -151,7 +154,7 @@ func grouped(n int64) string {
 // size is Explainer.JobSize: the searches of the call's first search (search) and what the
 // memory check (check) would estimate for them.
 func (mm memoryModel) size(cfg Config, instances int) JobSize {
-	s := JobSize{Instances: instances, Paths: max(1, cfg.Paths), Candidates: 1, Steps: cfg.Steps}
+	s := JobSize{Instances: instances, Paths: max(1, cfg.Paths), Candidates: 1, Steps: cfg.Steps, StreamChunk: mm.streamChunk()}
 	if cfg.Auto != nil {
 		s.Candidates, s.Steps = len(cfg.Auto.Grid), autoSteps(cfg)
 		cfg.Steps = s.Steps
@@ -159,6 +162,10 @@ func (mm memoryModel) size(cfg Config, instances int) JobSize {
 	s.Memory, _, _, _, _, _ = mm.need(cfg, instances, s.Candidates)
 	return s
 }
+
+// streamChunk is ExplainStream's default chunk: a unit of rows for each shard, the rows in
+// flight at once.
+func (mm memoryModel) streamChunk() int { return mm.shards * mm.unitRows }
 
 // check refuses a job that needs more memory than the limit (Settings.MemoryLimit,
 // or what the machine has available), saying how large it is and how to shrink it.

@@ -33,7 +33,7 @@ func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, ch
 		return tm, fmt.Errorf("quce: chunk %d; fix: use a positive number of instances per chunk, or 0 for the default", chunk)
 	}
 	if chunk == 0 {
-		chunk = jb.streamChunk()
+		chunk = jb.memory.streamChunk()
 	}
 	if len(queries) == 0 {
 		return tm, fmt.Errorf("quce: no instances to explain")
@@ -83,9 +83,3 @@ func (jb job) explainStream(ctx context.Context, cfg Config, queries []Query, ch
 	}
 	return tm, wait()
 }
-
-// StreamChunk is how many instances ExplainStream explains at a time when its chunk is 0.
-func (e *Explainer) StreamChunk() int { return e.job().streamChunk() }
-
-// streamChunk is ExplainStream's default chunk: a unit of rows for each of the job's shards.
-func (jb job) streamChunk() int { return jb.shards * jb.pr.batching.UnitRows }

@@ -139,16 +139,16 @@ func TestUncertaintyIndependentOfCallSize(t *testing.T) {
 	}
 }
 
-// With chunk 0, ExplainStream explains StreamChunk instances at a time: a unit of rows per
-// shard.
+// With chunk 0, ExplainStream explains JobSize.StreamChunk instances at a time: a unit of
+// rows per shard.
 func TestExplainStreamDefaultChunk(t *testing.T) {
 	s := wbc(t)
 	small := with(t, s.Explainer, func(st *quce.Settings) { st.UnitRows, st.Shards = 2, 1 })
-	if got := small.StreamChunk(); got != 2 {
-		t.Fatalf("StreamChunk = %d with units of 2 rows and one shard; want 2", got)
-	}
 	cfg := quce.DefaultConfig()
 	cfg.Steps = 10
+	if got := small.JobSize(cfg, 5).StreamChunk; got != 2 {
+		t.Fatalf("StreamChunk = %d with units of 2 rows and one shard; want 2", got)
+	}
 	var firsts []int
 	if _, err := small.ExplainStream(context.Background(), cfg, queries(s.XTest[:5]), 0, func(first int, _ []*quce.Explanation) error {
 		firsts = append(firsts, first)

@@ -261,7 +261,7 @@ func lambdasText(cfg quce.Config) string {
 // is set (and then returning none), with progress and a line of timings.
 func (f *explainFlags) explainQueries(ctx context.Context, r *explained, qs []quce.Query) ([]*quce.Explanation, error) {
 	s, cfg := r.s, r.cfg
-	f.meter.Phase(progress.Searches(cfg, len(qs), map[bool]int{true: cmp.Or(streamChunk, s.Explainer.StreamChunk())}[f.emit != nil]))
+	f.meter.Phase(progress.Searches(cfg, len(qs), map[bool]int{true: cmp.Or(streamChunk, s.Explainer.JobSize(cfg, len(qs)).StreamChunk)}[f.emit != nil]))
 	var ex []*quce.Explanation
 	var tm quce.Stats
 	var err error
