@@ -113,9 +113,10 @@ func noneSucceeded(ex []*quce.Explanation) error {
 	return nil
 }
 
-// nothingWritten is err, a run's failure, saying that no output file was written.
+// nothingWritten is err, a run's failure, saying that no output file was written (without
+// the "quce: " or "eval: " that the library's message starts with).
 func nothingWritten(err error) error {
-	return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "quce: "))
+	return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "quce: "), "eval: "))
 }
 
 // rowsHelp is the help of the flags that explain and summary share whose meaning differs
