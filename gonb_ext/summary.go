@@ -21,15 +21,7 @@ import (
 func ShowSummary(s *pipeline.Setup, ex []*quce.Explanation, rows [][]float64, g *population.Grouping, o population.Options) (*population.Summary, error) {
 	in := population.Input{Columns: s.Explainer.Columns(), Explanations: ex, Rows: rows}
 	if g != nil {
-		if rows == nil {
-			for _, e := range ex {
-				rows = append(rows, e.XOriginal)
-			}
-		}
-		in.Groups, in.GroupOrder = g.Groups(rows), g.Names()
-		for _, e := range ex {
-			in.CounterfactualGroups = append(in.CounterfactualGroups, g.Group(e.Path0().CounterfactualOriginal))
-		}
+		in = in.GroupBy(g, true)
 	}
 	sum, err := population.Summarise(in, o)
 	if err != nil {
@@ -137,12 +129,8 @@ func columnsTable(sum *population.Summary, top int) string {
 	b.WriteString("<table><tr><th>column</th><th>changed</th><th>mean change</th><th>mean |Φ|</th><th>most frequent changes</th></tr>")
 	for _, ci := range order[:min(top, len(order))] {
 		c := cs[ci]
-		var ts []string
-		for _, t := range c.Transitions {
-			ts = append(ts, fmt.Sprintf("%s → %s (%d)", t.From, t.To, t.Count))
-		}
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d (%s%%)</td><td>%s</td><td>%s</td><td>%s</td></tr>", html.EscapeString(c.Column), c.Changed,
-			100*c.ChangeRate, c.Change(), c.MeanAbsAttribution, html.EscapeString(strings.Join(ts, ", ")))
+			100*c.ChangeRate, c.Change(), c.MeanAbsAttribution, html.EscapeString(c.TransitionsText()))
 	}
 	b.WriteString("</table><p>Mean change: counterfactual minus row in the data's units, over the counterfactuals that change the column (an ordinal column in levels).</p>")
 	return b.String()

@@ -126,3 +126,23 @@ func (g *Grouping) Groups(rows [][]float64) []string {
 	}
 	return out
 }
+
+// GroupBy is in with its rows grouped by g: each row's group (of Rows, or of each
+// explanation's XOriginal without them), in g's order, and, with counterfactuals (the
+// grouping column may change), each counterfactual's group too, so that Scope.LeftGroup
+// counts those that left their row's group.
+func (in Input) GroupBy(g *Grouping, counterfactuals bool) Input {
+	rows := in.Rows
+	if rows == nil {
+		for _, e := range in.Explanations {
+			rows = append(rows, e.XOriginal)
+		}
+	}
+	in.Groups, in.GroupOrder, in.CounterfactualGroups = g.Groups(rows), g.Names(), nil
+	if counterfactuals {
+		for _, e := range in.Explanations {
+			in.CounterfactualGroups = append(in.CounterfactualGroups, g.Group(e.Path0().CounterfactualOriginal))
+		}
+	}
+	return in
+}

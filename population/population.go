@@ -7,7 +7,8 @@
 // the rows as read and, optionally, each row's group (Grouping gives it from a column), and
 // returns a Summary: per column, per row measure and per group, with percentile bootstrap
 // intervals and permutation tests of the differences between groups, seeded and so
-// repeatable. What is counted over which rows:
+// repeatable (Input.GroupBy groups the rows by a Grouping; Summary.CSV writes the summary
+// as a table, a row per column and group). What is counted over which rows:
 //
 //   - a row the model already predicts as its target class (quce.Explanation.AlreadyTarget)
 //     needs no recourse: it is counted, and left out of everything else;
@@ -28,6 +29,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/quce"
@@ -290,6 +292,15 @@ func (c ColumnStats) Change() string {
 		s += " levels"
 	}
 	return s
+}
+
+// TransitionsText is Transitions as the tables print them: "rent → own (12), …".
+func (c ColumnStats) TransitionsText() string {
+	parts := make([]string, len(c.Transitions))
+	for i, t := range c.Transitions {
+		parts[i] = fmt.Sprintf("%s → %s (%d)", t.From, t.To, t.Count)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Transition is one change of a column of levels and how many counterfactuals make it.

@@ -451,3 +451,32 @@ func TestGrouping(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupBy: Input.GroupBy groups the rows (Rows, or else each explanation's XOriginal)
+// in the grouping's order, and the counterfactuals only when asked.
+func TestGroupBy(t *testing.T) {
+	g, err := NewGrouping(table, "housing", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := handInput()
+	in.Groups, in.GroupOrder, in.CounterfactualGroups = nil, nil, nil
+	rows := []string{"rent", "own", "own", "own", "rent", "for free"}
+	cfs := []string{"own", "own", "own", "own", "own", "rent"}
+	fixed := in.GroupBy(g, false)
+	if !slices.Equal(fixed.Groups, rows) || !slices.Equal(fixed.GroupOrder, table[1].Levels) || fixed.CounterfactualGroups != nil {
+		t.Errorf("frozen: groups %v, order %v, counterfactuals' %v; want %v, %v, nil", fixed.Groups, fixed.GroupOrder, fixed.CounterfactualGroups, rows, table[1].Levels)
+	}
+	in.Rows = nil // each explanation's XOriginal, the same rows
+	free := in.GroupBy(g, true)
+	if !slices.Equal(free.Groups, rows) || !slices.Equal(free.CounterfactualGroups, cfs) {
+		t.Errorf("free: groups %v, counterfactuals' %v; want %v, %v", free.Groups, free.CounterfactualGroups, rows, cfs)
+	}
+	sum, err := Summarise(free, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Overall.LeftGroup != 3 { // rows 1 and 5 (rent → own) and 6 (for free → rent), all valid
+		t.Errorf("%d valid counterfactuals left their group; want 3", sum.Overall.LeftGroup)
+	}
+}

@@ -2,8 +2,9 @@
 // for both: the view of one explanation (Instance) that quce explain's JSON marshals and its
 // CSV table (CSV), its text report (WriteText) and the notebook's HTML format, an
 // evaluation's metric table for plots.Evaluation (a single run's values, or the means over
-// seeds), and the map of an explanation's paths: QUCE's, IG's and AGI's, and its further
-// counterfactuals'.
+// seeds), the map of an explanation's paths: QUCE's, IG's and AGI's, and its further
+// counterfactuals', and the description of a run's setup in the JSON outputs (DatasetJSON,
+// ModelJSON, ColumnsJSON, WhileLoopsJSON).
 // Each method is drawn with the label and colour its eval method declares (eval.Methods), so
 // that plots knows no method.
 package report

@@ -21,6 +21,7 @@ import (
 	"github.com/quce-go/quce/internal/trainloop"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/quce"
+	"github.com/quce-go/quce/report"
 )
 
 // phase is one timed phase of quce bench.
@@ -213,8 +214,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	doc := map[string]any{
 		"max_rss_mb": float64(ru.Maxrss) / 1024, // Linux reports kilobytes
 		"backend":    s.BackendInfo.Config, "deterministic": !s.BackendInfo.Nondeterministic, "devices": s.BackendInfo.NumDevices, "simd": s.BackendInfo.KernelSet(), "accelerator": s.BackendInfo.Accelerator, "batching": s.Explainer.Settings().Batching, "pgo": buildProfile(), "cpus": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
-		"versions": backend.Versions(), "config": cfg, "dataset": datasetJSON(s), "phases": phases,
-		"model": modelJSON(s), "model_check": s.ModelCheck, "while_loops": whileLoopsJSON(s.BackendInfo),
+		"versions": backend.Versions(), "config": cfg, "dataset": report.DatasetJSON(s), "phases": phases,
+		"model": report.ModelJSON(s), "model_check": s.ModelCheck, "while_loops": report.WhileLoopsJSON(s.BackendInfo),
 	}
 	b, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {

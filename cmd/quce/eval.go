@@ -112,7 +112,7 @@ func evalOnce(ctx context.Context, f *common, o eval.Options, out evalOutputs) e
 	}
 	// A report without a single valid result measures nothing: the tables say why.
 	if err := r.NoneSucceeded(); err != nil {
-		return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "eval: "))
+		return nothingWritten(err)
 	}
 	return out.write(f, func() ([]byte, error) {
 		var b bytes.Buffer
@@ -229,7 +229,7 @@ func evalSeeds(ctx context.Context, f *common, o eval.Options, seeds []uint64, o
 		}
 	}
 	if failed != nil {
-		return fmt.Errorf("with every seed, %s; no output files were written", strings.TrimPrefix(failed.Error(), "eval: "))
+		return fmt.Errorf("with every seed, %w", nothingWritten(failed))
 	}
 	doc := func() ([]byte, error) { return report.JSON(map[string]any{"summary": sum, "reports": reports}) }
 	return out.write(f, doc, report.SeedMeansTable(sum), fmt.Sprintf("Means over %d seeds (the tables give ± sd).", len(seeds)))

@@ -113,9 +113,10 @@ func noneSucceeded(ex []*quce.Explanation) error {
 	return nil
 }
 
-// nothingWritten is err, a run's failure, saying that no output file was written.
+// nothingWritten is err, a run's failure, saying that no output file was written (without
+// the "quce: " or "eval: " that the library's message starts with).
 func nothingWritten(err error) error {
-	return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(err.Error(), "quce: "))
+	return fmt.Errorf("%s; no output files were written", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "quce: "), "eval: "))
 }
 
 // rowsHelp is the help of the flags that explain and summary share whose meaning differs
@@ -347,15 +348,6 @@ func explainDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, ex []*quce.
 	return doc
 }
 
-// whileLoopsJSON says whether the backend ran training and the search in While loops: "ok",
-// or why not, in which case they took one execution per step (backend.Loops).
-func whileLoopsJSON(info backend.Info) string {
-	if info.Loops != nil {
-		return info.Loops.Error()
-	}
-	return "ok"
-}
-
 // runDoc is what the JSON of explain and summary both record, so that a run can be
 // repeated and checked: the data, the backend, the versions, every setting, the models,
 // the scaler and the columns.
@@ -365,17 +357,17 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 		lines = l
 	}
 	doc := map[string]any{
-		"dataset":   datasetJSON(s),
+		"dataset":   report.DatasetJSON(s),
 		"data_file": pipeline.DataFile(s.Data),
 		"backend":   s.BackendInfo.Config,
 		// false only on a GPU whose XLA_FLAGS turned XLA's deterministic operations off
 		"deterministic": !s.BackendInfo.Nondeterministic,
-		"while_loops":   whileLoopsJSON(s.BackendInfo),
+		"while_loops":   report.WhileLoopsJSON(s.BackendInfo),
 		"versions":      backend.Versions(),
 		"config": map[string]any{
 			"quce": cfg, "split": f.split, "n": f.n, "rows": lines, "instances": f.instances,
 			"split_seed": s.Options.SplitSeed, "test_fraction": s.Options.TestFraction,
-			"model": modelJSON(s), "vae": s.VAE.Config, "class": f.class,
+			"model": report.ModelJSON(s), "vae": s.VAE.Config, "class": f.class,
 			"frozen": splitList(f.cons.frozen), "increase": splitList(f.cons.increase),
 			"decrease": splitList(f.cons.decrease), "bounds": splitList(f.cons.bounds),
 			"types": f.types, "ignore": splitList(f.ignore), "drop_missing": f.dropMissing,
@@ -386,7 +378,7 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 		},
 		"scaler":       map[string]any{"mean": report.Vector(s.Scaler.Mean), "std": report.Vector(s.Scaler.Std), "min": report.Vector(s.Scaler.Min), "max": report.Vector(s.Scaler.Max)},
 		"features":     s.Data.Features,
-		"columns":      columnsJSON(s.Explainer.Columns()),
+		"columns":      report.ColumnsJSON(s.Explainer.Columns()),
 		"line_numbers": lineNote,
 	}
 	if sp := s.Options.Split; sp != nil { // the data's own split: no seed, no fraction
@@ -400,12 +392,4 @@ func runDoc(s *pipeline.Setup, cfg quce.Config, f *explainFlags, sel *selection)
 		doc["config"].(map[string]any)["shard"] = f.shard
 	}
 	return doc
-}
-
-func datasetJSON(s *pipeline.Setup) map[string]any {
-	return map[string]any{
-		"name": s.Data.Name, "sha256": s.Data.Checksum, "rows": s.Data.Rows(), "target": s.Data.Target,
-		"labels": s.Data.Labels, "train_rows": len(s.TrainIdx), "test_rows": len(s.TestIdx),
-		"constant_columns": append([]string{}, s.Data.Constant...), // left out: one value in every row
-	}
 }

@@ -611,19 +611,3 @@ func (c *common) loadModel(opts *pipeline.Options) error {
 	c.logf("model: %s (%d features, %d outputs, %s input, %s output)", c.modelPath, m.NumFeatures(), m.NumOutputs(), in, out)
 	return nil
 }
-
-// modelJSON describes the explained model for the JSON outputs.
-func modelJSON(s *pipeline.Setup) map[string]any {
-	chk := s.ModelCheck
-	m := map[string]any{
-		"input": s.Options.ModelInput, "output": s.Options.ModelOutput,
-		"features": s.Model.NumFeatures(), "outputs": s.Model.NumOutputs(),
-		"classes": chk.Classes, "scaler": chk.Scaler, "allow_weak_model": s.Options.AllowWeakModel,
-	}
-	if s.Options.Model != nil {
-		m["kind"], m["id"] = "user", s.Options.ModelID
-	} else {
-		m["kind"], m["classifier"] = "built-in", s.Classifier.Config
-	}
-	return m
-}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -115,7 +116,8 @@ func mergeJSON(names []string, files map[string][]byte) ([]byte, error) {
 			docs = make([]*shardDoc, n)
 		}
 		if s.n != n {
-			return nil, fmt.Errorf("merge: %s is shard %s, %s one of %d shards; fix: merge the shards of one run", name, s, docs[firstSet(docs)].name, n)
+			other := docs[slices.IndexFunc(docs, func(d *shardDoc) bool { return d != nil })]
+			return nil, fmt.Errorf("merge: %s is shard %s, %s one of %d shards; fix: merge the shards of one run", name, s, other.name, n)
 		}
 		if docs[s.i] != nil {
 			return nil, fmt.Errorf("merge: %s and %s are both shard %s; fix: give each shard once", docs[s.i].name, name, s)
@@ -145,15 +147,6 @@ func mergeJSON(names []string, files map[string][]byte) ([]byte, error) {
 	}
 	merged["config"], merged["results"] = cfg, res
 	return report.JSON(merged)
-}
-
-func firstSet[T any](xs []*T) int {
-	for i, x := range xs {
-		if x != nil {
-			return i
-		}
-	}
-	return 0
 }
 
 // firstDifference names the first field but results in which two shards' JSON differ

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -131,12 +128,7 @@ func populationInput(r *explained, grouping *population.Grouping, frozen bool) p
 		in.Rows = append(in.Rows, p.x)
 	}
 	if grouping != nil {
-		in.Groups, in.GroupOrder = grouping.Groups(in.Rows), grouping.Names()
-		if !frozen {
-			for _, e := range r.ex {
-				in.CounterfactualGroups = append(in.CounterfactualGroups, grouping.Group(e.Path0().CounterfactualOriginal))
-			}
-		}
+		in = in.GroupBy(grouping, !frozen)
 	}
 	return in
 }
@@ -152,7 +144,7 @@ func (f *summaryFlags) summaryFiles(r *explained, sum *population.Summary, group
 		outs = append(outs, output{f.jsonPath, b})
 	}
 	if f.csvPath != "" {
-		b, err := summaryCSV(f.groupBy, sum)
+		b, err := sum.CSV(f.groupBy)
 		if err != nil {
 			return nil, err
 		}
@@ -373,7 +365,7 @@ func printColumns(w io.Writer, all population.Scope, shown []int, columns int) {
 	for _, ci := range shown {
 		c := all.Columns[ci]
 		fmt.Fprintf(tw, "%s\t%d (%s)\t%s\t%s\t%s\t%s\t%s\n", c.Column, c.Changed, percent(float64(c.Changed), float64(all.Valid)),
-			c.Change(), c.MeanAbsAttribution, c.MeanAbsMinus, c.MeanAbsPlus, transitionsText(c.Transitions))
+			c.Change(), c.MeanAbsAttribution, c.MeanAbsMinus, c.MeanAbsPlus, c.TransitionsText())
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "mean change: counterfactual minus row, in the data's units, over the counterfactuals that change the column; |Φ|, |Φ−|, |Φ+|: the column's attribution and its uncertainty, averaged in size over all valid counterfactuals.")
@@ -467,15 +459,6 @@ func percent(a, b float64) string {
 	return strconv.FormatFloat(100*a/b, 'f', 1, 64) + "%"
 }
 
-// transitionsText lists a column's most frequent changes: "rent → own (12), …".
-func transitionsText(ts []population.Transition) string {
-	parts := make([]string, len(ts))
-	for i, t := range ts {
-		parts[i] = fmt.Sprintf("%s → %s (%d)", t.From, t.To, t.Count)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // summaryJSON is the summary for the JSON, without its rows (rowsJSON has them).
 func summaryJSON(sum *population.Summary) population.Summary {
 	out := *sum
@@ -485,60 +468,15 @@ func summaryJSON(sum *population.Summary) population.Summary {
 
 // summaryRowJSON is one row in quce summary's JSON: where it is, and its recourse.
 type summaryRowJSON struct {
-	File  string `json:"file"`
-	Line  int    `json:"line"`
-	Split string `json:"split"`
+	report.Source
 	population.Row
 }
 
+// rowsJSON are the rows of sum, each where it is (sel.picks[i] of sum.Rows[i]).
 func rowsJSON(sel *selection, sum *population.Summary) []summaryRowJSON {
 	out := make([]summaryRowJSON, len(sum.Rows))
 	for i, r := range sum.Rows {
-		p := sel.picks[i]
-		out[i] = summaryRowJSON{File: p.file, Line: p.line, Split: p.split, Row: r}
+		out[i] = summaryRowJSON{sel.source(sel.picks[i]), r}
 	}
 	return out
-}
-
-// summaryCSVColumns are the columns of quce summary's -csv table: one row per data column
-// and group, the rows of all the rows (group "all") first; the group's own figures are
-// repeated on each of its rows.
-var summaryCSVColumns = []string{
-	"group_by", "group", "column", "changed", "change_rate", "mean_change",
-	"mean_abs_attribution", "mean_abs_attribution_minus", "mean_abs_attribution_plus", "transitions",
-	"rows", "already_target", "searched", "valid", "left_group",
-	"validity", "validity_lo", "validity_hi", "cost_l1", "cost_l1_lo", "cost_l1_hi",
-	"cost_l0", "cost_l0_lo", "cost_l0_hi", "cost_l1_data", "cost_l1_data_lo", "cost_l1_data_hi",
-	"cf_uncertainty", "cf_uncertainty_lo", "cf_uncertainty_hi",
-}
-
-// summaryCSV is the -csv table: numbers in full precision, NA where one is not defined.
-func summaryCSV(groupBy string, sum *population.Summary) ([]byte, error) {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	if err := w.Write(summaryCSVColumns); err != nil {
-		return nil, err
-	}
-	full := func(v population.Number) string {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return "NA"
-		}
-		return strconv.FormatFloat(float64(v), 'g', -1, 64)
-	}
-	for _, sc := range slices.Concat([]population.Scope{sum.Overall}, sum.Groups) {
-		own := []string{strconv.Itoa(sc.Rows), strconv.Itoa(sc.AlreadyTarget), strconv.Itoa(sc.Searched), strconv.Itoa(sc.Valid), strconv.Itoa(sc.LeftGroup)}
-		for _, m := range population.Measures {
-			e := sc.Measure(m)
-			own = append(own, full(e.Mean), full(e.Lo), full(e.Hi))
-		}
-		for _, c := range sc.Columns {
-			rec := []string{groupBy, sc.Name, c.Column, strconv.Itoa(c.Changed), full(c.ChangeRate), full(c.MeanChange),
-				full(c.MeanAbsAttribution), full(c.MeanAbsMinus), full(c.MeanAbsPlus), transitionsText(c.Transitions)}
-			if err := w.Write(append(rec, own...)); err != nil {
-				return nil, err
-			}
-		}
-	}
-	w.Flush()
-	return b.Bytes(), w.Error()
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/quce-go/quce/data"
+	"github.com/quce-go/quce/population"
 )
 
 // summaryOut is the part of quce summary's JSON these tests read.
@@ -182,8 +183,8 @@ func TestSummaryGroups(t *testing.T) {
 	}
 
 	recs := readRecords(t, csvPath)
-	if !slices.Equal(recs[0], summaryCSVColumns) || len(recs) != 1+3*20 {
-		t.Fatalf("CSV header %v and %d rows; want %v and 60 (20 columns × all, no, yes)", recs[0], len(recs)-1, summaryCSVColumns)
+	if !slices.Equal(recs[0], population.CSVColumns) || len(recs) != 1+3*20 {
+		t.Fatalf("CSV header %v and %d rows; want %v and 60 (20 columns × all, no, yes)", recs[0], len(recs)-1, population.CSVColumns)
 	}
 	groups := map[string]int{}
 	for _, r := range recs[1:] {
@@ -286,8 +287,8 @@ func TestReferenceListsTheSummaryCSVColumns(t *testing.T) {
 			named = append(named, m[1]+"_lo", m[1]+"_hi")
 		}
 	}
-	if !slices.Equal(named, summaryCSVColumns) {
-		t.Errorf("docs/REFERENCE.md lists the -csv columns\n%v\nthe file has\n%v", named, summaryCSVColumns)
+	if !slices.Equal(named, population.CSVColumns) {
+		t.Errorf("docs/REFERENCE.md lists the -csv columns\n%v\nthe file has\n%v", named, population.CSVColumns)
 	}
 }
 
