@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/gomlx/core/graph"
 	gomlx "github.com/gomlx/gomlx/ml/model"
 
@@ -147,15 +148,20 @@ func TestAGISaturated(t *testing.T) {
 	}
 }
 
-func TestDiceValidAndInRange(t *testing.T) {
+// diceProblem is a linear model, logit = x1 − x2 + 0.5·x3, with features ranging over [-2, 2]
+// but x3 over [0, 1], and four instances to flip.
+func diceProblem(t *testing.T) (b compute.Backend, clf *quce.Classifier, lo, hi []float64, xs [][]float64) {
+	t.Helper()
 	b, _, err := backend.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// logit = x1 − x2 + 0.5·x3; features range over [-2, 2] except x3 over [0, 1].
-	clf := linearClassifier(t, []float32{1, -1, 0.5}, 0)
-	lo, hi := []float64{-2, -2, 0}, []float64{2, 2, 1}
-	xs := [][]float64{{1, 0, 0.5}, {-1, 1, 0}, {0.2, 0.1, 1}, {-0.3, 0.2, 0.2}}
+	return b, linearClassifier(t, []float32{1, -1, 0.5}, 0), []float64{-2, -2, 0}, []float64{2, 2, 1},
+		[][]float64{{1, 0, 0.5}, {-1, 1, 0}, {0.2, 0.1, 1}, {-0.3, 0.2, 0.2}}
+}
+
+func TestDiceValidAndInRange(t *testing.T) {
+	b, clf, lo, hi, xs := diceProblem(t)
 	run := func(seed uint64) []*DiceResult {
 		res, err := RunDice(context.Background(), b, clf, xs, nil, lo, hi, DiceConfig{Samples: 200}, 0.5, seed)
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quce-go/quce/backend"
 	"github.com/quce-go/quce/data"
 	"github.com/quce-go/quce/pipeline"
 	"github.com/quce-go/quce/pipeline/pipelinetest"
@@ -93,14 +92,7 @@ func TestMAD(t *testing.T) {
 // (the same seed, the same draws), the others distinct and valid; it draws at least two
 // rounds, as DiCE does; and the result is the same for the same seed.
 func TestDiceSeveral(t *testing.T) {
-	b, _, err := backend.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// logit = x1 − x2 + 0.5·x3, as in TestDiceValidAndInRange.
-	clf := linearClassifier(t, []float32{1, -1, 0.5}, 0)
-	lo, hi := []float64{-2, -2, 0}, []float64{2, 2, 1}
-	xs := [][]float64{{1, 0, 0.5}, {-1, 1, 0}, {0.2, 0.1, 1}, {-0.3, 0.2, 0.2}}
+	b, clf, lo, hi, xs := diceProblem(t)
 	cfg := DiceConfig{Samples: 200}
 	one, err := RunDice(context.Background(), b, clf, xs, nil, lo, hi, cfg, 0.5, 3)
 	if err != nil {

@@ -34,15 +34,7 @@ func TestPreparePacesTheCollector(t *testing.T) {
 // Outside a notebook the helpers display nothing, write HTML files when QUCE_OUTPUT_DIR is
 // set, and never crash; Tune says it needs a notebook.
 func TestOutsideNotebook(t *testing.T) {
-	if gonbext.InNotebook() {
-		t.Skip("running inside GoNB")
-	}
-	dir := t.TempDir()
-	t.Setenv("QUCE_OUTPUT_DIR", dir)
-	s, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: pipelinetest.CacheDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, dir := preparedOutside(t)
 	cfg := quce.DefaultConfig()
 	cfg.Steps = 200
 	ex, err := gonbext.Explain(s, cfg, s.XTest[:2])
@@ -110,15 +102,7 @@ func TestSliderScale(t *testing.T) {
 
 // A large job says how large it is in the cell before its search starts (stopped there).
 func TestExplainSaysALargeJob(t *testing.T) {
-	if gonbext.InNotebook() {
-		t.Skip("running inside GoNB")
-	}
-	dir := t.TempDir()
-	t.Setenv("QUCE_OUTPUT_DIR", dir)
-	s, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: pipelinetest.CacheDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, dir := preparedOutside(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	defer func(c context.Context) { gonbext.Context = c }(gonbext.Context)
@@ -136,4 +120,20 @@ func TestExplainSaysALargeJob(t *testing.T) {
 	if b, _ := os.ReadFile(notes[0]); !strings.Contains(string(b), want) {
 		t.Errorf("%s says %q, want %q", notes[0], b, want)
 	}
+}
+
+// preparedOutside is W-BC prepared outside a notebook, the helpers writing their HTML to the
+// folder dir (QUCE_OUTPUT_DIR); it skips the test inside GoNB.
+func preparedOutside(t *testing.T) (s *pipeline.Setup, dir string) {
+	t.Helper()
+	if gonbext.InNotebook() {
+		t.Skip("running inside GoNB")
+	}
+	dir = t.TempDir()
+	t.Setenv("QUCE_OUTPUT_DIR", dir)
+	s, err := gonbext.Prepare(pipeline.Options{SplitSeed: 1, CacheDir: pipelinetest.CacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, dir
 }
