@@ -91,35 +91,35 @@ func (jb job) explain(ctx context.Context, cfg Config, queries []Query) ([]*Expl
 // search runs the QUCE search for queries whose target is not their predicted class, with
 // their class probabilities pred, and assembles the results.
 func (jb job) search(ctx context.Context, cfg Config, queries []Query, pred [][]float64, tm *Timings) ([]*Explanation, error) {
-	var grids [][]Lambdas
-	if cfg.Auto != nil {
-		grids = make([][]Lambdas, len(queries))
-		for i := range grids {
-			grids[i] = cfg.Auto.Grid
-		}
+	grids := make([][]Lambdas, len(queries))
+	for i := range grids {
+		grids[i] = cfg.lambdas()
 	}
 	return jb.searchGrids(ctx, cfg, queries, pred, grids, tm)
 }
 
-// searchGrids is search with automatic λ's candidates given per query (grids[i] for
-// queries[i], all of one length; nil without automatic λ).
+// lambdas are the (λ2, λ3) an instance is searched with: automatic λ's grid, or cfg's own.
+func (cfg Config) lambdas() []Lambdas {
+	if cfg.Auto != nil {
+		return cfg.Auto.Grid
+	}
+	return []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
+}
+
+// searchGrids is search with the (λ2, λ3) given per query: grids[i] for queries[i], all of
+// one length (one without automatic λ).
 func (jb job) searchGrids(ctx context.Context, cfg Config, queries []Query, pred [][]float64, grids [][]Lambdas, tm *Timings) ([]*Explanation, error) {
 	// With automatic λ every instance is searched once per candidate, as consecutive rows
 	// of the batch; refine then searches more candidates and keeps one per instance.
-	n, g := cfg.Steps, 1
+	n, g := cfg.Steps, len(grids[0])
 	if cfg.Auto != nil {
-		g = len(grids[0])
 		cfg.Steps = autoSteps(cfg)
 	}
 	cands := make([]Query, 0, len(queries)*g)
 	candPred := make([][]float64, 0, cap(cands))
 	lams := make([]Lambdas, 0, cap(cands))
 	for qi, q := range queries {
-		grid := []Lambdas{{cfg.Lambda2, cfg.Lambda3}}
-		if grids != nil {
-			grid = grids[qi]
-		}
-		for _, l := range grid {
+		for _, l := range grids[qi] {
 			cands, candPred, lams = append(cands, q), append(candPred, pred[qi]), append(lams, l)
 		}
 	}

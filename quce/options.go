@@ -24,7 +24,7 @@ import (
 // next one holds one more column. So an instance gets 1 to k counterfactuals, in the order
 // found, the first being Explanation.Paths[0]. The searches of a round run together as the
 // rows of one call. With automatic λ a further search tries only three candidates around the
-// λ chosen for the first, with no refining rounds (nearChosen), where the first tries the
+// λ chosen for the first, with no refining rounds (furtherLambdas), where the first tries the
 // whole grid and refines it: the region of x that decides λ is the same, and each further
 // counterfactual costs about a third of the first.
 
@@ -39,7 +39,7 @@ func (jb job) alternatives(ctx context.Context, cfg Config, queries []Query, out
 	one.Counterfactuals = 0
 	if cfg.Auto != nil {
 		a := *cfg.Auto
-		a.Rounds = 0 // see nearChosen
+		a.Rounds = 0 // see furtherLambdas
 		one.Auto = &a
 	}
 	held := make([][]int, len(out)) // per instance: the columns held so far, in order
@@ -63,9 +63,7 @@ func (jb job) alternatives(ctx context.Context, cfg Config, queries []Query, out
 			}
 			held[i] = append(held[i], ci)
 			qs, pred, of = append(qs, jb.holding(queries[i], held[i])), append(pred, e.Probabilities), append(of, i)
-			if one.Auto != nil {
-				grids = append(grids, nearChosen(e.Auto))
-			}
+			grids = append(grids, furtherLambdas(one, e))
 		}
 		if len(qs) == 0 {
 			return nil
@@ -150,13 +148,16 @@ func (jb job) distinct(e *Explanation, p *Path) bool {
 	return true
 }
 
-// nearChosen are automatic λ's candidates for a further counterfactual of an instance: the
-// λ chosen for its first (a, its AutoChoice) and λ2 a third and three times that, about the
-// grid's spacing, with no refining rounds. The grid's six candidates and two rounds again
-// (eight searches a round, against three) were 6% closer on German credit, 3.84 against
-// 4.07 in mean L1 over the further options, at 3.3 times the CPU time of one
-// counterfactual for three where this takes 1.9 (docs/METHOD.md).
-func nearChosen(a *AutoChoice) []Lambdas {
-	l := a.Candidates[a.Chosen].Lambdas
+// furtherLambdas are the (λ2, λ3) of a further counterfactual's search for the instance of
+// e: cfg's own at fixed λ; with automatic λ, the λ chosen for its first and λ2 a third and
+// three times that, about the grid's spacing, with no refining rounds. The grid's six
+// candidates and two rounds again (eight searches a round, against three) were 6% closer on
+// German credit, 3.84 against 4.07 in mean L1 over the further options, at 3.3 times the CPU
+// time of one counterfactual for three where this takes 1.9 (docs/METHOD.md).
+func furtherLambdas(cfg Config, e *Explanation) []Lambdas {
+	if cfg.Auto == nil {
+		return cfg.lambdas()
+	}
+	l := e.Auto.Candidates[e.Auto.Chosen].Lambdas
 	return []Lambdas{{l.Lambda2 / 3, l.Lambda3}, l, {l.Lambda2 * 3, l.Lambda3}}
 }

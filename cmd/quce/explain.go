@@ -262,7 +262,12 @@ func lambdasText(cfg quce.Config) string {
 // is set (and then returning none), with progress and a line of timings.
 func (f *explainFlags) explainQueries(ctx context.Context, r *explained, qs []quce.Query) ([]*quce.Explanation, error) {
 	s, cfg := r.s, r.cfg
-	f.meter.Phase(progress.Searches(cfg, len(qs), map[bool]int{true: cmp.Or(streamChunk, s.Explainer.JobSize(cfg, len(qs)).StreamChunk)}[f.emit != nil]))
+	size := s.Explainer.JobSize(cfg, len(qs))
+	chunk := 0 // all at once
+	if f.emit != nil {
+		chunk = cmp.Or(streamChunk, size.StreamChunk)
+	}
+	f.meter.Phase(progress.Searches(cfg, len(qs), chunk))
 	var ex []*quce.Explanation
 	var tm quce.Stats
 	var err error
@@ -271,14 +276,14 @@ func (f *explainFlags) explainQueries(ctx context.Context, r *explained, qs []qu
 		// and end only.
 		streamed := cfg
 		streamed.PathPoints = 2
-		tm, err = s.Explainer.ExplainStream(ctx, streamed, qs, streamChunk, func(first int, part []*quce.Explanation) error {
+		tm, err = s.Explainer.ExplainStream(ctx, streamed, qs, chunk, func(first int, part []*quce.Explanation) error {
 			return f.emit(r, first, flagNamedFailures(part))
 		})
 	} else {
 		// Not when streamed: the size is of all the rows at once, and a streamed job holds
 		// one chunk at a time.
-		if size := progress.Size(s.Explainer.JobSize(cfg, len(qs))); size != "" {
-			f.logf("%s", size)
+		if line := progress.Size(size); line != "" {
+			f.logf("%s", line)
 		}
 		ex, tm, err = s.Explainer.ExplainWithStats(ctx, cfg, qs)
 		flagNamedFailures(ex)
